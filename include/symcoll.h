@@ -1,0 +1,294 @@
+/* symcoll: stream-ordered GPU collectives on symmetric memory (host API, C11).
+ *
+ * Conventions for every function below:
+ * - Functions that can fail return a symcoll_status_t; on failure symcoll_last_error() holds
+ *   a one-line reason that names the argument and its value. Allocators return NULL and
+ *   symcoll_ptr returns NULL, with the reason in symcoll_last_error().
+ * - "_on_stream" functions return as soon as the work is enqueued on the stream. The work
+ *   runs in stream order on this PE's GPU; when it completes in stream order, destination
+ *   buffers are final and source buffers may be reused. They never synchronize the host,
+ *   allocate memory or copy to the host, so they may be captured into CUDA graphs.
+ * - "Symmetric" pointers lie inside an allocation returned by symcoll_malloc/calloc.
+ * - Every PE calls the collectives of a team in the same order; the collectives of one team
+ *   never run concurrently (order calls on different streams with events). Collectives of
+ *   different teams may run concurrently.
+ */
+#ifndef SYMCOLL_H
+#define SYMCOLL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SYMCOLL_VERSION_MAJOR 0
+#define SYMCOLL_VERSION_MINOR 1
+#define SYMCOLL_VERSION_PATCH 0
+
+typedef enum {
+    SYMCOLL_SUCCESS = 0,
+    SYMCOLL_ERROR_INVALID_ARGUMENT = 1, /* a bad argument; the message names it */
+    SYMCOLL_ERROR_NOT_INITIALIZED = 2,  /* called before symcoll_init or after finalize */
+    SYMCOLL_ERROR_OUT_OF_MEMORY = 3,    /* symmetric heap or host memory exhausted */
+    SYMCOLL_ERROR_SYMMETRY = 4,         /* PEs disagree on a collective allocation */
+    SYMCOLL_ERROR_TIMEOUT = 5,          /* a device wait or bootstrap exchange timed out */
+    SYMCOLL_ERROR_CUDA = 6,             /* the CUDA runtime or driver failed */
+    SYMCOLL_ERROR_NCCL = 7,             /* NCCL (bootstrap) failed */
+    SYMCOLL_ERROR_BOOTSTRAP = 8,        /* the processes could not find each other */
+    SYMCOLL_ERROR_NO_GPU = 9,           /* no usable GPU or driver on this machine */
+    SYMCOLL_ERROR_UNSUPPORTED = 10,     /* valid, but not possible here (e.g. no P2P path) */
+    SYMCOLL_ERROR_SYSTEM = 11,          /* an operating-system call failed */
+    SYMCOLL_ERROR_INTERNAL = 12
+} symcoll_status_t;
+
+typedef enum {
+    SYMCOLL_INT8 = 0,
+    SYMCOLL_UINT8 = 1,
+    SYMCOLL_INT32 = 2,
+    SYMCOLL_UINT32 = 3,
+    SYMCOLL_INT64 = 4,
+    SYMCOLL_UINT64 = 5,
+    SYMCOLL_FLOAT16 = 6,
+    SYMCOLL_BFLOAT16 = 7,
+    SYMCOLL_FLOAT32 = 8,
+    SYMCOLL_FLOAT64 = 9,
+    SYMCOLL_NUM_DATATYPES = 10
+} symcoll_datatype_t;
+
+typedef enum {
+    SYMCOLL_SUM = 0,
+    SYMCOLL_PROD = 1,
+    SYMCOLL_MIN = 2,
+    SYMCOLL_MAX = 3,
+    SYMCOLL_AND = 4, /* integers only */
+    SYMCOLL_OR = 5,  /* integers only */
+    SYMCOLL_XOR = 6, /* integers only */
+    SYMCOLL_NUM_OPS = 7
+} symcoll_op_t;
+
+typedef enum { SYMCOLL_SIGNAL_SET = 0, SYMCOLL_SIGNAL_ADD = 1 } symcoll_signal_op_t;
+
+typedef enum {
+    SYMCOLL_CMP_EQ = 0,
+    SYMCOLL_CMP_NE = 1,
+    SYMCOLL_CMP_GT = 2,
+    SYMCOLL_CMP_GE = 3,
+    SYMCOLL_CMP_LT = 4,
+    SYMCOLL_CMP_LE = 5
+} symcoll_cmp_t;
+
+/* Team handle. WORLD is every PE of the job, NODE the PEs on this PE's host. */
+typedef int32_t symcoll_team_t;
+#define SYMCOLL_TEAM_INVALID ((symcoll_team_t)-1)
+#define SYMCOLL_TEAM_WORLD ((symcoll_team_t)0)
+#define SYMCOLL_TEAM_NODE ((symcoll_team_t)1)
+
+/* Opaque NCCL unique id (same size as ncclUniqueId), distributed by the application. */
+typedef struct {
+    char internal[128];
+} symcoll_uniqueid_t;
+
+typedef enum {
+    SYMCOLL_BOOTSTRAP_AUTO = 0,      /* launcher env, then PMIx, then torchrun env */
+    SYMCOLL_BOOTSTRAP_UNIQUEID = 1,  /* attr.uniqueid + attr.rank + attr.size */
+    SYMCOLL_BOOTSTRAP_NCCL_COMM = 2, /* attr.nccl_comm: an existing ncclComm_t */
+    SYMCOLL_BOOTSTRAP_PMIX = 3       /* PMIx only (no GPU exchange needed to find peers) */
+} symcoll_bootstrap_kind_t;
+
+#define SYMCOLL_INIT_ATTR_VERSION 1
+
+/* Versioned init attributes: always start from symcoll_init_attr_default(). */
+typedef struct {
+    uint32_t version;                   /* SYMCOLL_INIT_ATTR_VERSION */
+    size_t heap_size;                   /* bytes per PE; 0: SYMCOLL_SYMMETRIC_SIZE */
+    int device;                         /* CUDA device ordinal; -1: the local rank */
+    symcoll_bootstrap_kind_t bootstrap; /* how the PEs find each other */
+    symcoll_uniqueid_t uniqueid;        /* SYMCOLL_BOOTSTRAP_UNIQUEID */
+    int rank;                           /* SYMCOLL_BOOTSTRAP_UNIQUEID */
+    int size;                           /* SYMCOLL_BOOTSTRAP_UNIQUEID */
+    void *nccl_comm;                    /* SYMCOLL_BOOTSTRAP_NCCL_COMM: an ncclComm_t */
+} symcoll_init_attr_t;
+
+/* Fills *attr with defaults: version set, heap from env, device -1, bootstrap AUTO. */
+void symcoll_init_attr_default(symcoll_init_attr_t *attr);
+
+/* Starts symcoll on this process: finds the other PEs (see the README for the launch paths
+ * and their precedence), selects the GPU, maps the symmetric heap of every reachable PE and
+ * creates SYMCOLL_TEAM_WORLD and SYMCOLL_TEAM_NODE. Collective over all PEs.
+ * attr: NULL for defaults. Errors: INVALID_ARGUMENT (bad version, size, rank, device),
+ * NO_GPU, BOOTSTRAP (no launch path found, peers missing), TIMEOUT, CUDA, NCCL, SYSTEM,
+ * OUT_OF_MEMORY (heap could not be created). A second init without finalize is an error. */
+symcoll_status_t symcoll_init(const symcoll_init_attr_t *attr);
+
+/* Waits for this PE's GPU, unmaps and releases everything. Collective. Safe to call after a
+ * failed or missing init (returns NOT_INITIALIZED then). */
+symcoll_status_t symcoll_finalize(void);
+
+/* This PE's number and the number of PEs in WORLD; -1 before init. */
+int symcoll_my_pe(void);
+int symcoll_n_pes(void);
+
+/* Creates a new NCCL unique id for SYMCOLL_BOOTSTRAP_UNIQUEID; the application sends it to
+ * every PE (MPI_Bcast, a file, torch.distributed). Callable before init. Errors: NCCL. */
+symcoll_status_t symcoll_get_uniqueid(symcoll_uniqueid_t *id);
+
+/* Collective symmetric allocation: every PE must call with the same size in the same order;
+ * the result has the same offset on every PE, aligned to 256 bytes. Returns NULL on error:
+ * SYMMETRY (PEs asked for different sizes or called in a different order), OUT_OF_MEMORY
+ * (names the heap size, the request and SYMCOLL_SYMMETRIC_SIZE; the heap stays usable),
+ * NOT_INITIALIZED. bytes == 0 returns NULL with SUCCESS status. Synchronizes the host. */
+void *symcoll_malloc(size_t bytes);
+/* As symcoll_malloc, zero-filled on every PE before it returns. n * size overflow fails. */
+void *symcoll_calloc(size_t n, size_t size);
+/* Collective: waits for this PE's GPU, then releases ptr on every PE. NULL is a no-op.
+ * A non-symmetric pointer or a mismatch between PEs is reported by symcoll_last_error(). */
+void symcoll_free(void *ptr);
+/* Same as symcoll_free, returning the status. */
+symcoll_status_t symcoll_free_checked(void *ptr);
+
+/* Address of pe's copy of sym_addr, usable by this PE's GPU with loads and stores, or NULL
+ * when pe is not load/store-reachable (or the arguments are bad; see symcoll_last_error). */
+void *symcoll_ptr(const void *sym_addr, int pe);
+
+/* One-sided RMA on a stream. dst of a put and src of a get must be symmetric; the other
+ * pointer may be any memory of this PE's GPU. The range [ptr, ptr+bytes) must stay inside
+ * one allocation. pe: a WORLD PE. The operation is complete when it completes in stream
+ * order on this PE (remote writes are visible to pe after a later barrier or signal).
+ * Errors: INVALID_ARGUMENT, NOT_INITIALIZED, UNSUPPORTED (pe not reachable), CUDA. */
+symcoll_status_t symcoll_put_on_stream(void *dst, const void *src, size_t bytes, int pe,
+                                       cudaStream_t stream);
+symcoll_status_t symcoll_get_on_stream(void *dst, const void *src, size_t bytes, int pe,
+                                       cudaStream_t stream);
+/* Put, then update pe's copy of the symmetric 64-bit signal sig (set to, or add, value)
+ * once the data is visible on pe. */
+symcoll_status_t symcoll_put_signal_on_stream(void *dst, const void *src, size_t bytes,
+                                              uint64_t *sig, uint64_t value, symcoll_signal_op_t op,
+                                              int pe, cudaStream_t stream);
+/* Stream waits until this PE's copy of the symmetric signal satisfies (*sig cmp value).
+ * The wait times out after SYMCOLL_TIMEOUT_MS; later calls then return TIMEOUT. */
+symcoll_status_t symcoll_signal_wait_until_on_stream(uint64_t *sig, symcoll_cmp_t cmp,
+                                                     uint64_t value, cudaStream_t stream);
+
+/* Team barrier on a stream: one kernel; also a quiet (puts issued before it on this PE,
+ * from the host on earlier stream work or from earlier kernels, are complete and visible on
+ * every PE of the team after it). Errors: INVALID_ARGUMENT, NOT_INITIALIZED, TIMEOUT (the
+ * team is broken by an earlier timeout), CUDA. */
+symcoll_status_t symcoll_barrier_on_stream(symcoll_team_t team, cudaStream_t stream);
+
+/* Collectives. dst and src are symmetric; dst == src (in place) is allowed for broadcast
+ * and reduce; for fcollect and alltoall dst and src must not overlap.
+ * broadcast: count elements of root's src (root: team PE number) into every PE's dst.
+ * reduce: every PE's dst = op over all PEs' src (count elements; OpenSHMEM semantics: an
+ *   all-reduce). float16/bfloat16 accumulate in float32.
+ * fcollect: dst (count_per_pe * n elements) = concatenation of every PE's src in PE order.
+ * alltoall: block j of this PE's src (count_per_pe elements) goes to block me of PE j's dst.
+ * Errors: INVALID_ARGUMENT (names the argument), NOT_INITIALIZED, TIMEOUT, CUDA. */
+symcoll_status_t symcoll_broadcast_on_stream(symcoll_team_t team, void *dst, const void *src,
+                                             size_t count, symcoll_datatype_t type, int root,
+                                             cudaStream_t stream);
+symcoll_status_t symcoll_reduce_on_stream(symcoll_team_t team, void *dst, const void *src,
+                                          size_t count, symcoll_datatype_t type, symcoll_op_t op,
+                                          cudaStream_t stream);
+symcoll_status_t symcoll_fcollect_on_stream(symcoll_team_t team, void *dst, const void *src,
+                                            size_t count_per_pe, symcoll_datatype_t type,
+                                            cudaStream_t stream);
+symcoll_status_t symcoll_alltoall_on_stream(symcoll_team_t team, void *dst, const void *src,
+                                            size_t count_per_pe, symcoll_datatype_t type,
+                                            cudaStream_t stream);
+
+/* Teams. split_strided: collective over the parent team: the new team holds the parent
+ * PEs start, start+stride, ... (size of them); PEs outside it get SYMCOLL_TEAM_INVALID in
+ * *new_team and SUCCESS. Errors: INVALID_ARGUMENT, OUT_OF_MEMORY, SYMMETRY. */
+symcoll_status_t symcoll_team_split_strided(symcoll_team_t parent, int start, int stride, int size,
+                                            symcoll_team_t *new_team);
+int symcoll_team_my_pe(symcoll_team_t team); /* -1 if not a member or invalid */
+int symcoll_team_n_pes(symcoll_team_t team); /* -1 if invalid */
+/* pe of src_team as numbered in dest_team, -1 if not a member. */
+int symcoll_team_translate_pe(symcoll_team_t src_team, int pe, symcoll_team_t dest_team);
+/* Collective over the team; WORLD and NODE cannot be destroyed. */
+symcoll_status_t symcoll_team_destroy(symcoll_team_t team);
+/* SUCCESS, or TIMEOUT with the record (collective, epoch, missing PE) in
+ * symcoll_last_error() when a device wait of this team has timed out. Does not sync. */
+symcoll_status_t symcoll_team_status(symcoll_team_t team);
+
+/* Reason for the last failure on this thread, "" if none. */
+const char *symcoll_last_error(void);
+/* Constant name of a status, datatype or op ("SYMCOLL_ERROR_SYMMETRY", "float32", "sum"). */
+const char *symcoll_status_string(symcoll_status_t status);
+const char *symcoll_datatype_name(symcoll_datatype_t type);
+const char *symcoll_op_name(symcoll_op_t op);
+/* Size in bytes of one element of type, 0 for an invalid type. */
+size_t symcoll_datatype_size(symcoll_datatype_t type);
+
+/* ---- Device handle (passed by value to user kernels; see symcoll_device.cuh) ---- */
+
+/* Identifies the operation in a timeout record. */
+typedef enum {
+    SYMCOLL_COLL_NONE = 0,
+    SYMCOLL_COLL_BARRIER = 1,
+    SYMCOLL_COLL_BROADCAST = 2,
+    SYMCOLL_COLL_REDUCE = 3,
+    SYMCOLL_COLL_FCOLLECT = 4,
+    SYMCOLL_COLL_ALLTOALL = 5,
+    SYMCOLL_COLL_SIGNAL_WAIT = 6,
+    SYMCOLL_COLL_DEVICE_API = 7
+} symcoll_collective_t;
+
+/* Written by the first device wait of a team that times out (host-mapped memory). */
+typedef struct {
+    volatile int32_t expired; /* 0, or 1 once a wait has timed out */
+    int32_t collective;       /* symcoll_collective_t */
+    int32_t team;             /* team handle */
+    int32_t missing_pe;       /* WORLD PE that did not arrive, -1 if unknown */
+    uint64_t epoch;           /* the value that was awaited */
+} symcoll_timeout_record_t;
+
+/* Layout of a team's synchronization area (symmetric, one per team): slots 0 ..
+ * SYMCOLL_SYNC_SLOTS-2 belong to the library's kernels (one per thread block), the last slot
+ * to the device API's block barrier. */
+#define SYMCOLL_MAX_BLOCKS 128
+#define SYMCOLL_SYNC_SLOTS (SYMCOLL_MAX_BLOCKS + 1)
+#define SYMCOLL_USER_SYNC_SLOT SYMCOLL_MAX_BLOCKS
+#define SYMCOLL_LL_BLOCKS 16
+#define SYMCOLL_LL_SLOT_BYTES (16 * 1024) /* one LL buffer: 8 KiB of payload */
+
+/* Byte offsets inside a team's synchronization area for a team of n PEs:
+ * counter[slot]      uint64, this PE's own count of sync points per slot (never read by peers)
+ * ll_epoch[block]    uint64, this PE's own count of LL rounds per LL block
+ * flag[slot][i]      uint64, written by team member i with its counter value
+ * ack[block][i]      uint64, written by team member i with the LL epoch it has consumed
+ * ll[block][i][2]    LL buffers written by team member i, double-buffered by epoch parity */
+#define SYMCOLL_SYNC_COUNTER_OFF ((size_t)0)
+#define SYMCOLL_SYNC_LL_EPOCH_OFF ((size_t)SYMCOLL_SYNC_SLOTS * 8)
+#define SYMCOLL_SYNC_FLAG_OFF ((size_t)(SYMCOLL_SYNC_SLOTS + SYMCOLL_LL_BLOCKS) * 8)
+#define SYMCOLL_SYNC_ACK_OFF(n) (SYMCOLL_SYNC_FLAG_OFF + (size_t)SYMCOLL_SYNC_SLOTS * (n)*8)
+#define SYMCOLL_SYNC_LL_OFF(n)                                                                     \
+    ((SYMCOLL_SYNC_ACK_OFF(n) + (size_t)SYMCOLL_LL_BLOCKS * (n)*8 + 127) & ~(size_t)127)
+#define SYMCOLL_SYNC_BYTES(n)                                                                      \
+    (SYMCOLL_SYNC_LL_OFF(n) + (size_t)SYMCOLL_LL_BLOCKS * (n)*2 * SYMCOLL_LL_SLOT_BYTES)
+
+typedef struct {
+    char *heap_base;      /* this PE's heap in this PE's address space */
+    uint64_t heap_stride; /* PE p's heap starts at heap_base + (p - my_pe) * heap_stride */
+    uint64_t heap_size;   /* usable bytes of one PE's heap */
+    uint64_t reachable;   /* bit p: WORLD PE p (p < 64) is load/store reachable */
+    int32_t my_pe, n_pes; /* WORLD numbering */
+    int32_t team;         /* team handle */
+    int32_t team_start, team_stride, team_size, team_my_pe; /* WORLD PE of member i:
+                                                                start + i * stride */
+    char *team_sync;                  /* this PE's copy of the team's synchronization area */
+    uint64_t timeout_ns;              /* 0: device waits never time out */
+    symcoll_timeout_record_t *record; /* the team's timeout record (host-mapped) */
+} symcoll_device_t;
+
+/* Handle of team for user kernels (by value). On error (invalid team, not initialized) the
+ * returned handle has team_size 0 and symcoll_last_error() says why. */
+symcoll_device_t symcoll_device_handle(symcoll_team_t team);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

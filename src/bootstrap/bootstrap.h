@@ -1,0 +1,59 @@
+/* The bootstrap: how PEs exchange small host data at init, malloc and free. */
+#ifndef SYMCOLL_BOOTSTRAP_H
+#define SYMCOLL_BOOTSTRAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "symcoll.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct symcoll_bootstrap {
+    const char *name; /* "nccl", "pmix" */
+    int rank, size;
+    int local_rank, local_size; /* from the launcher, -1 when it does not say */
+    /* all[rank * bytes ...] = every PE's mine; collective. */
+    symcoll_status_t (*allgather)(struct symcoll_bootstrap *b, const void *mine, void *all,
+                                  size_t bytes);
+    symcoll_status_t (*barrier)(struct symcoll_bootstrap *b);
+    /* Tears down; abort = true after an error (peers may be gone: never blocks). */
+    void (*destroy)(struct symcoll_bootstrap *b, int abort);
+    void *impl;
+} symcoll_bootstrap_t;
+
+/* Where the PEs' identities and the NCCL unique id come from, in order of precedence. */
+typedef struct {
+    int rank, size, local_rank, local_size; /* local_*: -1 when unknown */
+    symcoll_uniqueid_t uniqueid;
+    void *nccl_comm;           /* an application's ncclComm_t (then uniqueid is unused) */
+    const char *path;          /* "attr-uniqueid", "attr-ncclcomm", "symcoll-run", "pmix", ... */
+    symcoll_bootstrap_t *pmix; /* the PMIx bootstrap when launched by PMIx (kept open) */
+} symcoll_launch_t;
+
+/* Finds the launch path (attr, symcoll-run env, PMIx, torchrun env, single process) and fills
+ * *out; the unique id of the torchrun path is made here with NCCL_COMM_ID set temporarily. */
+symcoll_status_t symcoll_launch_detect(const symcoll_init_attr_t *attr, symcoll_launch_t *out);
+
+/* Restores NCCL_COMM_ID after the torchrun path has formed its communicator. */
+void symcoll_launch_restore_env(void);
+
+/* NCCL communicator bootstrap (non-blocking, aborted on timeout). Needs cudaSetDevice done. */
+symcoll_status_t symcoll_bootstrap_nccl_create(const symcoll_launch_t *launch, uint64_t timeout_ms,
+                                               symcoll_bootstrap_t **out);
+/* PMIx bootstrap (libpmix.so.2 through dlopen); UNSUPPORTED when PMIx is absent. */
+symcoll_status_t symcoll_bootstrap_pmix_create(symcoll_bootstrap_t **out);
+/* True when the environment looks like a PMIx launch (PMIX_RANK / PMIX_NAMESPACE set). */
+int symcoll_bootstrap_pmix_detected(void);
+/* PMIx key-value exchange used to publish the NCCL unique id: rank 0 puts, fence, all get. */
+symcoll_status_t symcoll_bootstrap_pmix_share(symcoll_bootstrap_t *b, void *data, size_t bytes);
+
+/* Hex text of a unique id (256 chars + NUL) and back; 0 on success. */
+void symcoll_uniqueid_to_hex(const symcoll_uniqueid_t *id, char hex[257]);
+int symcoll_uniqueid_from_hex(const char *hex, symcoll_uniqueid_t *id);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

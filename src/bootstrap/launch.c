@@ -1,0 +1,185 @@
+/* Finds how this process was launched, in DESIGN.md's order of precedence: the application's
+ * attr, symcoll-run's environment, PMIx (mpirun, srun), torchrun's environment, and last a
+ * single process on its own. */
+#include <nccl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bootstrap.h"
+#include "env.h"
+#include "internal.h"
+
+static int env_int(const char *name, long *out) {
+    const char *text = getenv(name);
+    return text && symcoll_parse_int(text, out) == 0 ? 0 : -1;
+}
+
+static void guess_local_rank(symcoll_launch_t *out) {
+    static const char *const names[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "LOCAL_RANK", "SLURM_LOCALID",
+                                        "MPI_LOCALRANKID"};
+    long value;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (env_int(names[i], &value) == 0) {
+            out->local_rank = (int)value;
+            return;
+        }
+}
+
+static symcoll_status_t new_uniqueid(symcoll_uniqueid_t *id) {
+    return symcoll_get_uniqueid(id);
+}
+
+static symcoll_status_t from_attr(const symcoll_init_attr_t *attr, symcoll_launch_t *out) {
+    if (attr->bootstrap == SYMCOLL_BOOTSTRAP_NCCL_COMM) {
+        if (!attr->nccl_comm)
+            return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                     "symcoll_init: attr.nccl_comm is NULL with bootstrap "
+                                     "SYMCOLL_BOOTSTRAP_NCCL_COMM");
+        ncclComm_t comm = (ncclComm_t)attr->nccl_comm;
+        int rank, size;
+        if (ncclCommUserRank(comm, &rank) != ncclSuccess ||
+            ncclCommCount(comm, &size) != ncclSuccess)
+            return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                     "symcoll_init: attr.nccl_comm %p is not a usable "
+                                     "communicator",
+                                     attr->nccl_comm);
+        out->rank = rank;
+        out->size = size;
+        out->nccl_comm = attr->nccl_comm;
+        out->path = "attr-ncclcomm";
+        guess_local_rank(out);
+        return SYMCOLL_SUCCESS;
+    }
+    if (attr->size <= 0 || attr->rank < 0 || attr->rank >= attr->size)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                 "symcoll_init: attr.rank %d / attr.size %d out of range",
+                                 attr->rank, attr->size);
+    out->rank = attr->rank;
+    out->size = attr->size;
+    out->uniqueid = attr->uniqueid;
+    out->path = "attr-uniqueid";
+    guess_local_rank(out);
+    return SYMCOLL_SUCCESS;
+}
+
+static symcoll_status_t from_launcher(symcoll_launch_t *out) {
+    const symcoll_env_t *e = symcoll_env();
+    if (e->rank < 0 || e->size <= 0 || e->rank >= e->size)
+        return symcoll_set_error(SYMCOLL_ERROR_BOOTSTRAP,
+                                 "symcoll_init: SYMCOLL_RANK %ld / SYMCOLL_SIZE %ld out of range "
+                                 "(launched by symcoll-run?)",
+                                 e->rank, e->size);
+    if (symcoll_uniqueid_from_hex(e->uniqueid, &out->uniqueid) != 0)
+        return symcoll_set_error(SYMCOLL_ERROR_BOOTSTRAP,
+                                 "symcoll_init: SYMCOLL_UNIQUEID is not 256 hex digits");
+    out->rank = (int)e->rank;
+    out->size = (int)e->size;
+    out->local_rank = (int)e->local_rank;
+    out->local_size = (int)e->local_size;
+    out->path = "symcoll-run";
+    return SYMCOLL_SUCCESS;
+}
+
+static symcoll_status_t from_pmix(symcoll_launch_t *out) {
+    symcoll_status_t st = symcoll_bootstrap_pmix_create(&out->pmix);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    out->rank = out->pmix->rank;
+    out->size = out->pmix->size;
+    out->local_rank = out->pmix->local_rank;
+    out->local_size = out->pmix->local_size;
+    out->path = "pmix";
+    if (out->rank == 0)
+        st = new_uniqueid(&out->uniqueid);
+    /* Every rank joins the exchange, also when rank 0 failed, so that nobody waits forever. */
+    symcoll_status_t shared =
+        symcoll_bootstrap_pmix_share(out->pmix, &out->uniqueid, sizeof out->uniqueid);
+    return st != SYMCOLL_SUCCESS ? st : shared;
+}
+
+/* NCCL's root listens on MASTER_ADDR:port; NCCL_COMM_ID stays set until
+ * symcoll_launch_restore_env. */
+static char saved_comm_id[256];
+static int comm_id_saved, comm_id_was_set;
+
+static symcoll_status_t from_torchrun(symcoll_launch_t *out) {
+    long rank, size, local_rank = -1, local_size = -1, master_port = 0;
+    const char *addr = getenv("MASTER_ADDR");
+    if (env_int("RANK", &rank) || env_int("WORLD_SIZE", &size) || !addr)
+        return symcoll_set_error(SYMCOLL_ERROR_BOOTSTRAP, "symcoll_init: incomplete torchrun "
+                                                          "environment (RANK, WORLD_SIZE, "
+                                                          "MASTER_ADDR)");
+    env_int("LOCAL_RANK", &local_rank);
+    env_int("LOCAL_WORLD_SIZE", &local_size);
+    long port = symcoll_env()->bootstrap_port;
+    if (port == 0) {
+        if (env_int("MASTER_PORT", &master_port))
+            return symcoll_set_error(SYMCOLL_ERROR_BOOTSTRAP,
+                                     "symcoll_init: torchrun launch without MASTER_PORT and "
+                                     "without SYMCOLL_BOOTSTRAP_PORT");
+        port = master_port + 1;
+    }
+    const char *old = getenv("NCCL_COMM_ID");
+    comm_id_was_set = old != NULL;
+    if (old)
+        snprintf(saved_comm_id, sizeof saved_comm_id, "%s", old);
+    comm_id_saved = 1;
+    char value[300];
+    snprintf(value, sizeof value, "%s:%ld", addr, port);
+    setenv("NCCL_COMM_ID", value, 1);
+    out->rank = (int)rank;
+    out->size = (int)size;
+    out->local_rank = (int)local_rank;
+    out->local_size = (int)local_size;
+    out->path = "torchrun";
+    return new_uniqueid(&out->uniqueid);
+}
+
+void symcoll_launch_restore_env(void) {
+    if (!comm_id_saved)
+        return;
+    if (comm_id_was_set)
+        setenv("NCCL_COMM_ID", saved_comm_id, 1);
+    else
+        unsetenv("NCCL_COMM_ID");
+    comm_id_saved = 0;
+}
+
+static symcoll_status_t single(symcoll_launch_t *out) {
+    out->rank = 0;
+    out->size = 1;
+    out->local_rank = 0;
+    out->local_size = 1;
+    out->path = "single";
+    return new_uniqueid(&out->uniqueid);
+}
+
+symcoll_status_t symcoll_launch_detect(const symcoll_init_attr_t *attr, symcoll_launch_t *out) {
+    memset(out, 0, sizeof *out);
+    out->local_rank = out->local_size = -1;
+    if (attr && (attr->bootstrap == SYMCOLL_BOOTSTRAP_UNIQUEID ||
+                 attr->bootstrap == SYMCOLL_BOOTSTRAP_NCCL_COMM))
+        return from_attr(attr, out);
+    const char *forced = symcoll_env()->bootstrap;
+    int want_pmix = attr && attr->bootstrap == SYMCOLL_BOOTSTRAP_PMIX;
+    if (want_pmix || !strcmp(forced, "pmix"))
+        return from_pmix(out);
+    if (!strcmp(forced, "launcher"))
+        return from_launcher(out);
+    if (!strcmp(forced, "torchrun"))
+        return from_torchrun(out);
+    if (!strcmp(forced, "single"))
+        return single(out);
+    if (strcmp(forced, "auto"))
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                 "symcoll_init: SYMCOLL_BOOTSTRAP=\"%s\" is not one of auto, "
+                                 "launcher, pmix, torchrun, single",
+                                 forced);
+    if (*symcoll_env()->uniqueid)
+        return from_launcher(out);
+    if (symcoll_bootstrap_pmix_detected())
+        return from_pmix(out);
+    if (getenv("RANK") && getenv("WORLD_SIZE") && getenv("MASTER_ADDR"))
+        return from_torchrun(out);
+    return single(out);
+}

@@ -1,0 +1,252 @@
+/* symcoll_init / symcoll_finalize and the one global state. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "bootstrap/bootstrap.h"
+#include "env.h"
+#include "heap.h"
+#include "internal.h"
+#include "topology_probe.h"
+
+symcoll_state_t symcoll_g = {.my_pe = -1, .n_pes = -1};
+static symcoll_bootstrap_t *pmix_launcher; /* kept open until finalize when launched by PMIx */
+
+void symcoll_init_attr_default(symcoll_init_attr_t *attr) {
+    if (!attr)
+        return;
+    memset(attr, 0, sizeof *attr);
+    attr->version = SYMCOLL_INIT_ATTR_VERSION;
+    attr->device = -1;
+    attr->bootstrap = SYMCOLL_BOOTSTRAP_AUTO;
+    attr->rank = -1;
+    attr->size = -1;
+}
+
+int symcoll_my_pe(void) {
+    return symcoll_g.initialized ? symcoll_g.my_pe : -1;
+}
+
+int symcoll_n_pes(void) {
+    return symcoll_g.initialized ? symcoll_g.n_pes : -1;
+}
+
+/* FNV-1a of hostname and boot id: PEs with equal values share a host. */
+static unsigned long long host_identity(void) {
+    char text[512] = {0};
+    gethostname(text, 255);
+    int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, text + 256, 255);
+        (void)n;
+        close(fd);
+    }
+    unsigned long long h = 1469598103934665603ull;
+    for (size_t i = 0; i < sizeof text; i++)
+        h = (h ^ (unsigned char)text[i]) * 1099511628211ull;
+    return h;
+}
+
+static unsigned long long job_nonce(void) {
+    unsigned long long v = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, &v, sizeof v);
+        (void)n;
+        close(fd);
+    }
+    return v ^ ((unsigned long long)getpid() << 32) ^ (unsigned long long)time(NULL);
+}
+
+static symcoll_status_t choose_device(const symcoll_init_attr_t *attr, const symcoll_launch_t *l,
+                                      int n_devices, int *device) {
+    if (attr && attr->device >= 0) {
+        if (attr->device >= n_devices)
+            return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                     "symcoll_init: attr.device %d, but this process sees %d "
+                                     "GPUs",
+                                     attr->device, n_devices);
+        *device = attr->device;
+    } else if (l->nccl_comm) {
+        return symcoll_cuda_status(cudaGetDevice(device), "symcoll_init", "cudaGetDevice");
+    } else {
+        int local = l->local_rank >= 0 ? l->local_rank : l->rank;
+        *device = local % n_devices;
+    }
+    return symcoll_cuda_status(cudaSetDevice(*device), "symcoll_init", "cudaSetDevice");
+}
+
+/* Host identities give the node layout; every PE of a host must be contiguous in rank for
+ * the NODE team (otherwise NODE is this PE alone). */
+static symcoll_status_t exchange_hosts(unsigned long long **hosts, int **same_host) {
+    symcoll_bootstrap_t *b = symcoll_g.boot;
+    *hosts = calloc((size_t)b->size, sizeof **hosts);
+    *same_host = calloc((size_t)b->size, sizeof **same_host);
+    if (!*hosts || !*same_host)
+        return symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, "symcoll_init: out of memory");
+    unsigned long long mine = host_identity();
+    symcoll_status_t st = b->allgather(b, &mine, *hosts, sizeof mine);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    int first = -1, count = 0, before = 0;
+    for (int pe = 0; pe < b->size; pe++) {
+        (*same_host)[pe] = (*hosts)[pe] == mine;
+        if ((*same_host)[pe]) {
+            if (first < 0)
+                first = pe;
+            count++;
+            before += pe < b->rank;
+        }
+    }
+    int contiguous = b->rank - before == first && first + count <= b->size;
+    for (int pe = first; contiguous && pe < first + count; pe++)
+        contiguous = (*same_host)[pe];
+    symcoll_g.local_rank = contiguous ? before : 0;
+    symcoll_g.local_size = contiguous ? count : 1;
+    return SYMCOLL_SUCCESS;
+}
+
+static symcoll_status_t agree_on_job(unsigned long long *job) {
+    symcoll_bootstrap_t *b = symcoll_g.boot;
+    unsigned long long mine = job_nonce();
+    unsigned long long *all = calloc((size_t)b->size, sizeof *all);
+    if (!all)
+        return symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, "symcoll_init: out of memory");
+    symcoll_status_t st = b->allgather(b, &mine, all, sizeof mine);
+    *job = all[0];
+    free(all);
+    return st;
+}
+
+static symcoll_status_t create_bootstrap(const symcoll_launch_t *l,
+                                         const symcoll_init_attr_t *attr) {
+    const symcoll_env_t *e = symcoll_env();
+    if (attr && attr->bootstrap == SYMCOLL_BOOTSTRAP_PMIX) {
+        symcoll_g.boot = l->pmix;
+        return SYMCOLL_SUCCESS;
+    }
+    pmix_launcher = l->pmix;
+    symcoll_status_t st =
+        symcoll_bootstrap_nccl_create(l, (uint64_t)e->init_timeout_ms, &symcoll_g.boot);
+    symcoll_launch_restore_env();
+    return st;
+}
+
+static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
+    const symcoll_env_t *e = symcoll_env();
+    int n_devices = 0;
+    cudaError_t err = cudaGetDeviceCount(&n_devices);
+    if (err != cudaSuccess || n_devices == 0) {
+        cudaGetLastError();
+        return symcoll_set_error(SYMCOLL_ERROR_NO_GPU, "symcoll_init: no usable GPU: %s",
+                                 err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
+    }
+    symcoll_launch_t launch;
+    symcoll_status_t st = symcoll_launch_detect(attr, &launch);
+    if (st != SYMCOLL_SUCCESS) {
+        if (launch.pmix)
+            launch.pmix->destroy(launch.pmix, 1);
+        return st;
+    }
+    st = choose_device(attr, &launch, n_devices, &symcoll_g.device);
+    if (st == SYMCOLL_SUCCESS)
+        st = create_bootstrap(&launch, attr);
+    if (st != SYMCOLL_SUCCESS) {
+        if (launch.pmix)
+            launch.pmix->destroy(launch.pmix, 1);
+        pmix_launcher = NULL;
+        return st;
+    }
+    symcoll_g.my_pe = symcoll_g.boot->rank;
+    symcoll_g.n_pes = symcoll_g.boot->size;
+    symcoll_g.timeout_ns = (uint64_t)e->timeout_ms * 1000000ull;
+    unsigned long long *hosts = NULL, job = 0;
+    int *same_host = NULL;
+    st = exchange_hosts(&hosts, &same_host);
+    if (st == SYMCOLL_SUCCESS)
+        st = agree_on_job(&job);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_topology_probe(symcoll_g.boot, symcoll_g.device, hosts, &symcoll_g.topo);
+    if (st == SYMCOLL_SUCCESS) {
+        symcoll_heap_params_t params = {
+            .heap_size = attr && attr->heap_size ? attr->heap_size : e->symmetric_size,
+            .device = symcoll_g.device,
+            .same_host = same_host,
+            .topo = &symcoll_g.topo,
+            .job = job,
+            .timeout_ms = (int)e->init_timeout_ms,
+            .boot = symcoll_g.boot,
+        };
+        st = symcoll_heap_create(&params, &symcoll_g.heap);
+    }
+    free(hosts);
+    free(same_host);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    symcoll_g.heap_base = symcoll_g.heap->base;
+    symcoll_g.heap_size = symcoll_g.heap->size;
+    symcoll_g.heap_stride = symcoll_g.heap->stride;
+    symcoll_g.reachable = symcoll_g.heap->reachable;
+    symcoll_g.initialized = true;
+    st = symcoll_teams_create_builtin();
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    if (e->info && symcoll_g.my_pe == 0)
+        symcoll_env_print(stdout);
+    symcoll_debug(1, "initialized through %s: PE %d of %d, device %d, local %d of %d, heap %zu",
+                  launch.path, symcoll_g.my_pe, symcoll_g.n_pes, symcoll_g.device,
+                  symcoll_g.local_rank, symcoll_g.local_size, symcoll_g.heap_size);
+    return SYMCOLL_SUCCESS;
+}
+
+static void release_runtime(int abort) {
+    symcoll_teams_destroy_all();
+    if (symcoll_g.heap)
+        symcoll_heap_destroy(symcoll_g.heap);
+    if (symcoll_g.boot)
+        symcoll_g.boot->destroy(symcoll_g.boot, abort);
+    if (pmix_launcher && pmix_launcher != symcoll_g.boot)
+        pmix_launcher->destroy(pmix_launcher, abort);
+    pmix_launcher = NULL;
+    memset(&symcoll_g, 0, sizeof symcoll_g);
+    symcoll_g.my_pe = symcoll_g.n_pes = -1;
+}
+
+symcoll_status_t symcoll_init(const symcoll_init_attr_t *attr) {
+    if (symcoll_g.initialized)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                 "symcoll_init: already initialized (call symcoll_finalize "
+                                 "first)");
+    if (attr && attr->version != SYMCOLL_INIT_ATTR_VERSION)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                 "symcoll_init: attr.version %u, expected %u (use "
+                                 "symcoll_init_attr_default)",
+                                 attr->version, SYMCOLL_INIT_ATTR_VERSION);
+    symcoll_clear_error();
+    symcoll_status_t st = symcoll_env_load();
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    st = init_runtime(attr);
+    if (st != SYMCOLL_SUCCESS) {
+        char reason[512];
+        snprintf(reason, sizeof reason, "%s", symcoll_last_error());
+        release_runtime(1);
+        symcoll_set_error(st, "%s", reason);
+    }
+    return st;
+}
+
+symcoll_status_t symcoll_finalize(void) {
+    symcoll_status_t st = symcoll_check_initialized("symcoll_finalize");
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    st = symcoll_cuda_status(cudaDeviceSynchronize(), "symcoll_finalize", "waiting for the device");
+    /* No PE unmaps its heap while a peer may still access it. */
+    symcoll_status_t synced = symcoll_g.boot->barrier(symcoll_g.boot);
+    if (st == SYMCOLL_SUCCESS)
+        st = synced;
+    release_runtime(st != SYMCOLL_SUCCESS);
+    return st;
+}

@@ -1,0 +1,102 @@
+/* Internal runtime interface shared by src/, collectives/ and perf/ (not installed). */
+#ifndef SYMCOLL_INTERNAL_H
+#define SYMCOLL_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include "symcoll.h"
+#include "topology.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SYMCOLL_MAX_TEAMS 64
+
+typedef struct {
+    bool in_use;
+    symcoll_team_t handle;
+    int start, stride, size; /* WORLD PE of member i: start + i * stride */
+    int my_pe;               /* this PE's number in the team, -1 if not a member */
+    char *sync;              /* symmetric synchronization area (SYMCOLL_SYNC_BYTES(size)) */
+    symcoll_timeout_record_t *record;        /* host-mapped timeout record */
+    symcoll_timeout_record_t *record_device; /* its device address */
+    topo_class_t topo_class;                 /* slowest link between two members */
+    int sync_slot;                           /* which area of the pool it uses */
+} symcoll_team_state_t;
+
+struct symcoll_bootstrap;
+
+typedef struct {
+    bool initialized;
+    int my_pe, n_pes;
+    int local_rank, local_size;
+    int device;
+    char *heap_base;    /* this PE's heap (inside the reservation) */
+    size_t heap_size;   /* usable bytes per PE */
+    size_t heap_stride; /* distance between two PEs' heaps in the reservation */
+    uint64_t reachable; /* bit p: WORLD PE p is mapped and load/store reachable */
+    uint64_t timeout_ns;
+    struct symcoll_bootstrap *boot;
+    struct symcoll_heap *heap;
+    symcoll_topology_t topo;
+    cudaStream_t internal_stream; /* for init-time work only */
+    symcoll_team_state_t teams[SYMCOLL_MAX_TEAMS];
+} symcoll_state_t;
+
+extern symcoll_state_t symcoll_g;
+
+/* ---- errors (src/error.c) ---- */
+/* Records the reason for status on this thread; returns status. */
+symcoll_status_t symcoll_set_error(symcoll_status_t status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void symcoll_clear_error(void);
+/* SUCCESS, or CUDA with "fn: what: cudaGetErrorString(err)". */
+symcoll_status_t symcoll_cuda_status(cudaError_t err, const char *fn, const char *what);
+/* Logs when SYMCOLL_DEBUG >= level. */
+void symcoll_debug(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* True for the cudaError values that mean "no GPU or no driver here" (34, 35, 100). */
+bool symcoll_cuda_error_is_no_gpu(int err);
+
+/* ---- argument checks (src/check.c): each sets the error and returns its status ---- */
+symcoll_status_t symcoll_check_initialized(const char *fn);
+/* [ptr, ptr+bytes) lies inside one live symmetric allocation; arg names the argument. */
+symcoll_status_t symcoll_check_symmetric(const char *fn, const char *arg, const void *ptr,
+                                         size_t bytes);
+/* pe is a WORLD PE that this PE can reach with loads and stores. */
+symcoll_status_t symcoll_check_pe(const char *fn, int pe);
+/* The stream belongs to this PE's device (or is a default stream). */
+symcoll_status_t symcoll_check_stream(const char *fn, cudaStream_t stream);
+/* count * elem_size fits in size_t; *bytes gets the product. */
+symcoll_status_t symcoll_check_count(const char *fn, const char *arg, size_t count,
+                                     size_t elem_size, size_t *bytes);
+/* Fails when [a, a+a_bytes) and [b, b+b_bytes) overlap. */
+symcoll_status_t symcoll_check_no_overlap(const char *fn, const char *a_name, const void *a,
+                                          size_t a_bytes, const char *b_name, const void *b,
+                                          size_t b_bytes);
+
+/* ---- teams (src/team.c) ---- */
+/* Looks up a team for a call: checks init, handle and membership, and whether a timeout
+ * has broken it (TIMEOUT with the record's text). */
+symcoll_status_t symcoll_team_for_call(const char *fn, symcoll_team_t team,
+                                       symcoll_team_state_t **out);
+symcoll_device_t symcoll_team_device(const symcoll_team_state_t *t);
+symcoll_status_t symcoll_teams_create_builtin(void);
+void symcoll_teams_destroy_all(void);
+
+/* ---- symmetric heap (src/heap.c) ---- */
+/* Internal collective allocation (same checks as symcoll_malloc). */
+symcoll_status_t symcoll_heap_alloc(const char *fn, size_t bytes, void **out);
+symcoll_status_t symcoll_heap_free(const char *fn, void *ptr);
+/* Size of the live allocation containing ptr and its start, false if none. */
+bool symcoll_heap_find(const void *ptr, void **base, size_t *size);
+
+/* ---- the world PE of a remote copy ---- */
+static inline void *symcoll_peer_address(const void *sym, int pe) {
+    return (char *)sym + ((long long)pe - symcoll_g.my_pe) * (long long)symcoll_g.heap_stride;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

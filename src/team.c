@@ -1,0 +1,268 @@
+/* Teams: WORLD, NODE and strided splits, each with a symmetric synchronization area (from a
+ * pool carved out of the heap at init) and a host-mapped timeout record. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bootstrap/bootstrap.h"
+#include "heap.h"
+#include "internal.h"
+#include "tuning.h"
+
+#define SYNC_POOL_SLOTS 8
+
+static char *sync_pool; /* SYNC_POOL_SLOTS areas of SYMCOLL_SYNC_BYTES(n_pes) */
+static uint32_t sync_slots_used;
+static symcoll_timeout_record_t *records, *records_device;
+
+static size_t sync_area_bytes(void) {
+    return SYMCOLL_SYNC_BYTES(symcoll_g.n_pes);
+}
+
+static int team_index_free(void) {
+    for (int i = 2; i < SYMCOLL_MAX_TEAMS; i++)
+        if (!symcoll_g.teams[i].in_use)
+            return i;
+    return -1;
+}
+
+/* Zeroes the area; the caller makes the PEs wait for each other before anyone signals. */
+static symcoll_status_t setup_team(int index, int slot, int start, int stride, int size) {
+    symcoll_team_state_t *t = &symcoll_g.teams[index];
+    memset(t, 0, sizeof *t);
+    t->handle = index;
+    t->start = start;
+    t->stride = stride;
+    t->size = size;
+    t->my_pe = -1;
+    int offset = symcoll_g.my_pe - start;
+    if (offset >= 0 && offset % stride == 0 && offset / stride < size)
+        t->my_pe = offset / stride;
+    t->sync = sync_pool + (size_t)slot * sync_area_bytes();
+    t->record = &records[index];
+    t->record_device = &records_device[index];
+    memset(t->record, 0, sizeof *t->record);
+    t->topo_class = symcoll_topology_team_class(&symcoll_g.topo, start, stride, size);
+    t->in_use = true;
+    sync_slots_used |= 1u << slot;
+    t->sync_slot = slot;
+    return symcoll_cuda_status(cudaMemset(t->sync, 0, SYMCOLL_SYNC_BYTES(size)), "team",
+                               "cudaMemset of the synchronization area");
+}
+
+symcoll_status_t symcoll_teams_create_builtin(void) {
+    symcoll_status_t st = symcoll_cuda_status(
+        cudaHostAlloc((void **)&records, sizeof *records * SYMCOLL_MAX_TEAMS, cudaHostAllocMapped),
+        "symcoll_init", "cudaHostAlloc of the timeout records");
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    memset(records, 0, sizeof *records * SYMCOLL_MAX_TEAMS);
+    st = symcoll_cuda_status(cudaHostGetDevicePointer((void **)&records_device, records, 0),
+                             "symcoll_init", "cudaHostGetDevicePointer");
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_heap_alloc("symcoll_init", sync_area_bytes() * SYNC_POOL_SLOTS,
+                                (void **)&sync_pool);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    sync_slots_used = 0;
+    int node_start = symcoll_g.my_pe - symcoll_g.local_rank;
+    st = setup_team(SYMCOLL_TEAM_WORLD, 0, 0, 1, symcoll_g.n_pes);
+    if (st == SYMCOLL_SUCCESS)
+        st = setup_team(SYMCOLL_TEAM_NODE, 1, node_start, 1, symcoll_g.local_size);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_cuda_status(cudaDeviceSynchronize(), "symcoll_init", "synchronize");
+    symcoll_status_t synced = symcoll_g.boot->barrier(symcoll_g.boot);
+    return st != SYMCOLL_SUCCESS ? st : synced;
+}
+
+void symcoll_teams_destroy_all(void) {
+    memset(symcoll_g.teams, 0, sizeof symcoll_g.teams);
+    sync_pool = NULL;
+    sync_slots_used = 0;
+    if (records)
+        cudaFreeHost(records);
+    records = records_device = NULL;
+}
+
+static const char *collective_name(int c) {
+    return symcoll_collective_name((symcoll_collective_t)c);
+}
+
+static symcoll_status_t broken_team(const char *fn, const symcoll_team_state_t *t) {
+    const symcoll_timeout_record_t *r = t->record;
+    return symcoll_set_error(SYMCOLL_ERROR_TIMEOUT,
+                             "%s: team %d is broken: a device wait timed out in %s waiting for "
+                             "PE %d (epoch %" PRIu64 "); SYMCOLL_TIMEOUT_MS sets the limit",
+                             fn, (int)t->handle, collective_name(r->collective), r->missing_pe,
+                             r->epoch);
+}
+
+static symcoll_status_t lookup(const char *fn, symcoll_team_t team, symcoll_team_state_t **out) {
+    symcoll_status_t st = symcoll_check_initialized(fn);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    if (team < 0 || team >= SYMCOLL_MAX_TEAMS || !symcoll_g.teams[team].in_use)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: team %d is not a valid team",
+                                 fn, (int)team);
+    *out = &symcoll_g.teams[team];
+    return SYMCOLL_SUCCESS;
+}
+
+symcoll_status_t symcoll_team_for_call(const char *fn, symcoll_team_t team,
+                                       symcoll_team_state_t **out) {
+    symcoll_team_state_t *t = NULL;
+    symcoll_status_t st = lookup(fn, team, &t);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    if (t->my_pe < 0)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                 "%s: this PE (%d) is not a member of team %d", fn, symcoll_g.my_pe,
+                                 (int)team);
+    if (t->record->expired == 1)
+        return broken_team(fn, t);
+    *out = t;
+    return SYMCOLL_SUCCESS;
+}
+
+symcoll_status_t symcoll_team_status(symcoll_team_t team) {
+    symcoll_team_state_t *t = NULL;
+    return symcoll_team_for_call("symcoll_team_status", team, &t);
+}
+
+symcoll_device_t symcoll_team_device(const symcoll_team_state_t *t) {
+    symcoll_device_t h;
+    memset(&h, 0, sizeof h);
+    h.heap_base = symcoll_g.heap_base;
+    h.heap_stride = symcoll_g.heap_stride;
+    h.heap_size = symcoll_g.heap_size;
+    h.reachable = symcoll_g.reachable;
+    h.my_pe = symcoll_g.my_pe;
+    h.n_pes = symcoll_g.n_pes;
+    h.team = t->handle;
+    h.team_start = t->start;
+    h.team_stride = t->stride;
+    h.team_size = t->size;
+    h.team_my_pe = t->my_pe;
+    h.team_sync = t->sync;
+    h.timeout_ns = symcoll_g.timeout_ns;
+    h.record = t->record_device;
+    return h;
+}
+
+typedef struct {
+    int32_t valid, start, stride, size;
+    uint32_t free_slots;
+} split_request_t;
+
+symcoll_status_t symcoll_team_split_strided(symcoll_team_t parent, int start, int stride, int size,
+                                            symcoll_team_t *new_team) {
+    static const char fn[] = "symcoll_team_split_strided";
+    symcoll_status_t st = symcoll_check_initialized(fn);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    if (!new_team)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: new_team is NULL", fn);
+    *new_team = SYMCOLL_TEAM_INVALID;
+    split_request_t mine = {0, 0, 0, 0, ~sync_slots_used & ((1u << SYNC_POOL_SLOTS) - 1)};
+    symcoll_team_state_t *p = NULL;
+    symcoll_status_t local = lookup(fn, parent, &p);
+    if (local == SYMCOLL_SUCCESS && p->my_pe >= 0) {
+        int last = start + (size - 1) * stride;
+        if (size < 1 || stride < 1 || start < 0 || start >= p->size || last >= p->size)
+            local = symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                      "%s: start %d, stride %d, size %d do not fit parent team "
+                                      "%d of %d PEs",
+                                      fn, start, stride, size, (int)parent, p->size);
+        else
+            mine = (split_request_t){1, p->start + start * p->stride, stride * p->stride, size,
+                                     mine.free_slots};
+    }
+    /* Collective over WORLD: everyone joins the exchange, also after a local error. */
+    split_request_t *all = calloc((size_t)symcoll_g.n_pes, sizeof *all);
+    if (!all)
+        return symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    st = symcoll_g.boot->allgather(symcoll_g.boot, &mine, all, sizeof mine);
+    split_request_t agreed = {0, 0, 0, 0, (1u << SYNC_POOL_SLOTS) - 1};
+    for (int pe = 0; pe < symcoll_g.n_pes && st == SYMCOLL_SUCCESS; pe++) {
+        agreed.free_slots &= all[pe].free_slots;
+        if (!all[pe].valid)
+            continue;
+        if (agreed.valid && (agreed.start != all[pe].start || agreed.stride != all[pe].stride ||
+                             agreed.size != all[pe].size))
+            st = symcoll_set_error(SYMCOLL_ERROR_SYMMETRY,
+                                   "%s: PEs disagree on the new team (PE %d: start %d stride %d "
+                                   "size %d in WORLD numbering)",
+                                   fn, pe, all[pe].start, all[pe].stride, all[pe].size);
+        agreed =
+            (split_request_t){1, all[pe].start, all[pe].stride, all[pe].size, agreed.free_slots};
+    }
+    free(all);
+    if (local != SYMCOLL_SUCCESS && st == SYMCOLL_SUCCESS)
+        st = local;
+    int slot = __builtin_ffs((int)agreed.free_slots) - 1;
+    int index = team_index_free();
+    if (st == SYMCOLL_SUCCESS && !agreed.valid)
+        st = symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: no PE is in parent team %d", fn,
+                               (int)parent);
+    if (st == SYMCOLL_SUCCESS && (slot < 0 || index < 0))
+        st = symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY,
+                               "%s: too many teams at once (destroy some first)", fn);
+    int member = 0;
+    if (st == SYMCOLL_SUCCESS) {
+        int offset = symcoll_g.my_pe - agreed.start;
+        member = offset >= 0 && offset % agreed.stride == 0 && offset / agreed.stride < agreed.size;
+        if (member) {
+            st = setup_team(index, slot, agreed.start, agreed.stride, agreed.size);
+            if (st == SYMCOLL_SUCCESS)
+                st = symcoll_cuda_status(cudaDeviceSynchronize(), fn, "synchronize");
+        } else {
+            sync_slots_used |= 1u << slot; /* keep the slot numbering identical on all PEs */
+        }
+    }
+    symcoll_status_t synced = symcoll_g.boot->barrier(symcoll_g.boot);
+    if (st == SYMCOLL_SUCCESS)
+        st = synced;
+    if (st == SYMCOLL_SUCCESS && member)
+        *new_team = index;
+    return st;
+}
+
+symcoll_status_t symcoll_team_destroy(symcoll_team_t team) {
+    static const char fn[] = "symcoll_team_destroy";
+    symcoll_team_state_t *t = NULL;
+    symcoll_status_t st = lookup(fn, team, &t);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    if (team == SYMCOLL_TEAM_WORLD || team == SYMCOLL_TEAM_NODE)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                 "%s: team %d is built in and cannot be destroyed", fn, (int)team);
+    st = symcoll_cuda_status(cudaDeviceSynchronize(), fn, "waiting for the device");
+    sync_slots_used &= ~(1u << t->sync_slot);
+    memset(t, 0, sizeof *t);
+    return st;
+}
+
+int symcoll_team_my_pe(symcoll_team_t team) {
+    if (!symcoll_g.initialized || team < 0 || team >= SYMCOLL_MAX_TEAMS ||
+        !symcoll_g.teams[team].in_use)
+        return -1;
+    return symcoll_g.teams[team].my_pe;
+}
+
+int symcoll_team_n_pes(symcoll_team_t team) {
+    if (!symcoll_g.initialized || team < 0 || team >= SYMCOLL_MAX_TEAMS ||
+        !symcoll_g.teams[team].in_use)
+        return -1;
+    return symcoll_g.teams[team].size;
+}
+
+int symcoll_team_translate_pe(symcoll_team_t src_team, int pe, symcoll_team_t dest_team) {
+    if (symcoll_team_n_pes(src_team) < 0 || symcoll_team_n_pes(dest_team) < 0)
+        return -1;
+    const symcoll_team_state_t *s = &symcoll_g.teams[src_team], *d = &symcoll_g.teams[dest_team];
+    if (pe < 0 || pe >= s->size)
+        return -1;
+    int offset = s->start + pe * s->stride - d->start;
+    if (offset < 0 || offset % d->stride != 0 || offset / d->stride >= d->size)
+        return -1;
+    return offset / d->stride;
+}

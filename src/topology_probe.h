@@ -1,0 +1,11 @@
+#ifndef SYMCOLL_TOPOLOGY_PROBE_H
+#define SYMCOLL_TOPOLOGY_PROBE_H
+
+#include "bootstrap/bootstrap.h"
+#include "topology.h"
+
+/* Fills t for all PEs (collective); host_of_pe[pe] identifies each PE's host. */
+symcoll_status_t symcoll_topology_probe(symcoll_bootstrap_t *b, int device,
+                                        const unsigned long long *host_of_pe,
+                                        symcoll_topology_t *t);
+#endif

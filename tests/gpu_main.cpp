@@ -1,0 +1,26 @@
+// main() of every multi-process GPU test: one symcoll_init per process, then all cases.
+// Exit 77 (skipped) when this machine has no GPU; any failure on any PE fails the run.
+#include <cstdio>
+#include <gtest/gtest.h>
+#include "symcoll.h"
+
+int main(int argc, char **argv) {
+    ::testing::InitGoogleTest(&argc, argv);
+    symcoll_status_t st = symcoll_init(nullptr);
+    if (st == SYMCOLL_ERROR_NO_GPU) {
+        std::printf("[  SKIPPED ] no GPU: %s\n", symcoll_last_error());
+        return 77;
+    }
+    if (st != SYMCOLL_SUCCESS) {
+        std::fprintf(stderr, "symcoll_init failed: %s: %s\n", symcoll_status_string(st),
+                     symcoll_last_error());
+        return 1;
+    }
+    int rc = RUN_ALL_TESTS();
+    st = symcoll_finalize();
+    if (st != SYMCOLL_SUCCESS) {
+        std::fprintf(stderr, "symcoll_finalize failed: %s\n", symcoll_last_error());
+        rc = 1;
+    }
+    return rc;
+}
