@@ -1,0 +1,65 @@
+/* symcoll-run: runs one process per PE on this node and hands each the symcoll launch
+   variables; see print_usage. */
+#include "launcher.h"
+
+#include <stdlib.h>
+
+/* Starts the children in rank order; a failed start stops those already running. */
+static void start_children(struct supervisor *sup, const struct launch_options *options,
+                           const char *uniqueid_hex) {
+    for (int rank = 0; rank < options->n_pes; rank++) {
+        struct child *child = &sup->children[rank];
+        struct child_env env;
+        child->rank = rank;
+        if (!child_env_create(&env, rank, options->n_pes, uniqueid_hex)) {
+            fprintf(stderr, LAUNCHER_NAME ": out of memory\n");
+            supervisor_fail(sup, EXIT_FAILURE);
+            return;
+        }
+        bool started = spawn_child(child, options->program_argv, env.vars, options->tag_output);
+        child_env_destroy(&env);
+        if (!started) {
+            supervisor_fail(sup, EXIT_FAILURE);
+            return;
+        }
+        sup->n_children = rank + 1;
+    }
+}
+
+int main(int argc, char **argv) {
+    struct launch_options options;
+    switch (parse_options(argc, argv, &options)) {
+    case PARSE_HELP:
+        print_usage(stdout);
+        return EXIT_SUCCESS;
+    case PARSE_INVALID:
+        return EXIT_USAGE;
+    case PARSE_RUN:
+        break;
+    }
+    if (options.n_pes == 0) {
+        options.n_pes = count_local_gpus();
+        if (options.n_pes < 0)
+            return EXIT_FAILURE;
+    }
+
+    char uniqueid_hex[UNIQUEID_HEX_LEN + 1];
+    bool have_uniqueid = create_uniqueid_hex(uniqueid_hex);
+
+    int signal_fd = signals_install();
+    struct child *children = calloc((size_t)options.n_pes, sizeof *children);
+    struct supervisor sup;
+    if (signal_fd < 0 || children == NULL ||
+        !supervisor_init(&sup, children, options.n_pes, signal_fd, options.timeout_seconds)) {
+        fprintf(stderr, LAUNCHER_NAME ": cannot set up the run\n");
+        return EXIT_FAILURE;
+    }
+    /* Output the children write through our stdio buffers would come after theirs. */
+    fflush(stdout);
+    fflush(stderr);
+    start_children(&sup, &options, have_uniqueid ? uniqueid_hex : NULL);
+    int exit_code = supervisor_run(&sup);
+    supervisor_destroy(&sup);
+    free(children);
+    return exit_code;
+}

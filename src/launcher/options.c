@@ -1,0 +1,103 @@
+#include "launcher.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void print_usage(FILE *out) {
+    fprintf(out,
+            "Usage: " LAUNCHER_NAME " [options] program [args...]\n"
+            "Runs N copies of program on this node, one per PE, and exits with:\n"
+            "  the status of the first PE that failed (128 + signal if killed),\n"
+            "  77 if every PE exited 77 (skipped), 124 on timeout, else 0.\n"
+            "When a PE fails the others get SIGTERM, then SIGKILL after %.0f s.\n"
+            "SIGINT and SIGTERM sent to " LAUNCHER_NAME " are forwarded to the PEs.\n"
+            "Each PE sees SYMCOLL_RANK, SYMCOLL_SIZE, SYMCOLL_LOCAL_RANK, SYMCOLL_LOCAL_SIZE\n"
+            "and SYMCOLL_UNIQUEID; its stdin is /dev/null.\n"
+            "\n"
+            "Options (they end at the program):\n"
+            "  -n, --np N           number of PEs (default: number of local GPUs, or 1)\n"
+            "      --tag-output     prefix every output line with \"[rank] \"\n"
+            "      --timeout SEC    kill the PEs after SEC seconds and exit 124\n"
+            "  -h, --help           print this help\n",
+            KILL_GRACE_SECONDS);
+}
+
+static bool parse_n_pes(const char *text, int *n_pes) {
+    char *end;
+    errno = 0;
+    long value = strtol(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || value < 1 || value > MAX_PES) {
+        fprintf(stderr, LAUNCHER_NAME ": -n: '%s' is not a PE count from 1 to %d\n", text, MAX_PES);
+        return false;
+    }
+    *n_pes = (int)value;
+    return true;
+}
+
+static bool parse_timeout(const char *text, double *seconds) {
+    char *end;
+    errno = 0;
+    double value = strtod(text, &end);
+    if (errno != 0 || end == text || *end != '\0' || !isfinite(value) || value <= 0) {
+        fprintf(stderr, LAUNCHER_NAME ": --timeout: '%s' is not a positive number of seconds\n",
+                text);
+        return false;
+    }
+    *seconds = value;
+    return true;
+}
+
+enum { OPTION_TAG_OUTPUT = 256, OPTION_TIMEOUT };
+
+enum parse_result parse_options(int argc, char **argv, struct launch_options *options) {
+    static const struct option long_options[] = {
+        {"np", required_argument, NULL, 'n'},
+        {"tag-output", no_argument, NULL, OPTION_TAG_OUTPUT},
+        {"timeout", required_argument, NULL, OPTION_TIMEOUT},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    *options = (struct launch_options){0};
+    opterr = 0;
+    int option;
+    /* '+': options end at the first non-option, the program. */
+    while ((option = getopt_long(argc, argv, "+:hn:", long_options, NULL)) != -1) {
+        switch (option) {
+        case 'n':
+            if (!parse_n_pes(optarg, &options->n_pes))
+                return PARSE_INVALID;
+            break;
+        case OPTION_TAG_OUTPUT:
+            options->tag_output = true;
+            break;
+        case OPTION_TIMEOUT:
+            if (!parse_timeout(optarg, &options->timeout_seconds))
+                return PARSE_INVALID;
+            break;
+        case 'h':
+            return PARSE_HELP;
+        case ':':
+            fprintf(stderr, LAUNCHER_NAME ": option '%s' needs a value\n", argv[optind - 1]);
+            fprintf(stderr, "Try '" LAUNCHER_NAME " --help'.\n");
+            return PARSE_INVALID;
+        default:
+            /* optopt names an unknown short option, which may sit inside a group like -xz. */
+            if (optopt != 0)
+                fprintf(stderr, LAUNCHER_NAME ": unknown option '-%c'\n", optopt);
+            else
+                fprintf(stderr, LAUNCHER_NAME ": unknown option '%s'\n", argv[optind - 1]);
+            fprintf(stderr, "Try '" LAUNCHER_NAME " --help'.\n");
+            return PARSE_INVALID;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, LAUNCHER_NAME ": no program given\n");
+        fprintf(stderr, "Try '" LAUNCHER_NAME " --help'.\n");
+        return PARSE_INVALID;
+    }
+    options->program_argv = argv + optind;
+    return PARSE_RUN;
+}

@@ -1,0 +1,91 @@
+/* A child for the symcoll-run tests: runs the actions of its command line in order.
+     print-pid            prints "pid RANK PID"
+     print-env            prints each launch variable as NAME=VALUE, or "NAME unset"
+     print-lines          prints two stdout lines, one stderr line, then a partial line on each
+     print-args ARGS...   prints "arg ARG" for every remaining argument
+     ignore-sigterm       ignores SIGTERM
+     sleep SECONDS
+     exit CODE            exits with CODE on every rank
+     exit-on RANK CODE    exits with CODE on RANK
+     signal-on RANK SIG   kills itself with signal SIG on RANK
+   It exits 0 after the last action, and 99 on a bad command line. */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define EXIT_BAD_USAGE 99
+
+static int my_rank(void) {
+    const char *rank = getenv("SYMCOLL_RANK");
+    return rank != NULL ? atoi(rank) : -1;
+}
+
+static void print_env(void) {
+    static const char *const names[] = {"SYMCOLL_RANK", "SYMCOLL_SIZE", "SYMCOLL_LOCAL_RANK",
+                                        "SYMCOLL_LOCAL_SIZE", "SYMCOLL_UNIQUEID"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *value = getenv(names[i]);
+        if (value != NULL)
+            printf("%s=%s\n", names[i], value);
+        else
+            printf("%s unset\n", names[i]);
+    }
+}
+
+static void print_lines(void) {
+    printf("out line 1\n");
+    fflush(stdout);
+    fprintf(stderr, "err line 1\n");
+    printf("out line 2\npartial-out");
+    fflush(stdout);
+    fprintf(stderr, "partial-err");
+}
+
+static const char *take_argument(int argc, char **argv, int *next) {
+    if (*next >= argc) {
+        fprintf(stderr, "launcher_child: %s needs an argument\n", argv[*next - 1]);
+        exit(EXIT_BAD_USAGE);
+    }
+    return argv[(*next)++];
+}
+
+int main(int argc, char **argv) {
+    int next = 1;
+    while (next < argc) {
+        const char *action = argv[next++];
+        if (strcmp(action, "print-pid") == 0) {
+            printf("pid %d %d\n", my_rank(), (int)getpid());
+        } else if (strcmp(action, "print-env") == 0) {
+            print_env();
+        } else if (strcmp(action, "print-lines") == 0) {
+            print_lines();
+        } else if (strcmp(action, "print-args") == 0) {
+            while (next < argc)
+                printf("arg %s\n", argv[next++]);
+        } else if (strcmp(action, "ignore-sigterm") == 0) {
+            signal(SIGTERM, SIG_IGN);
+        } else if (strcmp(action, "sleep") == 0) {
+            sleep((unsigned)atoi(take_argument(argc, argv, &next)));
+        } else if (strcmp(action, "exit") == 0) {
+            exit(atoi(take_argument(argc, argv, &next)));
+        } else if (strcmp(action, "exit-on") == 0) {
+            int rank = atoi(take_argument(argc, argv, &next));
+            int code = atoi(take_argument(argc, argv, &next));
+            if (rank == my_rank())
+                exit(code);
+        } else if (strcmp(action, "signal-on") == 0) {
+            int rank = atoi(take_argument(argc, argv, &next));
+            int signal_number = atoi(take_argument(argc, argv, &next));
+            if (rank == my_rank())
+                kill(getpid(), signal_number);
+        } else {
+            fprintf(stderr, "launcher_child: unknown action '%s'\n", action);
+            return EXIT_BAD_USAGE;
+        }
+        fflush(stdout);
+    }
+    return 0;
+}

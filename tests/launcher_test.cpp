@@ -1,0 +1,440 @@
+// Tests of symcoll-run, driving tests/launcher_child.c; they need no GPU.
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <csignal>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+namespace {
+
+const char *const kLauncher = SYMCOLL_RUN_PATH;
+const char *const kChild = LAUNCHER_CHILD_PATH;
+// Far beyond any healthy run here; a launcher still running then is hung.
+constexpr double kHungSeconds = 60;
+
+double now_seconds() {
+    timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+struct RunResult {
+    int exit_code = -1000; // the launcher's exit status, or -signal if it was killed
+    std::string out;
+    std::string err;
+    double seconds = 0;
+};
+
+std::vector<std::string> split_lines(const std::string &text) {
+    std::vector<std::string> lines;
+    std::istringstream stream(text);
+    for (std::string line; std::getline(stream, line);)
+        lines.push_back(line);
+    return lines;
+}
+
+// A zombie counts as gone: whoever inherited it may be slow to reap it.
+bool process_is_alive(pid_t pid) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string pid_field, command, state;
+    if (!(stat >> pid_field >> command >> state))
+        return false;
+    return state != "Z" && state != "X";
+}
+
+// One symcoll-run process with its stdout and stderr captured.
+class LauncherRun {
+  public:
+    explicit LauncherRun(const std::vector<std::string> &args,
+                         const std::map<std::string, std::string> &env_overrides = {}) {
+        std::vector<std::string> argv_storage{kLauncher};
+        argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+        std::vector<std::string> env_storage;
+        for (char **entry = environ; *entry != nullptr; entry++) {
+            std::string var(*entry);
+            if (env_overrides.count(var.substr(0, var.find('='))) == 0)
+                env_storage.push_back(var);
+        }
+        for (const auto &[name, value] : env_overrides)
+            env_storage.push_back(name + "=" + value);
+
+        int out_pipe[2], err_pipe[2];
+        EXPECT_EQ(pipe(out_pipe), 0);
+        EXPECT_EQ(pipe(err_pipe), 0);
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
+        posix_spawn_file_actions_adddup2(&actions, err_pipe[1], STDERR_FILENO);
+        for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
+            posix_spawn_file_actions_addclose(&actions, fd);
+        std::vector<char *> argv = pointers(argv_storage);
+        std::vector<char *> envp = pointers(env_storage);
+        start_ = now_seconds();
+        int status = posix_spawn(&pid_, kLauncher, &actions, nullptr, argv.data(), envp.data());
+        posix_spawn_file_actions_destroy(&actions);
+        EXPECT_EQ(status, 0) << "posix_spawn " << kLauncher << ": " << strerror(status);
+        close(out_pipe[1]);
+        close(err_pipe[1]);
+        fds_[0] = out_pipe[0];
+        fds_[1] = err_pipe[0];
+    }
+
+    LauncherRun(const LauncherRun &) = delete;
+    LauncherRun &operator=(const LauncherRun &) = delete;
+
+    ~LauncherRun() {
+        if (!reaped_) {
+            kill(pid_, SIGKILL);
+            waitpid(pid_, nullptr, 0);
+        }
+        for (int fd : fds_)
+            if (fd >= 0)
+                close(fd);
+    }
+
+    // Reads until stdout holds `count` lines; false if the output ended or time ran out.
+    bool wait_for_stdout_lines(size_t count) {
+        double deadline = now_seconds() + kHungSeconds;
+        while (split_lines(result_.out).size() < count) {
+            if (now_seconds() > deadline || !read_some(deadline))
+                return false;
+        }
+        return true;
+    }
+
+    void send(int signal_number) {
+        kill(pid_, signal_number);
+    }
+
+    RunResult finish() {
+        double deadline = now_seconds() + kHungSeconds;
+        while (read_some(deadline)) {
+        }
+        if (fds_[0] >= 0 || fds_[1] >= 0) {
+            ADD_FAILURE() << "symcoll-run or its ranks still running after " << kHungSeconds
+                          << " s";
+            kill(pid_, SIGKILL);
+        }
+        int wait_status = 0;
+        waitpid(pid_, &wait_status, 0);
+        reaped_ = true;
+        result_.seconds = now_seconds() - start_;
+        result_.exit_code =
+            WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -WTERMSIG(wait_status);
+        return result_;
+    }
+
+  private:
+    static std::vector<char *> pointers(std::vector<std::string> &strings) {
+        std::vector<char *> result;
+        for (std::string &s : strings)
+            result.push_back(s.data());
+        result.push_back(nullptr);
+        return result;
+    }
+
+    // Reads what arrives before the deadline; false once both pipes ended or time ran out.
+    bool read_some(double deadline) {
+        pollfd fds[2] = {{fds_[0], POLLIN, 0}, {fds_[1], POLLIN, 0}};
+        if (fds_[0] < 0 && fds_[1] < 0)
+            return false;
+        double left_ms = (deadline - now_seconds()) * 1e3;
+        if (left_ms <= 0)
+            return false;
+        int ready = poll(fds, 2, static_cast<int>(left_ms));
+        if (ready < 0)
+            return errno == EINTR;
+        if (ready == 0)
+            return false;
+        std::string *sinks[2] = {&result_.out, &result_.err};
+        for (int i = 0; i < 2; i++) {
+            if (fds[i].fd < 0 || fds[i].revents == 0)
+                continue;
+            char chunk[4096];
+            ssize_t got = read(fds_[i], chunk, sizeof chunk);
+            if (got > 0) {
+                sinks[i]->append(chunk, static_cast<size_t>(got));
+            } else {
+                close(fds_[i]);
+                fds_[i] = -1;
+            }
+        }
+        return true;
+    }
+
+    pid_t pid_ = -1;
+    int fds_[2] = {-1, -1};
+    bool reaped_ = false;
+    double start_ = 0;
+    RunResult result_;
+};
+
+RunResult run_launcher(const std::vector<std::string> &args,
+                       const std::map<std::string, std::string> &env_overrides = {}) {
+    return LauncherRun(args, env_overrides).finish();
+}
+
+// The pids that `launcher_child print-pid` printed on stdout, by rank.
+std::map<int, pid_t> printed_pids(const std::string &out) {
+    std::map<int, pid_t> pids;
+    for (const std::string &line : split_lines(out)) {
+        int rank, pid;
+        if (sscanf(line.c_str(), "pid %d %d", &rank, &pid) == 2)
+            pids[rank] = pid;
+    }
+    return pids;
+}
+
+// A rank killed with the launcher may still be exiting when its pipes close.
+void expect_all_gone(const std::map<int, pid_t> &pids) {
+    double deadline = now_seconds() + 5;
+    for (const auto &[rank, pid] : pids) {
+        while (process_is_alive(pid) && now_seconds() < deadline)
+            usleep(10000);
+        EXPECT_FALSE(process_is_alive(pid)) << "rank " << rank << " (pid " << pid << ") survived";
+    }
+}
+
+// Lines tagged "[rank] ", without the tag, by rank; untagged lines under -1.
+std::map<int, std::vector<std::string>> lines_by_rank(const std::string &text) {
+    std::map<int, std::vector<std::string>> by_rank;
+    for (const std::string &line : split_lines(text)) {
+        int rank, tag_len = 0;
+        if (sscanf(line.c_str(), "[%d] %n", &rank, &tag_len) == 1 && tag_len > 0)
+            by_rank[rank].push_back(line.substr(static_cast<size_t>(tag_len)));
+        else
+            by_rank[-1].push_back(line);
+    }
+    return by_rank;
+}
+
+bool is_lowercase_hex(const std::string &text) {
+    return text.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+TEST(Launcher, EveryRankPassingExitsZero) {
+    RunResult run = run_launcher({"-n", "3", kChild, "exit", "0"});
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+}
+
+TEST(Launcher, FailingRankStopsTheOthersAndGivesItsStatus) {
+    // The second lets every rank print its pid before rank 1 fails.
+    RunResult run = run_launcher(
+        {"-n", "3", kChild, "print-pid", "sleep", "1", "exit-on", "1", "3", "sleep", "60"});
+    EXPECT_EQ(run.exit_code, 3) << run.err;
+    EXPECT_LT(run.seconds, 10);
+    EXPECT_NE(run.err.find("rank 1 exited with status 3"), std::string::npos) << run.err;
+    std::map<int, pid_t> pids = printed_pids(run.out);
+    EXPECT_EQ(pids.size(), 3u) << run.out;
+    expect_all_gone(pids);
+}
+
+TEST(Launcher, RankIgnoringSigtermIsKilledAfterTheGrace) {
+    // The second lets rank 0 ignore SIGTERM before rank 1 fails.
+    RunResult run = run_launcher({"-n", "2", kChild, "ignore-sigterm", "print-pid", "sleep", "1",
+                                  "exit-on", "1", "5", "sleep", "60"});
+    EXPECT_EQ(run.exit_code, 5) << run.err;
+    EXPECT_GE(run.seconds, 3.5);
+    EXPECT_LT(run.seconds, 15);
+    std::map<int, pid_t> pids = printed_pids(run.out);
+    EXPECT_EQ(pids.size(), 2u) << run.out;
+    expect_all_gone(pids);
+}
+
+TEST(Launcher, EveryRankSkippedExits77) {
+    RunResult run = run_launcher({"-n", "2", kChild, "exit", "77"});
+    EXPECT_EQ(run.exit_code, 77) << run.err;
+}
+
+TEST(Launcher, SkippedAndPassedRanksExitZero) {
+    RunResult run = run_launcher({"-n", "3", kChild, "exit-on", "1", "77"});
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+}
+
+TEST(Launcher, FailureWinsOverSkipped) {
+    RunResult run = run_launcher({"-n", "2", kChild, "exit-on", "0", "77", "exit", "4"});
+    EXPECT_EQ(run.exit_code, 4) << run.err;
+}
+
+TEST(Launcher, RankKilledBySignalGives128PlusSignal) {
+    RunResult run =
+        run_launcher({"-n", "2", kChild, "signal-on", "1", std::to_string(SIGUSR1), "sleep", "60"});
+    EXPECT_EQ(run.exit_code, 128 + SIGUSR1) << run.err;
+    EXPECT_LT(run.seconds, 10);
+    EXPECT_NE(run.err.find("rank 1 killed by signal " + std::to_string(SIGUSR1)), std::string::npos)
+        << run.err;
+}
+
+TEST(Launcher, TimeoutKillsTheRanksAndExits124) {
+    RunResult run = run_launcher({"--timeout", "1", "-n", "2", kChild, "print-pid", "sleep", "60"});
+    EXPECT_EQ(run.exit_code, 124) << run.err;
+    EXPECT_GE(run.seconds, 0.9);
+    EXPECT_LT(run.seconds, 10);
+    EXPECT_NE(run.err.find("ranks still running: 0 1\n"), std::string::npos) << run.err;
+    expect_all_gone(printed_pids(run.out));
+}
+
+TEST(Launcher, TimeoutNotReachedChangesNothing) {
+    RunResult run = run_launcher({"--timeout", "30", "-n", "2", kChild, "exit", "77"});
+    EXPECT_EQ(run.exit_code, 77) << run.err;
+    EXPECT_LT(run.seconds, 10);
+}
+
+TEST(Launcher, ForwardsSigtermToTheRanks) {
+    LauncherRun launcher({"-n", "2", kChild, "print-pid", "sleep", "60"});
+    ASSERT_TRUE(launcher.wait_for_stdout_lines(2));
+    launcher.send(SIGTERM);
+    RunResult run = launcher.finish();
+    EXPECT_EQ(run.exit_code, 128 + SIGTERM) << run.err;
+    EXPECT_LT(run.seconds, 10);
+    std::map<int, pid_t> pids = printed_pids(run.out);
+    EXPECT_EQ(pids.size(), 2u) << run.out;
+    expect_all_gone(pids);
+}
+
+TEST(Launcher, ForwardsSigintToTheRanks) {
+    LauncherRun launcher({"-n", "2", kChild, "print-pid", "sleep", "60"});
+    ASSERT_TRUE(launcher.wait_for_stdout_lines(2));
+    launcher.send(SIGINT);
+    RunResult run = launcher.finish();
+    EXPECT_EQ(run.exit_code, 128 + SIGINT) << run.err;
+    expect_all_gone(printed_pids(run.out));
+}
+
+TEST(Launcher, RanksDieWithAKilledLauncher) {
+    LauncherRun launcher({"-n", "2", kChild, "print-pid", "sleep", "60"});
+    ASSERT_TRUE(launcher.wait_for_stdout_lines(2));
+    launcher.send(SIGKILL);
+    // The ranks share the launcher's stdout, so this also waits for them to end.
+    RunResult run = launcher.finish();
+    EXPECT_EQ(run.exit_code, -SIGKILL);
+    EXPECT_LT(run.seconds, 10);
+    expect_all_gone(printed_pids(run.out));
+}
+
+// Stale launch variables in the launcher's environment must not reach the ranks.
+TEST(Launcher, SetsTheLaunchVariablesOfEveryRank) {
+    const int size = 3;
+    RunResult run = run_launcher({"--tag-output", "-n", std::to_string(size), kChild, "print-env"},
+                                 {{"SYMCOLL_RANK", "99"}, {"SYMCOLL_UNIQUEID", "stale"}});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    std::map<int, std::vector<std::string>> by_rank = lines_by_rank(run.out);
+    EXPECT_EQ(by_rank.count(-1), 0u) << run.out;
+    std::vector<std::string> uniqueid_lines;
+    for (int rank = 0; rank < size; rank++) {
+        const std::vector<std::string> &lines = by_rank[rank];
+        ASSERT_EQ(lines.size(), 5u) << run.out;
+        EXPECT_EQ(lines[0], "SYMCOLL_RANK=" + std::to_string(rank));
+        EXPECT_EQ(lines[1], "SYMCOLL_SIZE=" + std::to_string(size));
+        EXPECT_EQ(lines[2], "SYMCOLL_LOCAL_RANK=" + std::to_string(rank));
+        EXPECT_EQ(lines[3], "SYMCOLL_LOCAL_SIZE=" + std::to_string(size));
+        uniqueid_lines.push_back(lines[4]);
+    }
+    const std::string prefix = "SYMCOLL_UNIQUEID=";
+    if (uniqueid_lines[0] != "SYMCOLL_UNIQUEID unset") {
+        ASSERT_EQ(uniqueid_lines[0].compare(0, prefix.size(), prefix), 0) << uniqueid_lines[0];
+        std::string hex = uniqueid_lines[0].substr(prefix.size());
+        EXPECT_EQ(hex.size(), 256u) << hex;
+        EXPECT_TRUE(is_lowercase_hex(hex)) << hex;
+    }
+    for (const std::string &line : uniqueid_lines)
+        EXPECT_EQ(line, uniqueid_lines[0]) << "every rank must get the same unique id";
+}
+
+TEST(Launcher, WithoutNRunsOneRankPerLocalGpuOrOne) {
+    RunResult run = run_launcher({"--tag-output", kChild, "print-env"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    std::map<int, std::vector<std::string>> by_rank = lines_by_rank(run.out);
+    ASSERT_FALSE(by_rank[0].size() < 2) << run.out;
+    int size = 0;
+    ASSERT_EQ(sscanf(by_rank[0][1].c_str(), "SYMCOLL_SIZE=%d", &size), 1) << run.out;
+    EXPECT_GE(size, 1);
+    by_rank.erase(-1);
+    EXPECT_EQ(by_rank.size(), static_cast<size_t>(size)) << run.out;
+}
+
+TEST(Launcher, TagOutputPrefixesEveryLineWithItsRank) {
+    RunResult run = run_launcher({"--tag-output", "-n", "2", kChild, "print-lines"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    std::map<int, std::vector<std::string>> out = lines_by_rank(run.out);
+    std::map<int, std::vector<std::string>> err = lines_by_rank(run.err);
+    EXPECT_EQ(out.count(-1), 0u) << run.out;
+    EXPECT_EQ(err.count(-1), 0u) << run.err;
+    for (int rank = 0; rank < 2; rank++) {
+        EXPECT_EQ(out[rank], (std::vector<std::string>{"out line 1", "out line 2", "partial-out"}))
+            << run.out;
+        EXPECT_EQ(err[rank], (std::vector<std::string>{"err line 1", "partial-err"})) << run.err;
+    }
+    EXPECT_EQ(run.out.back(), '\n');
+    EXPECT_EQ(run.err.back(), '\n');
+}
+
+TEST(Launcher, WithoutTagOutputPassesOutputThrough) {
+    RunResult run = run_launcher({"-n", "1", kChild, "print-lines"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(run.out, "out line 1\nout line 2\npartial-out");
+    EXPECT_NE(run.err.find("err line 1\npartial-err"), std::string::npos) << run.err;
+}
+
+TEST(Launcher, OptionsEndAtTheProgram) {
+    RunResult run = run_launcher({"-n", "1", kChild, "print-args", "--tag-output", "-n", "5"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(run.out, "arg --tag-output\narg -n\narg 5\n");
+}
+
+TEST(Launcher, ProgramNotFoundExits127) {
+    RunResult run = run_launcher({"-n", "2", "/nonexistent/symcoll-program"});
+    EXPECT_EQ(run.exit_code, 127) << run.err;
+    EXPECT_NE(run.err.find("cannot run '/nonexistent/symcoll-program'"), std::string::npos)
+        << run.err;
+}
+
+TEST(Launcher, HelpPrintsUsage) {
+    for (const char *flag : {"-h", "--help"}) {
+        RunResult run = run_launcher({flag});
+        EXPECT_EQ(run.exit_code, 0) << flag;
+        EXPECT_EQ(run.out.rfind("Usage: symcoll-run", 0), 0u) << run.out;
+    }
+}
+
+class LauncherBadCommandLine : public ::testing::TestWithParam<std::vector<std::string>> {};
+
+TEST_P(LauncherBadCommandLine, ExitsTwoAndSaysWhy) {
+    std::vector<std::string> args = GetParam();
+    for (std::string &arg : args)
+        if (arg == "CHILD")
+            arg = kChild;
+    RunResult run = run_launcher(args);
+    EXPECT_EQ(run.exit_code, 2) << run.err;
+    EXPECT_EQ(run.out, "");
+    EXPECT_EQ(run.err.rfind("symcoll-run: ", 0), 0u) << run.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Launcher, LauncherBadCommandLine,
+                         ::testing::Values(std::vector<std::string>{"--bogus", "CHILD"},
+                                           std::vector<std::string>{"-z", "CHILD"},
+                                           std::vector<std::string>{"-n", "0", "CHILD"},
+                                           std::vector<std::string>{"-n", "-2", "CHILD"},
+                                           std::vector<std::string>{"-n", "abc", "CHILD"},
+                                           std::vector<std::string>{"-n", "100000", "CHILD"},
+                                           std::vector<std::string>{"-n"},
+                                           std::vector<std::string>{"--timeout", "-1", "CHILD"},
+                                           std::vector<std::string>{"--timeout", "0", "CHILD"},
+                                           std::vector<std::string>{"--timeout", "soon", "CHILD"},
+                                           std::vector<std::string>{"--timeout"},
+                                           std::vector<std::string>{},
+                                           std::vector<std::string>{"-n", "2"}));
+
+} // namespace
