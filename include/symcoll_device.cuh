@@ -412,11 +412,6 @@ SYMCOLL_DEV bool symcoll_dev_signal_wait_until(const symcoll_device_t &h, const 
     return symcoll_dev_wait(h, sig, cmp, value, SYMCOLL_COLL_DEVICE_API, -1);
 }
 
-/* Reads this PE's copy of a signal (relaxed, system scope). */
-SYMCOLL_DEV uint64_t symcoll_dev_signal_fetch(const uint64_t *sig) {
-    return symcoll_dev_load_relaxed(sig);
-}
-
 /* ---- barrier ---- */
 
 /* Barrier of the handle's team for the calling block (every thread of it calls): includes a

@@ -43,8 +43,15 @@ symcoll_status_t symcoll_check_pe(const char *fn, int pe) {
 symcoll_status_t symcoll_check_stream(const char *fn, cudaStream_t stream) {
     if (stream == 0 || stream == cudaStreamLegacy || stream == cudaStreamPerThread)
         return SYMCOLL_SUCCESS;
+    /* Querying a stream's device is not allowed while it is being captured (the capture
+     * would be invalidated); a stream of another device then fails at launch instead. */
+    enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    cudaError_t err = cudaStreamIsCapturing(stream, &capture);
+    if (err == cudaSuccess && capture != cudaStreamCaptureStatusNone)
+        return SYMCOLL_SUCCESS;
     int device = -1;
-    cudaError_t err = cudaStreamGetDevice(stream, &device);
+    if (err == cudaSuccess)
+        err = cudaStreamGetDevice(stream, &device);
     if (err != cudaSuccess) {
         cudaGetLastError();
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: stream %p is not valid: %s",

@@ -123,7 +123,7 @@ static symcoll_status_t agree_on_job(unsigned long long *job) {
 static symcoll_status_t create_bootstrap(const symcoll_launch_t *l,
                                          const symcoll_init_attr_t *attr) {
     const symcoll_env_t *e = symcoll_env();
-    if (attr && attr->bootstrap == SYMCOLL_BOOTSTRAP_PMIX) {
+    if ((attr && attr->bootstrap == SYMCOLL_BOOTSTRAP_PMIX) || !strcmp(e->bootstrap, "pmix")) {
         symcoll_g.boot = l->pmix;
         return SYMCOLL_SUCCESS;
     }

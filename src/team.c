@@ -214,8 +214,6 @@ symcoll_status_t symcoll_team_split_strided(symcoll_team_t parent, int start, in
             st = setup_team(index, slot, agreed.start, agreed.stride, agreed.size);
             if (st == SYMCOLL_SUCCESS)
                 st = symcoll_cuda_status(cudaDeviceSynchronize(), fn, "synchronize");
-        } else {
-            sync_slots_used |= 1u << slot; /* keep the slot numbering identical on all PEs */
         }
     }
     symcoll_status_t synced = symcoll_g.boot->barrier(symcoll_g.boot);

@@ -1,0 +1,98 @@
+/* Host steps shared by the data collectives: checks, then tuning, then kernel arguments. */
+#include <stdatomic.h>
+#include "collective_common.h"
+#include "env.h"
+
+symcoll_status_t symcoll_coll_begin(symcoll_coll_call_t *call, const char *fn,
+                                    symcoll_collective_t collective, symcoll_team_t team,
+                                    symcoll_datatype_t type, cudaStream_t stream) {
+    call->fn = fn;
+    call->collective = collective;
+    symcoll_status_t st = symcoll_team_for_call(fn, team, &call->team);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_check_stream(fn, stream);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    call->elem_size = symcoll_datatype_size(type);
+    if (!call->elem_size)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                 "%s: type %d is not a symcoll_datatype_t", fn, (int)type);
+    return SYMCOLL_SUCCESS;
+}
+
+symcoll_status_t symcoll_coll_bytes(const symcoll_coll_call_t *call, const char *arg, size_t count,
+                                    size_t per_count, size_t *bytes) {
+    return symcoll_check_count(call->fn, arg, count, call->elem_size * per_count, bytes);
+}
+
+symcoll_status_t symcoll_coll_check_buffers(const symcoll_coll_call_t *call, void *dst,
+                                            size_t dst_bytes, const void *src, size_t src_bytes,
+                                            bool in_place_ok) {
+    symcoll_status_t st = symcoll_check_symmetric(call->fn, "dst", dst, dst_bytes);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_check_symmetric(call->fn, "src", src, src_bytes);
+    if (st == SYMCOLL_SUCCESS && !(in_place_ok && dst == src))
+        st = symcoll_check_no_overlap(call->fn, "dst", dst, dst_bytes, "src", src, src_bytes);
+    return st;
+}
+
+/* Multiprocessors of this PE's GPU: asked once per process (and device), then cached as
+ * (device + 1) << 32 | count. */
+static symcoll_status_t gpu_sm_count(const char *fn, int *out) {
+    static _Atomic uint64_t cached;
+    uint64_t entry = atomic_load_explicit(&cached, memory_order_relaxed);
+    if ((int)(entry >> 32) - 1 != symcoll_g.device || !entry) {
+        int count = 0;
+        symcoll_status_t st = symcoll_cuda_status(
+            cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, symcoll_g.device), fn,
+            "cudaDeviceGetAttribute(cudaDevAttrMultiProcessorCount)");
+        if (st != SYMCOLL_SUCCESS)
+            return st;
+        entry = (uint64_t)(symcoll_g.device + 1) << 32 | (uint32_t)count;
+        atomic_store_explicit(&cached, entry, memory_order_relaxed);
+    }
+    *out = (int)(uint32_t)entry;
+    return SYMCOLL_SUCCESS;
+}
+
+symcoll_status_t symcoll_coll_prepare(const symcoll_coll_call_t *call, size_t tuning_bytes,
+                                      void *dst, const void *src, size_t bytes,
+                                      symcoll_coll_args_t *args, symcoll_choice_t *choice) {
+    const symcoll_team_state_t *t = call->team;
+    if (t->topo_class == TOPO_NO_P2P)
+        return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
+                                 "%s: team %d has members whose GPUs cannot reach each other "
+                                 "with loads and stores (no P2P path); such teams are not "
+                                 "supported yet",
+                                 call->fn, (int)t->handle);
+    int sm_count;
+    symcoll_status_t st = gpu_sm_count(call->fn, &sm_count);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    const char *forced = symcoll_tuning_forced(call->collective);
+    symcoll_tuning_query_t query = {
+        .collective = call->collective,
+        .bytes = tuning_bytes,
+        .elem_size = call->elem_size,
+        .team_size = t->size,
+        .topo = t->topo_class,
+        .sm_count = sm_count,
+        .forced = forced ? forced : symcoll_env_algo(call->collective),
+    };
+    st = symcoll_tuning_choose(&query, choice);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    *args = (symcoll_coll_args_t){
+        .h = symcoll_team_device(t),
+        .dst = dst,
+        .src = src,
+        .bytes = bytes,
+        .root = 0,
+        .algo = choice->algo,
+    };
+    return SYMCOLL_SUCCESS;
+}
+
+symcoll_status_t symcoll_coll_launched(const symcoll_coll_call_t *call, cudaError_t err) {
+    return symcoll_cuda_status(err, call->fn, "kernel launch");
+}

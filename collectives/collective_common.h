@@ -1,0 +1,44 @@
+/* Host steps shared by broadcast, reduce, fcollect and alltoall: argument checks, algorithm
+ * choice and the kernel arguments. No host sync, allocation or copy on any of these paths. */
+#ifndef SYMCOLL_COLLECTIVE_COMMON_H
+#define SYMCOLL_COLLECTIVE_COMMON_H
+
+#include <stdbool.h>
+#include "coll_launch.h"
+#include "internal.h"
+#include "tuning.h"
+
+/* One call in progress. */
+typedef struct {
+    const char *fn;
+    symcoll_collective_t collective;
+    symcoll_team_state_t *team;
+    size_t elem_size;
+} symcoll_coll_call_t;
+
+/* Checks init, team (membership, not broken), stream and datatype; fills *call. */
+symcoll_status_t symcoll_coll_begin(symcoll_coll_call_t *call, const char *fn,
+                                    symcoll_collective_t collective, symcoll_team_t team,
+                                    symcoll_datatype_t type, cudaStream_t stream);
+
+/* count elements of this call's type (times per_count) in bytes, checked for overflow. */
+symcoll_status_t symcoll_coll_bytes(const symcoll_coll_call_t *call, const char *arg, size_t count,
+                                    size_t per_count, size_t *bytes);
+
+/* dst and src are symmetric ranges of dst_bytes and src_bytes; they do not overlap, except
+ * that dst == src is allowed when in_place_ok. */
+symcoll_status_t symcoll_coll_check_buffers(const symcoll_coll_call_t *call, void *dst,
+                                            size_t dst_bytes, const void *src, size_t src_bytes,
+                                            bool in_place_ok);
+
+/* Picks the algorithm and grid for a message of tuning_bytes (nccl-tests convention) and
+ * fills *args (team handle, dst, src, bytes, algo). UNSUPPORTED for a team whose members
+ * cannot all reach each other with loads and stores. */
+symcoll_status_t symcoll_coll_prepare(const symcoll_coll_call_t *call, size_t tuning_bytes,
+                                      void *dst, const void *src, size_t bytes,
+                                      symcoll_coll_args_t *args, symcoll_choice_t *choice);
+
+/* The call's status after its launch function returned err. */
+symcoll_status_t symcoll_coll_launched(const symcoll_coll_call_t *call, cudaError_t err);
+
+#endif

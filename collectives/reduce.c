@@ -1,0 +1,43 @@
+/* reduce (OpenSHMEM semantics: every team member gets the result): dst = op over the
+ * members' src, count elements (in place: dst == src). */
+#include "collective_common.h"
+
+static bool is_float(symcoll_datatype_t type) {
+    return type == SYMCOLL_FLOAT16 || type == SYMCOLL_BFLOAT16 || type == SYMCOLL_FLOAT32 ||
+           type == SYMCOLL_FLOAT64;
+}
+
+static symcoll_status_t check_op(const char *fn, symcoll_datatype_t type, symcoll_op_t op) {
+    if ((int)op < 0 || op >= SYMCOLL_NUM_OPS)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: op %d is not a symcoll_op_t",
+                                 fn, (int)op);
+    if (is_float(type) && (op == SYMCOLL_AND || op == SYMCOLL_OR || op == SYMCOLL_XOR))
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                 "%s: op %s is defined for integer types only, not for type %s", fn,
+                                 symcoll_op_name(op), symcoll_datatype_name(type));
+    return SYMCOLL_SUCCESS;
+}
+
+symcoll_status_t symcoll_reduce_on_stream(symcoll_team_t team, void *dst, const void *src,
+                                          size_t count, symcoll_datatype_t type, symcoll_op_t op,
+                                          cudaStream_t stream) {
+    symcoll_coll_call_t call;
+    size_t bytes = 0;
+    symcoll_status_t st = symcoll_coll_begin(&call, "symcoll_reduce_on_stream", SYMCOLL_COLL_REDUCE,
+                                             team, type, stream);
+    if (st == SYMCOLL_SUCCESS)
+        st = check_op(call.fn, type, op);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_coll_bytes(&call, "count", count, 1, &bytes);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_coll_check_buffers(&call, dst, bytes, src, bytes, true);
+    if (st != SYMCOLL_SUCCESS || bytes == 0)
+        return st;
+    symcoll_coll_args_t args;
+    symcoll_choice_t choice;
+    st = symcoll_coll_prepare(&call, bytes, dst, src, bytes, &args, &choice);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    return symcoll_coll_launched(
+        &call, symcoll_reduce_launch(&args, type, op, choice.blocks, choice.threads, stream));
+}

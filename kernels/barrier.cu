@@ -1,0 +1,15 @@
+/* The team barrier kernel: one block, one synchronization point on slot 0. */
+#include "barrier_launch.h"
+#include "symcoll_device.cuh"
+
+/* One warp: each thread signals and awaits team_size / 32 peers at most. */
+#define BARRIER_THREADS 32
+
+static __global__ void barrier_kernel(symcoll_device_t h) {
+    symcoll_dev_sync_slot(h, 0, SYMCOLL_COLL_BARRIER);
+}
+
+extern "C" cudaError_t symcoll_barrier_launch(symcoll_device_t h, cudaStream_t stream) {
+    barrier_kernel<<<1, BARRIER_THREADS, 0, stream>>>(h);
+    return cudaGetLastError();
+}

@@ -1,0 +1,16 @@
+/* broadcast: the root's src into every member's dst (LL, pull from the root, or push
+ * from the root). */
+#include "coll_move.cuh"
+#include "tuning.h"
+
+static __global__ void COLL_LAUNCH_BOUNDS broadcast_kernel(symcoll_coll_args_t a) {
+    if (a.algo == SYMCOLL_BROADCAST_LL)
+        coll_move_ll(a, SYMCOLL_COLL_BROADCAST);
+    else
+        coll_move_bw(a, SYMCOLL_COLL_BROADCAST, a.algo == SYMCOLL_BROADCAST_PUSH);
+}
+
+extern "C" cudaError_t symcoll_broadcast_launch(const symcoll_coll_args_t *args, int blocks,
+                                                int threads, cudaStream_t stream) {
+    return coll_launch(broadcast_kernel, args, blocks, threads, stream);
+}

@@ -1,0 +1,134 @@
+/* LL exchange through the team's scratch (symcoll.h: ll_epoch, ack, ll buffers).
+ *
+ * A message is cut into rounds; in each round, block b of the kernel moves one piece of at
+ * most COLL_LL_PAYLOAD bytes per peer, as 16-byte packets (8 bytes of data, the epoch twice)
+ * that the consumer polls. Every round is one LL epoch of the block: epoch e writes the
+ * buffers of parity e & 1 and is acknowledged by every team member to every other one once
+ * it has read them, so a producer reuses a buffer (epoch e + 2) only after each consumer's
+ * ack of e: no entry synchronization, and no round trip in steady state. Every member takes
+ * part in every epoch of a block (even one that sends or receives nothing), so the epochs
+ * agree on all PEs. */
+#ifndef SYMCOLL_COLL_LL_CUH
+#define SYMCOLL_COLL_LL_CUH
+
+#include "coll_kernel.cuh"
+
+#define COLL_LL_PAYLOAD (SYMCOLL_LL_SLOT_BYTES / 2)
+
+/* Bytes [0, 8) of p as a little-endian word, at any alignment; avail < 8 reads only avail
+ * bytes (the last word of a message) and leaves the rest zero. */
+SYMCOLL_DEV uint64_t coll_load_word(const char *p, size_t avail) {
+    uint64_t v = 0;
+    if (avail >= 8 && (uintptr_t)p % 8 == 0)
+        return *(const uint64_t *)p;
+    if (avail >= 8 && (uintptr_t)p % 4 == 0) {
+        const uint32_t *q = (const uint32_t *)p;
+        return q[0] | (uint64_t)q[1] << 32;
+    }
+    if (avail >= 8 && (uintptr_t)p % 2 == 0) {
+        const uint16_t *q = (const uint16_t *)p;
+        return q[0] | (uint64_t)q[1] << 16 | (uint64_t)q[2] << 32 | (uint64_t)q[3] << 48;
+    }
+    for (size_t i = 0; i < 8 && i < avail; i++)
+        v |= (uint64_t)(uint8_t)p[i] << (8 * i);
+    return v;
+}
+
+/* Stores min(avail, 8) bytes of the little-endian word v at p, at any alignment. */
+SYMCOLL_DEV void coll_store_word(char *p, uint64_t v, size_t avail) {
+    if (avail >= 8 && (uintptr_t)p % 8 == 0) {
+        *(uint64_t *)p = v;
+    } else if (avail >= 8 && (uintptr_t)p % 4 == 0) {
+        uint32_t *q = (uint32_t *)p;
+        q[0] = (uint32_t)v;
+        q[1] = (uint32_t)(v >> 32);
+    } else if (avail >= 8 && (uintptr_t)p % 2 == 0) {
+        uint16_t *q = (uint16_t *)p;
+        for (int i = 0; i < 4; i++)
+            q[i] = (uint16_t)(v >> (16 * i));
+    } else {
+        for (size_t i = 0; i < 8 && i < avail; i++)
+            p[i] = (char)(v >> (8 * i));
+    }
+}
+
+/* Rounds of a payload of `bytes` per peer: each round moves gridDim.x pieces. */
+SYMCOLL_DEV size_t coll_ll_rounds(size_t bytes) {
+    size_t per_round = (size_t)gridDim.x * COLL_LL_PAYLOAD;
+    return (bytes + per_round - 1) / per_round;
+}
+
+/* This block's piece of round `round`: [*offset, *offset + *len) of the payload. */
+SYMCOLL_DEV void coll_ll_piece(size_t bytes, size_t round, size_t *offset, size_t *len) {
+    size_t first = (round * gridDim.x + blockIdx.x) * COLL_LL_PAYLOAD;
+    *offset = first < bytes ? first : bytes;
+    *len = bytes - *offset < COLL_LL_PAYLOAD ? bytes - *offset : COLL_LL_PAYLOAD;
+}
+
+/* The last LL epoch this block's slot has completed (read by every thread at kernel start). */
+SYMCOLL_DEV uint64_t coll_ll_epoch(const symcoll_device_t &h) {
+    return *symcoll_dev_ll_epoch(h, blockIdx.x);
+}
+
+/* Records the block's last completed epoch; after the final coll_ll_ack. */
+SYMCOLL_DEV void coll_ll_finish(const symcoll_device_t &h, uint64_t epoch) {
+    if (threadIdx.x == 0)
+        *symcoll_dev_ll_epoch(h, blockIdx.x) = epoch;
+}
+
+/* Before a producer writes epoch's buffers: waits until every peer has acknowledged
+ * epoch - 2, the last use of the same buffers. Whole block; false on timeout. */
+SYMCOLL_DEV bool coll_ll_wait_credit(const symcoll_device_t &h, uint64_t epoch, int collective) {
+    bool ok = true;
+    if (epoch > 2)
+        for (int m = threadIdx.x; m < h.team_size; m += blockDim.x)
+            if (m != h.team_my_pe)
+                ok = ok && symcoll_dev_wait(h, symcoll_dev_ll_ack(h, blockIdx.x, m), SYMCOLL_CMP_GE,
+                                            epoch - 2, collective, symcoll_dev_team_to_world(h, m));
+    return __syncthreads_and(ok);
+}
+
+/* Writes len bytes of src as packets of epoch into member's buffer from this PE. */
+SYMCOLL_DEV void coll_ll_send(const symcoll_device_t &h, int member, uint64_t epoch,
+                              const char *src, size_t len) {
+    char *buffer =
+        coll_member_ptr(h, symcoll_dev_ll_buffer(h, blockIdx.x, h.team_my_pe, epoch), member);
+    for (size_t w = threadIdx.x; w * 8 < len; w += blockDim.x)
+        symcoll_dev_ll_store(buffer + 16 * w, coll_load_word(src + 8 * w, len - 8 * w),
+                             (uint32_t)epoch);
+}
+
+/* Waits for word `word` of epoch from member; false on timeout. */
+SYMCOLL_DEV bool coll_ll_recv_word(const symcoll_device_t &h, int member, uint64_t epoch,
+                                   size_t word, uint64_t *data, int collective) {
+    const char *buffer = symcoll_dev_ll_buffer(h, blockIdx.x, member, epoch);
+    return symcoll_dev_ll_load(h, buffer + 16 * word, (uint32_t)epoch, data, collective,
+                               symcoll_dev_team_to_world(h, member));
+}
+
+/* Receives len bytes of epoch from member into dst; false on timeout. */
+SYMCOLL_DEV bool coll_ll_recv(const symcoll_device_t &h, int member, uint64_t epoch, char *dst,
+                              size_t len, int collective) {
+    for (size_t w = threadIdx.x; w * 8 < len; w += blockDim.x) {
+        uint64_t data;
+        if (!coll_ll_recv_word(h, member, epoch, w, &data, collective))
+            return false;
+        coll_store_word(dst + 8 * w, data, len - 8 * w);
+    }
+    return true;
+}
+
+/* Ends epoch for this block: once every thread has read its packets (ok: none timed out),
+ * tells every peer that this PE is done with epoch's buffers. Whole block; false if any
+ * thread timed out. */
+SYMCOLL_DEV bool coll_ll_ack(const symcoll_device_t &h, uint64_t epoch, bool ok) {
+    if (!__syncthreads_and(ok))
+        return false;
+    uint64_t *mine = symcoll_dev_ll_ack(h, blockIdx.x, h.team_my_pe);
+    for (int m = threadIdx.x; m < h.team_size; m += blockDim.x)
+        if (m != h.team_my_pe)
+            symcoll_dev_store_release(coll_member_ptr(h, mine, m), epoch);
+    return true;
+}
+
+#endif

@@ -1,0 +1,93 @@
+/* broadcast, fcollect and alltoall as flows between team members: each collective only says
+ * what member `from` sends to member `to` (coll_flow); the LL, push and pull algorithms move
+ * the flows. */
+#ifndef SYMCOLL_COLL_MOVE_CUH
+#define SYMCOLL_COLL_MOVE_CUH
+
+#include "coll_ll.cuh"
+
+/* The flow from member `from` to member `to`: args.bytes from the range *src of from's src
+ * buffer to the range *dst of to's dst buffer, both as this PE's symmetric addresses. False
+ * when nothing flows (a broadcast from a non-root, or the root's in-place copy). */
+SYMCOLL_DEV bool coll_flow(const symcoll_coll_args_t &a, int collective, int from, int to,
+                           const char **src, char **dst) {
+    switch (collective) {
+    case SYMCOLL_COLL_BROADCAST:
+        *src = a.src;
+        *dst = a.dst;
+        return from == a.root && (from != to || a.src != a.dst);
+    case SYMCOLL_COLL_FCOLLECT:
+        *src = a.src;
+        *dst = a.dst + (size_t)from * a.bytes;
+        return true;
+    default: /* alltoall */
+        *src = a.src + (size_t)to * a.bytes;
+        *dst = a.dst + (size_t)from * a.bytes;
+        return true;
+    }
+}
+
+/* LL: this PE's flows to peers go through their scratch; its own flow is a local copy. */
+SYMCOLL_DEV void coll_move_ll(const symcoll_coll_args_t &a, int collective) {
+    const symcoll_device_t &h = a.h;
+    const int me = h.team_my_pe;
+    const char *src;
+    char *dst;
+    bool produces = false;
+    for (int m = 0; m < h.team_size; m++)
+        produces = produces || (m != me && coll_flow(a, collective, me, m, &src, &dst));
+    uint64_t epoch = coll_ll_epoch(h);
+    size_t rounds = coll_ll_rounds(a.bytes);
+    for (size_t round = 0; round < rounds; round++) {
+        size_t offset, len;
+        coll_ll_piece(a.bytes, round, &offset, &len);
+        epoch++;
+        if (produces && !coll_ll_wait_credit(h, epoch, collective))
+            return;
+        for (int step = 1; step < h.team_size; step++) {
+            int m = coll_member_after(h, step);
+            if (coll_flow(a, collective, me, m, &src, &dst))
+                coll_ll_send(h, m, epoch, src + offset, len);
+        }
+        if (coll_flow(a, collective, me, me, &src, &dst))
+            coll_copy(dst + offset, src + offset, len);
+        bool ok = true;
+        for (int step = 1; ok && step < h.team_size; step++) {
+            int m = coll_member_after(h, step);
+            if (coll_flow(a, collective, m, me, &src, &dst))
+                ok = coll_ll_recv(h, m, epoch, dst + offset, len, collective);
+        }
+        if (!coll_ll_ack(h, epoch, ok))
+            return;
+    }
+    coll_ll_finish(h, epoch);
+}
+
+/* Bandwidth: block b moves part b of every flow, with 16-byte accesses where the buffers
+ * allow, straight to (push) or from (pull) the peer's memory. The entry sync of block slot b
+ * makes every peer's buffers ready; the exit sync keeps every peer's part b of src and dst
+ * in use until all are done with it. Blocks start at different members, so that the local
+ * copy overlaps the NVLink traffic of other blocks. */
+SYMCOLL_DEV void coll_move_bw(const symcoll_coll_args_t &a, int collective, bool push) {
+    const symcoll_device_t &h = a.h;
+    const int me = h.team_my_pe;
+    size_t begin, end;
+    coll_share(a.bytes, gridDim.x, blockIdx.x, 16, &begin, &end);
+    if (!symcoll_dev_sync_slot(h, blockIdx.x, collective))
+        return;
+    for (int step = 0; step < h.team_size; step++) {
+        int m = coll_member_after(h, step + blockIdx.x);
+        const char *src;
+        char *dst;
+        if (!coll_flow(a, collective, push ? me : m, push ? m : me, &src, &dst))
+            continue;
+        if (push)
+            dst = coll_member_ptr(h, dst, m);
+        else
+            src = coll_member_ptr(h, src, m);
+        coll_copy(dst + begin, src + begin, end - begin);
+    }
+    symcoll_dev_sync_slot(h, blockIdx.x, collective);
+}
+
+#endif

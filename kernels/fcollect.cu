@@ -1,0 +1,16 @@
+/* fcollect: every member's src into block <member> of every member's dst (LL, push or
+ * pull). */
+#include "coll_move.cuh"
+#include "tuning.h"
+
+static __global__ void COLL_LAUNCH_BOUNDS fcollect_kernel(symcoll_coll_args_t a) {
+    if (a.algo == SYMCOLL_FCOLLECT_LL)
+        coll_move_ll(a, SYMCOLL_COLL_FCOLLECT);
+    else
+        coll_move_bw(a, SYMCOLL_COLL_FCOLLECT, a.algo == SYMCOLL_FCOLLECT_PUSH);
+}
+
+extern "C" cudaError_t symcoll_fcollect_launch(const symcoll_coll_args_t *args, int blocks,
+                                               int threads, cudaStream_t stream) {
+    return coll_launch(fcollect_kernel, args, blocks, threads, stream);
+}

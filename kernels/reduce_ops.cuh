@@ -1,0 +1,111 @@
+/* Reduction datatypes and ops: accumulator types (float32 for the 16-bit floats), integer
+ * arithmetic that wraps, and lane-wise accumulation over packed words. */
+#ifndef SYMCOLL_REDUCE_OPS_CUH
+#define SYMCOLL_REDUCE_OPS_CUH
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <string.h>
+#include <type_traits>
+#include "symcoll_device.cuh"
+
+/* Member functions (SYMCOLL_DEV carries a storage class). */
+#define COLL_MEMBER __device__ __forceinline__
+
+template <typename T> struct coll_num {
+    typedef T acc;
+    static COLL_MEMBER acc widen(T x) {
+        return x;
+    }
+    static COLL_MEMBER T narrow(acc x) {
+        return x;
+    }
+};
+template <> struct coll_num<__half> {
+    typedef float acc;
+    static COLL_MEMBER acc widen(__half x) {
+        return __half2float(x);
+    }
+    static COLL_MEMBER __half narrow(acc x) {
+        return __float2half_rn(x);
+    }
+};
+template <> struct coll_num<__nv_bfloat16> {
+    typedef float acc;
+    static COLL_MEMBER acc widen(__nv_bfloat16 x) {
+        return __bfloat162float(x);
+    }
+    static COLL_MEMBER __nv_bfloat16 narrow(acc x) {
+        return __float2bfloat16_rn(x);
+    }
+};
+
+/* The type integer sums and products are computed in: unsigned, so that they wrap. */
+template <typename A, bool = std::is_integral<A>::value> struct coll_wrapping { typedef A type; };
+template <typename A> struct coll_wrapping<A, true> {
+    typedef typename std::make_unsigned<A>::type type;
+};
+
+struct coll_sum {
+    template <typename A> static COLL_MEMBER A apply(A x, A y) {
+        typedef typename coll_wrapping<A>::type W;
+        return (A)((W)x + (W)y);
+    }
+};
+struct coll_prod {
+    template <typename A> static COLL_MEMBER A apply(A x, A y) {
+        typedef typename coll_wrapping<A>::type W;
+        return (A)((W)x * (W)y);
+    }
+};
+struct coll_min {
+    template <typename A> static COLL_MEMBER A apply(A x, A y) {
+        return y < x ? y : x;
+    }
+};
+struct coll_max {
+    template <typename A> static COLL_MEMBER A apply(A x, A y) {
+        return x < y ? y : x;
+    }
+};
+struct coll_and {
+    template <typename A> static COLL_MEMBER A apply(A x, A y) {
+        return x & y;
+    }
+};
+struct coll_or {
+    template <typename A> static COLL_MEMBER A apply(A x, A y) {
+        return x | y;
+    }
+};
+struct coll_xor {
+    template <typename A> static COLL_MEMBER A apply(A x, A y) {
+        return x ^ y;
+    }
+};
+
+/* Accumulators for the LANES elements of type T packed in a word W (8 or 16 bytes), combined
+ * in the order the words arrive. */
+template <typename T, typename Op, typename W> struct coll_lanes {
+    static const int LANES = sizeof(W) / sizeof(T);
+    typename coll_num<T>::acc v[LANES];
+
+    COLL_MEMBER void add(const W &word, bool first) {
+        T x[LANES];
+        memcpy(x, &word, sizeof x);
+#pragma unroll
+        for (int l = 0; l < LANES; l++)
+            v[l] = first ? coll_num<T>::widen(x[l]) : Op::apply(v[l], coll_num<T>::widen(x[l]));
+    }
+    COLL_MEMBER W result() const {
+        T x[LANES];
+#pragma unroll
+        for (int l = 0; l < LANES; l++)
+            x[l] = coll_num<T>::narrow(v[l]);
+        W word;
+        memcpy(&word, x, sizeof word);
+        return word;
+    }
+};
+
+#endif

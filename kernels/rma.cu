@@ -1,0 +1,34 @@
+/* Kernels of the host-side RMA calls (src/rma.c). */
+#include "rma_launch.h"
+#include "symcoll_device.cuh"
+
+#define PUT_SIGNAL_THREADS 512
+
+static __global__ void put_signal_kernel(void *peer_dst, const void *src, size_t bytes,
+                                         uint64_t *peer_sig, uint64_t value,
+                                         symcoll_signal_op_t op) {
+    symcoll_dev_copy(peer_dst, src, bytes, threadIdx.x, blockDim.x);
+    __syncthreads();
+    if (threadIdx.x == 0)
+        symcoll_dev_signal_update(peer_sig, value, op);
+}
+
+static __global__ void signal_wait_kernel(symcoll_device_t h, const uint64_t *sig,
+                                          symcoll_cmp_t cmp, uint64_t value) {
+    symcoll_dev_wait(h, sig, cmp, value, SYMCOLL_COLL_SIGNAL_WAIT, -1);
+}
+
+extern "C" cudaError_t symcoll_put_signal_launch(void *peer_dst, const void *src, size_t bytes,
+                                                 uint64_t *peer_sig, uint64_t value,
+                                                 symcoll_signal_op_t op, cudaStream_t stream) {
+    int threads = bytes == 0 ? 1 : PUT_SIGNAL_THREADS;
+    put_signal_kernel<<<1, threads, 0, stream>>>(peer_dst, src, bytes, peer_sig, value, op);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t symcoll_signal_wait_launch(symcoll_device_t h, const uint64_t *sig,
+                                                  symcoll_cmp_t cmp, uint64_t value,
+                                                  cudaStream_t stream) {
+    signal_wait_kernel<<<1, 1, 0, stream>>>(h, sig, cmp, value);
+    return cudaGetLastError();
+}

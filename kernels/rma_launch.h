@@ -1,0 +1,30 @@
+/* Launch functions of kernels/rma.cu, called by src/rma.c. */
+#ifndef SYMCOLL_RMA_LAUNCH_H
+#define SYMCOLL_RMA_LAUNCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "symcoll.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest put_signal whose data the signal kernel copies itself; larger ones go through the
+ * copy engine first and the kernel only updates the signal. */
+#define SYMCOLL_PUT_SIGNAL_FUSED_MAX ((size_t)64 * 1024)
+
+/* One kernel: copies bytes (<= SYMCOLL_PUT_SIGNAL_FUSED_MAX, 0 for none) from src to the
+ * peer address peer_dst, then updates the peer signal with release semantics. */
+cudaError_t symcoll_put_signal_launch(void *peer_dst, const void *src, size_t bytes,
+                                      uint64_t *peer_sig, uint64_t value, symcoll_signal_op_t op,
+                                      cudaStream_t stream);
+
+/* One single-thread kernel: waits until (*sig cmp value) under h's timeout. */
+cudaError_t symcoll_signal_wait_launch(symcoll_device_t h, const uint64_t *sig, symcoll_cmp_t cmp,
+                                       uint64_t value, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,485 @@
+#include "args.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topology.h"
+
+typedef struct {
+    perf_args_t *args;
+    char *err;
+    size_t err_len;
+    const char *flag; /* the flag being applied, as the user spelled it */
+    bool mode_given, npes_given, iters_given, factor_given, step_given;
+} parser_t;
+
+static int fail(parser_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(parser_t *p, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->err, p->err_len, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int perf_parse_bytes(const char *text, size_t *out) {
+    if (text[0] < '0' || text[0] > '9') {
+        return -1;
+    }
+    errno = 0;
+    char *end;
+    unsigned long long value = strtoull(text, &end, 10);
+    if (errno != 0) {
+        return -1;
+    }
+    unsigned shift = 0;
+    switch (*end) {
+    case '\0':
+        break;
+    case 'k':
+    case 'K':
+        shift = 10;
+        break;
+    case 'm':
+    case 'M':
+        shift = 20;
+        break;
+    case 'g':
+    case 'G':
+        shift = 30;
+        break;
+    default:
+        return -1;
+    }
+    if (*end != '\0' && end[1] != '\0') {
+        return -1;
+    }
+    if (value > (SIZE_MAX >> shift)) {
+        return -1;
+    }
+    *out = (size_t)value << shift;
+    return 0;
+}
+
+static int parse_int(parser_t *p, const char *value, int lo, int hi, int *out) {
+    errno = 0;
+    char *end;
+    long v = strtol(value, &end, 10);
+    if (errno != 0 || end == value || *end != '\0' || v < lo || v > hi) {
+        return fail(p, "%s: bad value '%s' (expected an integer from %d to %d)", p->flag, value, lo,
+                    hi);
+    }
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_size_flag(parser_t *p, const char *value, size_t *out) {
+    if (perf_parse_bytes(value, out) != 0) {
+        return fail(p, "%s: bad size '%s' (expected bytes with an optional k, m or g suffix)",
+                    p->flag, value);
+    }
+    return 0;
+}
+
+/* Parses "all" or a comma-separated list of names into selected[0..n). */
+static int parse_name_list(parser_t *p, const char *value, bool *selected, int n,
+                           int (*from_name)(const char *), const char *what) {
+    memset(selected, 0, sizeof(bool) * (size_t)n);
+    if (strcmp(value, "all") == 0) {
+        for (int i = 0; i < n; i++) {
+            selected[i] = true;
+        }
+        return 0;
+    }
+    char name[64];
+    const char *start = value;
+    for (;;) {
+        size_t len = strcspn(start, ",");
+        int found = -1;
+        if (len < sizeof name) {
+            memcpy(name, start, len);
+            name[len] = '\0';
+            found = from_name(name);
+        }
+        if (found < 0) {
+            return fail(p, "%s: unknown %s '%.*s' in '%s'", p->flag, what, (int)len, start, value);
+        }
+        selected[found] = true;
+        if (start[len] == '\0') {
+            return 0;
+        }
+        start += len + 1;
+    }
+}
+
+static int set_min_bytes(parser_t *p, const char *v) {
+    return parse_size_flag(p, v, &p->args->min_bytes);
+}
+static int set_max_bytes(parser_t *p, const char *v) {
+    return parse_size_flag(p, v, &p->args->max_bytes);
+}
+static int set_step_bytes(parser_t *p, const char *v) {
+    p->step_given = true;
+    return parse_size_flag(p, v, &p->args->step_bytes);
+}
+static int set_step_factor(parser_t *p, const char *v) {
+    int factor;
+    p->factor_given = true;
+    if (parse_int(p, v, 2, 1 << 20, &factor) != 0) {
+        return -1;
+    }
+    p->args->step_factor = (size_t)factor;
+    return 0;
+}
+static int set_iters(parser_t *p, const char *v) {
+    p->iters_given = true;
+    return parse_int(p, v, 1, 1 << 24, &p->args->iters);
+}
+static int set_warmup(parser_t *p, const char *v) {
+    return parse_int(p, v, 0, 1 << 24, &p->args->warmup);
+}
+static int set_timings(parser_t *p, const char *v) {
+    return parse_int(p, v, 1, 1000, &p->args->timings);
+}
+static int set_check(parser_t *p, const char *v) {
+    int check;
+    if (parse_int(p, v, 0, INT_MAX, &check) != 0) {
+        return -1;
+    }
+    p->args->check = check != 0;
+    return 0;
+}
+static int set_types(parser_t *p, const char *v) {
+    return parse_name_list(p, v, p->args->types, SYMCOLL_NUM_DATATYPES, perf_datatype_from_name,
+                           "datatype");
+}
+static int set_redops(parser_t *p, const char *v) {
+    return parse_name_list(p, v, p->args->redops, SYMCOLL_NUM_OPS, perf_redop_from_name,
+                           "reduction op");
+}
+static int set_ops(parser_t *p, const char *v) {
+    return parse_name_list(p, v, p->args->ops, PERF_NUM_OPS, perf_op_from_name, "collective");
+}
+static int set_root(parser_t *p, const char *v) {
+    return parse_int(p, v, 0, SYMCOLL_TOPO_MAX_PES - 1, &p->args->root);
+}
+static int set_graph_calls(parser_t *p, const char *v) {
+    return parse_int(p, v, 0, 1 << 20, &p->args->graph_calls);
+}
+static int set_average(parser_t *p, const char *v) {
+    int average;
+    if (parse_int(p, v, 0, 3, &average) != 0) {
+        return -1;
+    }
+    p->args->average = (perf_average_t)average;
+    return 0;
+}
+static int set_team(parser_t *p, const char *v) {
+    if (strcmp(v, "world") == 0) {
+        p->args->team = SYMCOLL_TEAM_WORLD;
+    } else if (strcmp(v, "node") == 0) {
+        p->args->team = SYMCOLL_TEAM_NODE;
+    } else {
+        return fail(p, "%s: unknown team '%s' (expected world or node)", p->flag, v);
+    }
+    return 0;
+}
+static int set_mode(parser_t *p, const char *v) {
+    p->mode_given = true;
+    if (strcmp(v, "stream") == 0) {
+        p->args->modes = PERF_MODE_STREAM;
+    } else if (strcmp(v, "graph") == 0) {
+        p->args->modes = PERF_MODE_GRAPH;
+    } else if (strcmp(v, "both") == 0) {
+        p->args->modes = PERF_MODE_STREAM | PERF_MODE_GRAPH;
+    } else {
+        return fail(p, "%s: unknown mode '%s' (expected stream, graph or both)", p->flag, v);
+    }
+    return 0;
+}
+static int set_compare(parser_t *p, const char *v) {
+    if (strcmp(v, "nccl") != 0) {
+        return fail(p, "%s: cannot compare with '%s' (expected nccl)", p->flag, v);
+    }
+    p->args->compare_nccl = true;
+    return 0;
+}
+static int set_csv(parser_t *p, const char *v) {
+    p->args->csv_path = v;
+    return 0;
+}
+static int set_plot(parser_t *p, const char *v) {
+    p->args->plot_path = v;
+    return 0;
+}
+static int set_topology_file(parser_t *p, const char *v) {
+    p->args->topology_file = v;
+    return 0;
+}
+static int set_npes(parser_t *p, const char *v) {
+    p->npes_given = true;
+    return parse_int(p, v, 1, SYMCOLL_TOPO_MAX_PES, &p->args->npes);
+}
+static int set_help(parser_t *p, const char *v) {
+    (void)v;
+    p->args->help = true;
+    return 0;
+}
+static int set_topology(parser_t *p, const char *v) {
+    (void)v;
+    p->args->topology = true;
+    return 0;
+}
+static int set_explain(parser_t *p, const char *v) {
+    (void)v;
+    p->args->explain = true;
+    return 0;
+}
+
+typedef struct {
+    char short_name; /* 0: long form only */
+    const char *long_name;
+    bool takes_value;
+    int (*apply)(parser_t *p, const char *value);
+} flag_t;
+
+static const flag_t flags[] = {
+    {'b', "minbytes", true, set_min_bytes},
+    {'e', "maxbytes", true, set_max_bytes},
+    {'i', "stepbytes", true, set_step_bytes},
+    {'f', "stepfactor", true, set_step_factor},
+    {'n', "iters", true, set_iters},
+    {'w', "warmup_iters", true, set_warmup},
+    {0, "timings", true, set_timings},
+    {'c', "check", true, set_check},
+    {'d', "datatype", true, set_types},
+    {'o', "redop", true, set_redops},
+    {'r', "root", true, set_root},
+    {'G', "cudagraph", true, set_graph_calls},
+    {'a', "average", true, set_average},
+    {0, "op", true, set_ops},
+    {0, "team", true, set_team},
+    {0, "mode", true, set_mode},
+    {0, "compare", true, set_compare},
+    {0, "csv", true, set_csv},
+    {0, "plot", true, set_plot},
+    {0, "explain", false, set_explain},
+    {0, "topology-file", true, set_topology_file},
+    {0, "npes", true, set_npes},
+    {0, "topology", false, set_topology},
+    {'h', "help", false, set_help},
+};
+
+/* Finds the flag of argument arg; *inline_value is set for "--name=value" and "-bVALUE". */
+static const flag_t *find_flag(const char *arg, const char **inline_value) {
+    *inline_value = NULL;
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        const flag_t *f = &flags[i];
+        if (arg[1] == '-') {
+            size_t len = strlen(f->long_name);
+            if (strncmp(arg + 2, f->long_name, len) == 0 &&
+                (arg[2 + len] == '\0' || (arg[2 + len] == '=' && f->takes_value))) {
+                *inline_value = arg[2 + len] == '=' ? arg + 3 + len : NULL;
+                return f;
+            }
+        } else if (f->short_name != 0 && arg[1] == f->short_name &&
+                   (arg[2] == '\0' || f->takes_value)) {
+            *inline_value = arg[2] != '\0' ? arg + 2 : NULL;
+            return f;
+        }
+    }
+    return NULL;
+}
+
+static size_t count_valid_reductions(const perf_args_t *a) {
+    size_t n = 0;
+    for (int t = 0; t < SYMCOLL_NUM_DATATYPES; t++) {
+        for (int op = 0; op < SYMCOLL_NUM_OPS; op++) {
+            n += a->types[t] && a->redops[op] &&
+                 perf_redop_valid((symcoll_datatype_t)t, (symcoll_op_t)op);
+        }
+    }
+    return n;
+}
+
+/* Settings that depend on several flags, and the checks between them. */
+static int finish(parser_t *p) {
+    perf_args_t *a = p->args;
+    p->flag = "arguments";
+    if (p->factor_given && p->step_given) {
+        return fail(p, "-f/--stepfactor and -i/--stepbytes exclude each other: give one");
+    }
+    if (p->step_given) {
+        a->step_factor = 1;
+        if (a->step_bytes == 0) {
+            return fail(p, "-i/--stepbytes: 0 would not advance the sizes");
+        }
+    } else if (a->min_bytes == 0) {
+        return fail(p, "-b/--minbytes 0 with a step factor would not advance: give -b > 0 or -i");
+    }
+    if (a->min_bytes > a->max_bytes) {
+        return fail(p, "-b/--minbytes %zu is larger than -e/--maxbytes %zu", a->min_bytes,
+                    a->max_bytes);
+    }
+    size_t scratch[PERF_MAX_SIZES + 1];
+    if (perf_size_list(a, scratch, PERF_MAX_SIZES + 1) > PERF_MAX_SIZES) {
+        return fail(p, "-b %zu to -e %zu gives more than %d sizes: raise -f or -i", a->min_bytes,
+                    a->max_bytes, PERF_MAX_SIZES);
+    }
+    if (a->ops[PERF_OP_REDUCE] && count_valid_reductions(a) == 0) {
+        return fail(p, "-o/--redop: no selected reduction op applies to the selected datatypes "
+                       "(and, or, xor are for integer types)");
+    }
+    if (!p->mode_given) {
+        a->modes = a->graph_calls > 0 ? PERF_MODE_GRAPH : PERF_MODE_STREAM;
+    }
+    if ((a->modes & PERF_MODE_GRAPH) && a->graph_calls == 0) {
+        a->graph_calls = a->iters;
+    }
+    if (a->explain && a->topology) {
+        return fail(p, "--explain and --topology exclude each other: give one");
+    }
+    if (a->explain && !p->npes_given && p->iters_given) {
+        a->npes = a->iters; /* under --explain, -n is the team size */
+        if (a->npes > SYMCOLL_TOPO_MAX_PES) {
+            return fail(p, "--explain -n %d: at most %d PEs", a->npes, SYMCOLL_TOPO_MAX_PES);
+        }
+    }
+    if (a->explain && a->ops[PERF_OP_BROADCAST] && a->root >= a->npes && a->topology_file == NULL) {
+        return fail(p, "-r/--root %d out of range for %d PEs", a->root, a->npes);
+    }
+    return 0;
+}
+
+void perf_args_default(perf_args_t *a) {
+    memset(a, 0, sizeof *a);
+    a->min_bytes = 8;
+    a->max_bytes = (size_t)128 << 20;
+    a->step_factor = 8;
+    a->step_bytes = (size_t)1 << 20;
+    a->iters = 20;
+    a->warmup = 5;
+    a->timings = 7;
+    a->check = true;
+    for (int op = 0; op < PERF_NUM_OPS; op++) {
+        a->ops[op] = true;
+    }
+    a->types[SYMCOLL_FLOAT32] = true;
+    a->redops[SYMCOLL_SUM] = true;
+    a->modes = PERF_MODE_STREAM;
+    a->average = PERF_AVERAGE_MEAN;
+    a->team = SYMCOLL_TEAM_WORLD;
+    a->npes = 2;
+}
+
+int perf_args_parse(int argc, char *const argv[], perf_args_t *args, char *err, size_t err_len) {
+    parser_t p = {.args = args, .err = err, .err_len = err_len};
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *value;
+        const flag_t *f = arg[0] == '-' && arg[1] != '\0' ? find_flag(arg, &value) : NULL;
+        if (f == NULL) {
+            p.flag = arg;
+            return fail(&p, "%s: unknown %s (see --help)", arg,
+                        arg[0] == '-' ? "flag" : "argument");
+        }
+        p.flag = arg;
+        if (f->takes_value && value == NULL) {
+            if (i + 1 == argc) {
+                return fail(&p, "%s: missing value", arg);
+            }
+            value = argv[++i];
+        }
+        if (f->apply(&p, value) != 0) {
+            return -1;
+        }
+        if (args->help) {
+            return 0;
+        }
+    }
+    return finish(&p);
+}
+
+size_t perf_size_list(const perf_args_t *a, size_t *sizes, size_t max) {
+    size_t n = 0;
+    size_t size = a->min_bytes;
+    while (n < max && size <= a->max_bytes) {
+        sizes[n++] = size;
+        size_t next = a->step_factor > 1 ? size * a->step_factor : size + a->step_bytes;
+        if (next <= size || (a->step_factor > 1 && next / a->step_factor != size)) {
+            break; /* overflow */
+        }
+        size = next;
+    }
+    return n;
+}
+
+void perf_args_usage(FILE *out) {
+    fputs("Usage: symcoll-run -n <PEs> symcoll-perf [flags]\n"
+          "       symcoll-perf --explain [--topology-file FILE | -n PEs] [flags]\n"
+          "\n"
+          "Times symcoll's collectives over a range of sizes, like nccl-tests. Without flags\n"
+          "it sweeps every collective from 8 B to 128 MiB (factor 8), float32, sum, with a\n"
+          "correctness check. Output (rank 0 only): size, count, type, redop, root, time (us),\n"
+          "algbw and busbw (GB/s, nccl-tests conventions), #wrong, and the chosen algorithm,\n"
+          "after a 'launch' row: an empty kernel launched the same way (the floor).\n"
+          "\n"
+          "Sizes (bytes; k, m, g suffixes are powers of 1024):\n"
+          "  -b, --minbytes SIZE      smallest size (default 8)\n"
+          "  -e, --maxbytes SIZE      largest size (default 128m)\n"
+          "  -f, --stepfactor N       multiply the size by N each step (default 8)\n"
+          "  -i, --stepbytes SIZE     add SIZE each step instead of multiplying\n"
+          "      Sizes count as in nccl-tests: broadcast and reduce the per-PE buffer,\n"
+          "      fcollect and alltoall the whole destination; a size that holds less than one\n"
+          "      element (per PE) is skipped.\n"
+          "\n"
+          "What to run:\n"
+          "      --op LIST            barrier, broadcast, reduce, fcollect, alltoall, or all\n"
+          "                           (comma-separated; default all)\n"
+          "  -d, --datatype LIST      int8 uint8 int32 uint32 int64 uint64 float16 bfloat16\n"
+          "                           float32 float64 (also half float double int), or all\n"
+          "                           (default float32)\n"
+          "  -o, --redop LIST         sum prod min max and or xor, or all (default sum);\n"
+          "                           and/or/xor run on integer types only\n"
+          "  -r, --root PE            broadcast root, a team PE (default 0)\n"
+          "      --team world|node    team to run on (default world)\n"
+          "\n"
+          "Timing (device events; the PEs meet in a barrier before each timing):\n"
+          "  -n, --iters N            back-to-back calls per timing (default 20)\n"
+          "  -w, --warmup_iters N     calls before the timings (default 5)\n"
+          "      --timings N          timings per case; the median is reported (default 7)\n"
+          "  -G, --cudagraph N        graph mode: capture N calls per CUDA graph and time its\n"
+          "                           replays (time per call is reported)\n"
+          "      --mode stream|graph|both  which modes to run (default: graph when -G > 0,\n"
+          "                           else stream; graph without -G captures -n calls)\n"
+          "  -a, --average 0|1|2|3    time across PEs: 0 PE 0's, 1 mean (default), 2 min, 3 max\n"
+          "  -c, --check 0|1          check results against a CPU reference on fresh random\n"
+          "                           data on every PE (default 1); #wrong sums all PEs\n"
+          "\n"
+          "Comparison and output:\n"
+          "      --compare nccl       time the same collective through NCCL in the same run,\n"
+          "                           on plain buffers and on symmetric windows, and print our\n"
+          "                           time over the better of the two (ratio < 1: we are faster)\n"
+          "      --csv FILE           one row per (op, size, type, redop, mode)\n"
+          "      --plot FILE.png      plot latency and bus bandwidth (python3 + matplotlib; the\n"
+          "                           script is symcoll-perf-plot.py next to this program, or\n"
+          "                           $SYMCOLL_PERF_PLOT)\n"
+          "\n"
+          "Without running anything:\n"
+          "      --explain            for each size, the algorithm and grid that tuning picks,\n"
+          "                           and why (no GPU, no launcher needed)\n"
+          "      --topology-file FILE topology for --explain (format of symcoll_topology_parse:\n"
+          "                           the PE count, then one row per PE of X, NV<k>, PIX or -)\n"
+          "      --npes N             team size for --explain without a topology file, all\n"
+          "                           NVLink (default 2); under --explain, -n means this too\n"
+          "      --topology           print the topology matrix after init, then exit\n"
+          "  -h, --help               this text\n"
+          "\n"
+          "Environment: SYMCOLL_SYMMETRIC_SIZE (set to 3 x maxbytes + 64 MiB when unset),\n"
+          "SYMCOLL_ALGO_<COLLECTIVE> forces an algorithm (shown by --explain too).\n"
+          "Exit status: 0 success, 1 failure or wrong results, 2 bad flags, 77 no GPU.\n",
+          out);
+}

@@ -1,0 +1,71 @@
+/* symcoll-perf command line: nccl-tests-style flags plus symcoll's own. */
+#ifndef SYMCOLL_PERF_ARGS_H
+#define SYMCOLL_PERF_ARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "ops.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { PERF_MODE_STREAM = 1, PERF_MODE_GRAPH = 2 }; /* bits of perf_args_t.modes */
+
+/* How the PEs' times combine into the reported one (nccl-tests -a). */
+typedef enum {
+    PERF_AVERAGE_PE0 = 0,
+    PERF_AVERAGE_MEAN = 1,
+    PERF_AVERAGE_MIN = 2,
+    PERF_AVERAGE_MAX = 3
+} perf_average_t;
+
+#define PERF_MAX_SIZES 4096
+
+typedef struct {
+    size_t min_bytes, max_bytes;
+    size_t step_factor; /* > 1: each size is the last times this */
+    size_t step_bytes;  /* step_factor <= 1: each size is the last plus this */
+    int iters;          /* calls per timing */
+    int warmup;         /* calls before the timings */
+    int timings;        /* timings per case; the median is reported */
+    bool check;
+    bool ops[PERF_NUM_OPS];
+    bool types[SYMCOLL_NUM_DATATYPES];
+    bool redops[SYMCOLL_NUM_OPS];
+    int root;
+    int graph_calls; /* calls captured per CUDA graph in graph mode */
+    unsigned modes;  /* PERF_MODE_* bits */
+    perf_average_t average;
+    symcoll_team_t team;
+    bool compare_nccl;
+    const char *csv_path;
+    const char *plot_path;
+    bool help;
+    bool topology;             /* print the topology matrix after init and exit */
+    bool explain;              /* print the tuning choices without running anything */
+    const char *topology_file; /* --explain: the topology to explain for */
+    int npes;                  /* --explain without a topology file: team size */
+} perf_args_t;
+
+/* The defaults: every collective, 8 B to 128 MiB by factor 8, float32, sum, checked, stream
+ * mode, 20 calls per timing, 5 warm-up calls, 7 timings, mean over PEs, team world. */
+void perf_args_default(perf_args_t *args);
+
+/* Parses argv[1..argc) into *args (which starts from perf_args_default). Returns 0, or -1
+ * with a one-line reason naming the flag and its value in err. */
+int perf_args_parse(int argc, char *const argv[], perf_args_t *args, char *err, size_t err_len);
+
+/* Parses a byte count with an optional k/m/g suffix (binary: 1k = 1024). 0 or -1. */
+int perf_parse_bytes(const char *text, size_t *out);
+
+/* The requested sizes, smallest first; returns how many (at most max). */
+size_t perf_size_list(const perf_args_t *args, size_t *sizes, size_t max);
+
+void perf_args_usage(FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,22 @@
+/* The algorithm tuning/ picks for a call, asked the way the collective itself asks. */
+#ifndef SYMCOLL_PERF_CHOICE_H
+#define SYMCOLL_PERF_CHOICE_H
+
+#include "ops.h"
+#include "topology.h"
+#include "tuning.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* bytes in the nccl-tests convention (0 for barrier); sm_count 0 lets tuning assume one.
+ * Honours SYMCOLL_ALGO_<COLLECTIVE>. Returns tuning's status (INVALID_ARGUMENT when the
+ * variable names no algorithm; symcoll_last_error() says why). */
+symcoll_status_t perf_choose(perf_op_t op, size_t bytes, size_t elem_size, int team_size,
+                             topo_class_t topo, int sm_count, symcoll_choice_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,24 @@
+/* --explain: what tuning/ picks for every requested size, and why, without a GPU. */
+#ifndef SYMCOLL_PERF_EXPLAIN_H
+#define SYMCOLL_PERF_EXPLAIN_H
+
+#include <stdio.h>
+#include "args.h"
+#include "topology.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Prints the choices for args (topology from args->topology_file, else args->npes PEs all
+ * joined by NVLink) to out; problems go to err. Returns the exit status: 0, 2 for a bad
+ * topology file or root, 1 when tuning rejects a forced algorithm. */
+int perf_explain(const perf_args_t *args, FILE *out, FILE *err);
+
+/* Writes the topology matrix with prefix before every line. */
+void perf_print_topology(FILE *out, const symcoll_topology_t *topo, const char *prefix);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,83 @@
+/* symcoll-perf: the sweep CLI. See perf_args_usage (--help) for what it does. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "args.h"
+#include "explain.h"
+#include "internal.h"
+#include "sweep.h"
+
+#define EXIT_BAD_FLAGS 2
+#define EXIT_SKIPPED 77
+
+/* Room for the sweep's source and destination buffers and the library's own state. */
+static void size_heap_for(const perf_args_t *args) {
+    if (getenv("SYMCOLL_SYMMETRIC_SIZE") != NULL) {
+        return;
+    }
+    char bytes[32];
+    snprintf(bytes, sizeof bytes, "%zu", 3 * args->max_bytes + ((size_t)64 << 20));
+    setenv("SYMCOLL_SYMMETRIC_SIZE", bytes, 0);
+}
+
+/* EXIT_SKIPPED when this machine has no GPU or driver, 1 when CUDA fails otherwise, else 0. */
+static int gpu_status(void) {
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err == cudaSuccess && count > 0) {
+        return 0;
+    }
+    bool no_gpu = err == cudaSuccess || symcoll_cuda_error_is_no_gpu(err);
+    fprintf(stderr, "symcoll-perf: %s: %s\n", no_gpu ? "skipped: no GPU" : "cudaGetDeviceCount",
+            err == cudaSuccess ? "no device" : cudaGetErrorString(err));
+    return no_gpu ? EXIT_SKIPPED : 1;
+}
+
+static int print_topology(void) {
+    if (symcoll_my_pe() == 0) {
+        perf_print_topology(stdout, &symcoll_g.topo, "");
+    }
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    perf_args_t args;
+    perf_args_default(&args);
+    char err[512];
+    if (perf_args_parse(argc, argv, &args, err, sizeof err) != 0) {
+        fprintf(stderr, "symcoll-perf: %s\nTry 'symcoll-perf --help'.\n", err);
+        return EXIT_BAD_FLAGS;
+    }
+    if (args.help) {
+        perf_args_usage(stdout);
+        return 0;
+    }
+    if (args.explain) {
+        return perf_explain(&args, stdout, stderr);
+    }
+    int gpu = gpu_status();
+    if (gpu != 0) {
+        return gpu;
+    }
+    size_heap_for(&args);
+    symcoll_status_t st = symcoll_init(NULL);
+    if (st == SYMCOLL_ERROR_NO_GPU) {
+        fprintf(stderr, "symcoll-perf: skipped: %s\n", symcoll_last_error());
+        return EXIT_SKIPPED;
+    }
+    if (st != SYMCOLL_SUCCESS) {
+        fprintf(stderr, "symcoll-perf: symcoll_init: %s: %s\n", symcoll_status_string(st),
+                symcoll_last_error());
+        return 1;
+    }
+    int rc = args.topology ? print_topology() : perf_sweep(&args);
+    if (rc < 0) {
+        return 1; /* a PE failed mid-sweep: the others may never reach a collective finalize */
+    }
+    st = symcoll_finalize();
+    if (st != SYMCOLL_SUCCESS) {
+        fprintf(stderr, "symcoll-perf: symcoll_finalize: %s\n", symcoll_last_error());
+        return 1;
+    }
+    return rc;
+}

@@ -1,0 +1,106 @@
+#include "nccl_baseline.h"
+
+#include <string.h>
+
+#include "fail.h"
+
+#if NCCL_VERSION_CODE < NCCL_VERSION(2, 28, 0)
+#error "symcoll-perf --compare needs NCCL 2.28 or newer (symmetric windows, ncclAlltoAll)"
+#endif
+
+static int nccl_check(ncclResult_t rc, const char *what) {
+    return rc == ncclSuccess ? 0 : perf_fail("%s: %s", what, ncclGetErrorString(rc));
+}
+
+#define PERF_NCCL(call)                                                                            \
+    do {                                                                                           \
+        if (nccl_check((call), #call) != 0)                                                        \
+            return -1;                                                                             \
+    } while (0)
+
+int perf_nccl_init(perf_nccl_t *nc, perf_exchange_t *ex, size_t bytes) {
+    memset(nc, 0, sizeof *nc);
+    ncclUniqueId id;
+    _Static_assert(sizeof id <= PERF_EXCHANGE_BYTES, "the unique id fits the exchange");
+    if (ex->me == 0) {
+        PERF_NCCL(ncclGetUniqueId(&id));
+    }
+    if (perf_exchange_broadcast(ex, &id, sizeof id) != 0) {
+        return -1;
+    }
+    PERF_NCCL(ncclCommInitRank(&nc->comm, ex->npes, id, ex->me));
+    PERF_CUDA(cudaMalloc(&nc->plain_src, bytes));
+    PERF_CUDA(cudaMalloc(&nc->plain_dst, bytes));
+    PERF_CUDA(cudaMemset(nc->plain_src, 0, bytes));
+    PERF_NCCL(ncclMemAlloc(&nc->sym_src, bytes));
+    PERF_NCCL(ncclMemAlloc(&nc->sym_dst, bytes));
+    PERF_CUDA(cudaMemset(nc->sym_src, 0, bytes));
+    PERF_NCCL(ncclCommWindowRegister(nc->comm, nc->sym_src, bytes, &nc->sym_src_win,
+                                     NCCL_WIN_COLL_SYMMETRIC));
+    PERF_NCCL(ncclCommWindowRegister(nc->comm, nc->sym_dst, bytes, &nc->sym_dst_win,
+                                     NCCL_WIN_COLL_SYMMETRIC));
+    return 0;
+}
+
+void perf_nccl_fini(perf_nccl_t *nc) {
+    ncclCommWindowDeregister(nc->comm, nc->sym_dst_win);
+    ncclCommWindowDeregister(nc->comm, nc->sym_src_win);
+    ncclMemFree(nc->sym_dst);
+    ncclMemFree(nc->sym_src);
+    cudaFree(nc->plain_dst);
+    cudaFree(nc->plain_src);
+    ncclCommDestroy(nc->comm);
+}
+
+static ncclDataType_t nccl_type(symcoll_datatype_t type) {
+    static const ncclDataType_t types[SYMCOLL_NUM_DATATYPES] = {
+        [SYMCOLL_INT8] = ncclInt8,       [SYMCOLL_UINT8] = ncclUint8,
+        [SYMCOLL_INT32] = ncclInt32,     [SYMCOLL_UINT32] = ncclUint32,
+        [SYMCOLL_INT64] = ncclInt64,     [SYMCOLL_UINT64] = ncclUint64,
+        [SYMCOLL_FLOAT16] = ncclFloat16, [SYMCOLL_BFLOAT16] = ncclBfloat16,
+        [SYMCOLL_FLOAT32] = ncclFloat32, [SYMCOLL_FLOAT64] = ncclFloat64,
+    };
+    return types[type];
+}
+
+static ncclRedOp_t nccl_op(symcoll_op_t op) {
+    static const ncclRedOp_t ops[] = {
+        [SYMCOLL_SUM] = ncclSum,
+        [SYMCOLL_PROD] = ncclProd,
+        [SYMCOLL_MIN] = ncclMin,
+        [SYMCOLL_MAX] = ncclMax,
+    };
+    return ops[op];
+}
+
+bool perf_nccl_supports(const perf_call_t *c) {
+    return c->op != PERF_OP_REDUCE || c->redop == SYMCOLL_SUM || c->redop == SYMCOLL_PROD ||
+           c->redop == SYMCOLL_MIN || c->redop == SYMCOLL_MAX;
+}
+
+int perf_nccl_enqueue(const perf_nccl_t *nc, const perf_call_t *c, bool symmetric,
+                      cudaStream_t stream) {
+    const void *src = symmetric ? nc->sym_src : nc->plain_src;
+    void *dst = symmetric ? nc->sym_dst : nc->plain_dst;
+    ncclDataType_t type = nccl_type(c->type);
+    switch (c->op) {
+    case PERF_OP_BARRIER:
+        PERF_NCCL(ncclAllReduce(src, dst, 1, ncclFloat32, ncclSum, nc->comm, stream));
+        break;
+    case PERF_OP_BROADCAST:
+        PERF_NCCL(ncclBroadcast(src, dst, c->count, type, c->root, nc->comm, stream));
+        break;
+    case PERF_OP_REDUCE:
+        PERF_NCCL(ncclAllReduce(src, dst, c->count, type, nccl_op(c->redop), nc->comm, stream));
+        break;
+    case PERF_OP_FCOLLECT:
+        PERF_NCCL(ncclAllGather(src, dst, c->count, type, nc->comm, stream));
+        break;
+    case PERF_OP_ALLTOALL:
+        PERF_NCCL(ncclAlltoAll(src, dst, c->count, type, nc->comm, stream));
+        break;
+    case PERF_NUM_OPS:
+        break;
+    }
+    return 0;
+}

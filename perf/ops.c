@@ -1,0 +1,107 @@
+#include "ops.h"
+
+#include <string.h>
+
+/* Bus-bandwidth factors of nccl-tests' PERFORMANCE.md: the traffic on the busiest link
+ * relative to the algorithm bandwidth. */
+static double busbw_broadcast(int npes) {
+    (void)npes;
+    return 1.0;
+}
+static double busbw_allreduce(int npes) {
+    return 2.0 * (npes - 1) / npes;
+}
+static double busbw_gather(int npes) {
+    return (double)(npes - 1) / npes;
+}
+
+static const perf_op_info_t op_table[PERF_NUM_OPS] = {
+    [PERF_OP_BARRIER] = {"barrier", SYMCOLL_COLL_BARRIER, NULL, NULL},
+    [PERF_OP_BROADCAST] = {"broadcast", SYMCOLL_COLL_BROADCAST, "SYMCOLL_ALGO_BROADCAST",
+                           busbw_broadcast},
+    [PERF_OP_REDUCE] = {"reduce", SYMCOLL_COLL_REDUCE, "SYMCOLL_ALGO_REDUCE", busbw_allreduce},
+    [PERF_OP_FCOLLECT] = {"fcollect", SYMCOLL_COLL_FCOLLECT, "SYMCOLL_ALGO_FCOLLECT", busbw_gather},
+    [PERF_OP_ALLTOALL] = {"alltoall", SYMCOLL_COLL_ALLTOALL, "SYMCOLL_ALGO_ALLTOALL", busbw_gather},
+};
+
+const perf_op_info_t *perf_op_info(perf_op_t op) {
+    return &op_table[op];
+}
+
+int perf_op_from_name(const char *name) {
+    for (int op = 0; op < PERF_NUM_OPS; op++) {
+        if (strcmp(name, op_table[op].name) == 0) {
+            return op;
+        }
+    }
+    return -1;
+}
+
+int perf_datatype_from_name(const char *name) {
+    static const struct {
+        const char *alias;
+        symcoll_datatype_t type;
+    } nccl_tests_names[] = {
+        {"half", SYMCOLL_FLOAT16},
+        {"float", SYMCOLL_FLOAT32},
+        {"double", SYMCOLL_FLOAT64},
+        {"int", SYMCOLL_INT32},
+    };
+    for (int t = 0; t < SYMCOLL_NUM_DATATYPES; t++) {
+        if (strcmp(name, symcoll_datatype_name((symcoll_datatype_t)t)) == 0) {
+            return t;
+        }
+    }
+    for (size_t i = 0; i < sizeof nccl_tests_names / sizeof nccl_tests_names[0]; i++) {
+        if (strcmp(name, nccl_tests_names[i].alias) == 0) {
+            return nccl_tests_names[i].type;
+        }
+    }
+    return -1;
+}
+
+int perf_redop_from_name(const char *name) {
+    for (int op = 0; op < SYMCOLL_NUM_OPS; op++) {
+        if (strcmp(name, symcoll_op_name((symcoll_op_t)op)) == 0) {
+            return op;
+        }
+    }
+    return -1;
+}
+
+static bool is_float(symcoll_datatype_t type) {
+    return type == SYMCOLL_FLOAT16 || type == SYMCOLL_BFLOAT16 || type == SYMCOLL_FLOAT32 ||
+           type == SYMCOLL_FLOAT64;
+}
+
+bool perf_redop_valid(symcoll_datatype_t type, symcoll_op_t redop) {
+    bool bitwise = redop == SYMCOLL_AND || redop == SYMCOLL_OR || redop == SYMCOLL_XOR;
+    return !(bitwise && is_float(type));
+}
+
+static bool counts_per_pe(perf_op_t op) {
+    return op == PERF_OP_FCOLLECT || op == PERF_OP_ALLTOALL;
+}
+
+size_t perf_op_count(perf_op_t op, size_t bytes, size_t elem_size, int npes) {
+    if (op == PERF_OP_BARRIER || elem_size == 0) {
+        return 0;
+    }
+    return counts_per_pe(op) ? bytes / elem_size / (size_t)npes : bytes / elem_size;
+}
+
+size_t perf_op_bytes(perf_op_t op, size_t count, size_t elem_size, int npes) {
+    return counts_per_pe(op) ? count * elem_size * (size_t)npes : count * elem_size;
+}
+
+size_t perf_op_src_bytes(perf_op_t op, size_t count, size_t elem_size, int npes) {
+    return op == PERF_OP_ALLTOALL ? count * elem_size * (size_t)npes : count * elem_size;
+}
+
+size_t perf_op_dst_bytes(perf_op_t op, size_t count, size_t elem_size, int npes) {
+    return perf_op_bytes(op, count, elem_size, npes);
+}
+
+double perf_algbw_gbps(size_t bytes, double time_us) {
+    return time_us > 0 ? (double)bytes / time_us / 1e3 : 0.0;
+}

@@ -1,0 +1,66 @@
+/* The collectives symcoll-perf measures: names, sizes as nccl-tests counts them, bandwidth. */
+#ifndef SYMCOLL_PERF_OPS_H
+#define SYMCOLL_PERF_OPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "symcoll.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    PERF_OP_BARRIER = 0,
+    PERF_OP_BROADCAST = 1,
+    PERF_OP_REDUCE = 2,
+    PERF_OP_FCOLLECT = 3,
+    PERF_OP_ALLTOALL = 4,
+    PERF_NUM_OPS = 5
+} perf_op_t;
+
+typedef struct {
+    const char *name;                 /* as on the command line and in the CSV */
+    symcoll_collective_t collective;  /* for the tuning query */
+    const char *algo_env;             /* SYMCOLL_ALGO_<COLLECTIVE>, which forces an algorithm */
+    double (*busbw_factor)(int npes); /* NULL: the operation moves no data */
+} perf_op_info_t;
+
+/* One call as every PE issues it: count is the element count of the API call (count per PE
+ * for fcollect and alltoall); root is a team PE (broadcast only). */
+typedef struct {
+    perf_op_t op;
+    symcoll_datatype_t type;
+    symcoll_op_t redop;
+    int root;
+    size_t count;
+} perf_call_t;
+
+const perf_op_info_t *perf_op_info(perf_op_t op);
+/* The op named name, or -1. */
+int perf_op_from_name(const char *name);
+/* The datatype named name (symcoll names such as "float32", or the nccl-tests names "half",
+ * "float", "double", "int"), or -1. */
+int perf_datatype_from_name(const char *name);
+/* The reduction op named name ("sum", "prod", ...), or -1. */
+int perf_redop_from_name(const char *name);
+/* False for bitwise ops on floating-point types. */
+bool perf_redop_valid(symcoll_datatype_t type, symcoll_op_t redop);
+
+/* The count of the API call for a requested size (rounded down, as nccl-tests does); 0 when
+ * the size holds less than one element (per PE, for fcollect and alltoall). */
+size_t perf_op_count(perf_op_t op, size_t bytes, size_t elem_size, int npes);
+/* Bytes in the nccl-tests convention: broadcast and reduce count * size, fcollect and
+ * alltoall the whole destination, count * size * npes. */
+size_t perf_op_bytes(perf_op_t op, size_t count, size_t elem_size, int npes);
+/* Bytes of each PE's source and destination buffer for a call. */
+size_t perf_op_src_bytes(perf_op_t op, size_t count, size_t elem_size, int npes);
+size_t perf_op_dst_bytes(perf_op_t op, size_t count, size_t elem_size, int npes);
+
+/* Algorithm bandwidth in GB/s (1e9 bytes per second) of bytes moved in time_us. */
+double perf_algbw_gbps(size_t bytes, double time_us);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

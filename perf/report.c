@@ -1,0 +1,112 @@
+#include "report.h"
+
+#include <string.h>
+
+double perf_row_ratio(const perf_row_t *row) {
+    double best = row->nccl_us;
+    if (row->nccl_sym_us >= 0 && (best < 0 || row->nccl_sym_us < best)) {
+        best = row->nccl_sym_us;
+    }
+    return best > 0 ? row->time_us / best : -1.0;
+}
+
+/* Algorithm names come from tuning/; quote one that would break the CSV. */
+static void csv_text(FILE *out, const char *text) {
+    if (strpbrk(text, ",\"\n") == NULL) {
+        fputs(text, out);
+        return;
+    }
+    fputc('"', out);
+    for (const char *c = text; *c != '\0'; c++) {
+        if (*c == '"') {
+            fputc('"', out);
+        }
+        fputc(*c, out);
+    }
+    fputc('"', out);
+}
+
+/* A measured value, or an empty field. */
+static void csv_number(FILE *out, bool present, double value) {
+    if (present) {
+        fprintf(out, "%.3f", value);
+    }
+}
+
+void perf_csv_header(FILE *out) {
+    fputs("op,bytes,count,type,redop,root,mode,npes,algorithm,time_us,algbw_gbps,busbw_gbps,"
+          "wrong,nccl_time_us,nccl_sym_time_us\n",
+          out);
+}
+
+void perf_csv_row(FILE *out, const perf_row_t *r) {
+    fprintf(out, "%s,%zu,%zu,%s,%s,%d,%s,%d,", r->op, r->bytes, r->count, r->type, r->redop,
+            r->root, r->mode, r->npes);
+    csv_text(out, r->algorithm);
+    fputc(',', out);
+    csv_number(out, true, r->time_us);
+    fputc(',', out);
+    csv_number(out, r->has_bandwidth, r->algbw_gbps);
+    fputc(',', out);
+    csv_number(out, r->has_bandwidth, r->busbw_gbps);
+    fputc(',', out);
+    if (r->wrong >= 0) {
+        fprintf(out, "%lld", r->wrong);
+    }
+    fputc(',', out);
+    csv_number(out, r->nccl_us >= 0, r->nccl_us);
+    fputc(',', out);
+    csv_number(out, r->nccl_sym_us >= 0, r->nccl_sym_us);
+    fputc('\n', out);
+    fflush(out);
+}
+
+void perf_table_header(FILE *out, const char *mode, bool compare) {
+    fprintf(out, "#\n# %s mode\n", mode);
+    fprintf(out, "# %9s %12s %12s %9s %6s %5s %9s %8s %8s %7s", "op", "size", "count", "type",
+            "redop", "root", "time", "algbw", "busbw", "#wrong");
+    if (compare) {
+        fprintf(out, " %9s %9s %6s", "nccl", "nccl-sym", "ratio");
+    }
+    fputs("  algorithm\n", out);
+    fprintf(out, "# %9s %12s %12s %9s %6s %5s %9s %8s %8s %7s", "", "(B)", "(elements)", "", "", "",
+            "(us)", "(GB/s)", "(GB/s)", "");
+    if (compare) {
+        fprintf(out, " %9s %9s %6s", "(us)", "(us)", "");
+    }
+    fputs("  (blocks x threads)\n", out);
+}
+
+/* A number in a column of width, or a dash when absent. */
+static void table_number(FILE *out, int width, int decimals, bool present, double value) {
+    if (present) {
+        fprintf(out, " %*.*f", width, decimals, value);
+    } else {
+        fprintf(out, " %*s", width, "-");
+    }
+}
+
+void perf_table_row(FILE *out, const perf_row_t *r, bool compare) {
+    fprintf(out, "  %9s %12zu %12zu %9s %6s %5d", r->op, r->bytes, r->count, r->type, r->redop,
+            r->root);
+    table_number(out, 9, 2, true, r->time_us);
+    table_number(out, 8, 2, r->has_bandwidth, r->algbw_gbps);
+    table_number(out, 8, 2, r->has_bandwidth, r->busbw_gbps);
+    if (r->wrong >= 0) {
+        fprintf(out, " %7lld", r->wrong);
+    } else {
+        fprintf(out, " %7s", "N/A");
+    }
+    if (compare) {
+        double ratio = perf_row_ratio(r);
+        table_number(out, 9, 2, r->nccl_us >= 0, r->nccl_us);
+        table_number(out, 9, 2, r->nccl_sym_us >= 0, r->nccl_sym_us);
+        table_number(out, 6, 2, ratio >= 0, ratio);
+    }
+    fprintf(out, "  %s", r->algorithm);
+    if (r->blocks > 0) {
+        fprintf(out, " (%dx%d)", r->blocks, r->threads);
+    }
+    fputc('\n', out);
+    fflush(out);
+}

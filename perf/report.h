@@ -1,0 +1,45 @@
+/* Result rows: the nccl-tests-style table on stdout and the CSV file. */
+#ifndef SYMCOLL_PERF_REPORT_H
+#define SYMCOLL_PERF_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    const char *op;    /* a collective name, or "launch" for the empty-kernel floor */
+    const char *mode;  /* "stream" or "graph" */
+    size_t bytes;      /* nccl-tests convention */
+    size_t count;      /* count of the API call */
+    const char *type;  /* datatype name, "none" for launch and barrier */
+    const char *redop; /* reduction op name, "none" when the op does not reduce */
+    int root;          /* -1 when the op has no root */
+    int npes;
+    const char *algorithm; /* tuning's choice */
+    int blocks, threads;   /* its grid; 0 when there is none */
+    double time_us;
+    bool has_bandwidth; /* false for launch and barrier */
+    double algbw_gbps, busbw_gbps;
+    long long wrong;    /* -1: not checked */
+    double nccl_us;     /* < 0: not measured */
+    double nccl_sym_us; /* < 0: not measured */
+} perf_row_t;
+
+/* Our time over the better NCCL time, or a negative value when NCCL was not measured. */
+double perf_row_ratio(const perf_row_t *row);
+
+void perf_csv_header(FILE *out);
+void perf_csv_row(FILE *out, const perf_row_t *row);
+
+/* Column headings for the rows of one mode; compare adds the NCCL columns. */
+void perf_table_header(FILE *out, const char *mode, bool compare);
+void perf_table_row(FILE *out, const perf_row_t *row, bool compare);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,369 @@
+#include "sweep.h"
+
+#include "check.h"
+#include "choice.h"
+#include "exchange.h"
+#include "fail.h"
+#include "internal.h"
+#include "launch_kernel.h"
+#include "machine.h"
+#include "nccl_baseline.h"
+#include "plot.h"
+#include "report.h"
+#include "stats.h"
+#include "timing.h"
+
+#define POISON_BYTE 0xa5
+#define MIN_BUFFER_BYTES 256 /* NCCL's one-float barrier needs some */
+
+typedef struct {
+    const perf_args_t *args;
+    symcoll_team_t team;
+    int npes, me;  /* team numbering */
+    bool reporter; /* world PE 0 prints */
+    int sm_count;
+    topo_class_t topo;
+    cudaStream_t stream;
+    perf_exchange_t ex;
+    perf_bench_t bench;
+    perf_nccl_t nccl;
+    void *src, *dst; /* symmetric, buffer_bytes each */
+    size_t buffer_bytes;
+    void *host_src, *host_dst; /* pinned, for the check */
+    uint64_t seed;             /* check round */
+    FILE *csv;
+    long long my_wrong;
+} sweep_t;
+
+/* What each PE measures for one row; combined on the reporter. */
+enum { RESULT_TIME, RESULT_NCCL, RESULT_NCCL_SYM, RESULT_WRONG, N_RESULTS };
+
+typedef struct {
+    const sweep_t *sw;
+    perf_call_t call;
+    bool symmetric; /* NCCL only: on its symmetric windows */
+} case_t;
+
+static int enqueue_symcoll(void *ctx, cudaStream_t stream) {
+    const case_t *k = ctx;
+    const perf_call_t *c = &k->call;
+    const sweep_t *sw = k->sw;
+    symcoll_status_t st = SYMCOLL_ERROR_INTERNAL;
+    switch (c->op) {
+    case PERF_OP_BARRIER:
+        st = symcoll_barrier_on_stream(sw->team, stream);
+        break;
+    case PERF_OP_BROADCAST:
+        st = symcoll_broadcast_on_stream(sw->team, sw->dst, sw->src, c->count, c->type, c->root,
+                                         stream);
+        break;
+    case PERF_OP_REDUCE:
+        st = symcoll_reduce_on_stream(sw->team, sw->dst, sw->src, c->count, c->type, c->redop,
+                                      stream);
+        break;
+    case PERF_OP_FCOLLECT:
+        st = symcoll_fcollect_on_stream(sw->team, sw->dst, sw->src, c->count, c->type, stream);
+        break;
+    case PERF_OP_ALLTOALL:
+        st = symcoll_alltoall_on_stream(sw->team, sw->dst, sw->src, c->count, c->type, stream);
+        break;
+    case PERF_NUM_OPS:
+        break;
+    }
+    return perf_symcoll_check(st, perf_op_info(c->op)->name);
+}
+
+static int enqueue_nccl(void *ctx, cudaStream_t stream) {
+    const case_t *k = ctx;
+    return perf_nccl_enqueue(&k->sw->nccl, &k->call, k->symmetric, stream);
+}
+
+static int enqueue_empty(void *ctx, cudaStream_t stream) {
+    (void)ctx;
+    return perf_cuda_check(perf_launch_empty_kernel(stream), "empty kernel");
+}
+
+/* Runs c once on fresh random data into a poisoned destination (one unit of the bench: in
+ * graph mode one replay) and counts the wrong elements on this PE. */
+static int check_case(sweep_t *sw, const perf_call_t *c, double *wrong) {
+    size_t elem = symcoll_datatype_size(c->type);
+    size_t src_bytes = perf_op_src_bytes(c->op, c->count, elem, sw->npes);
+    size_t dst_bytes = perf_op_dst_bytes(c->op, c->count, elem, sw->npes);
+    uint64_t seed = ++sw->seed;
+    perf_check_fill(sw->host_src, c, seed, sw->me, sw->npes);
+    PERF_CUDA(
+        cudaMemcpyAsync(sw->src, sw->host_src, src_bytes, cudaMemcpyHostToDevice, sw->stream));
+    PERF_CUDA(cudaMemsetAsync(sw->dst, POISON_BYTE, dst_bytes, sw->stream));
+    if (perf_bench_run_once(&sw->bench) != 0) {
+        return -1;
+    }
+    PERF_CUDA(
+        cudaMemcpyAsync(sw->host_dst, sw->dst, dst_bytes, cudaMemcpyDeviceToHost, sw->stream));
+    PERF_CUDA(cudaStreamSynchronize(sw->stream));
+    size_t n = perf_check_count_wrong(sw->host_dst, c, seed, sw->me, sw->npes);
+    sw->my_wrong += (long long)n;
+    *wrong = (double)n;
+    return 0;
+}
+
+/* Times k's call through enqueue in the mode of graph_calls; when check is set, first checks
+ * its result. */
+static int measure(sweep_t *sw, int graph_calls, perf_enqueue_fn enqueue, const case_t *k,
+                   bool check, double *us, double *wrong) {
+    if (perf_bench_begin(&sw->bench, graph_calls, enqueue, (void *)k) != 0) {
+        return -1;
+    }
+    int rc = check ? check_case(sw, &k->call, wrong) : 0;
+    if (rc == 0) {
+        rc = perf_bench_measure(&sw->bench, us);
+    }
+    perf_bench_end(&sw->bench);
+    return rc;
+}
+
+/* Gathers every PE's results; the reporter completes row with them and prints it. busbw_factor
+ * is NULL for rows without bandwidth. */
+static int report(sweep_t *sw, perf_row_t *row, double (*busbw_factor)(int),
+                  const double mine[N_RESULTS]) {
+    double all[SYMCOLL_TOPO_MAX_PES * N_RESULTS];
+    _Static_assert(sizeof(double) * N_RESULTS <= PERF_EXCHANGE_BYTES, "results fit");
+    if (perf_exchange_gather(&sw->ex, mine, sizeof(double) * N_RESULTS, all) != 0) {
+        return -1;
+    }
+    if (!sw->reporter) {
+        return 0;
+    }
+    double per_pe[N_RESULTS][SYMCOLL_TOPO_MAX_PES];
+    for (int p = 0; p < sw->npes; p++) {
+        for (int r = 0; r < N_RESULTS; r++) {
+            per_pe[r][p] = all[p * N_RESULTS + r];
+        }
+    }
+    const perf_average_t average = sw->args->average;
+    row->time_us = perf_combine_times(per_pe[RESULT_TIME], sw->npes, average);
+    row->nccl_us = perf_combine_times(per_pe[RESULT_NCCL], sw->npes, average);
+    row->nccl_sym_us = perf_combine_times(per_pe[RESULT_NCCL_SYM], sw->npes, average);
+    row->wrong = 0;
+    for (int p = 0; p < sw->npes && row->wrong >= 0; p++) {
+        row->wrong =
+            per_pe[RESULT_WRONG][p] < 0 ? -1 : row->wrong + (long long)per_pe[RESULT_WRONG][p];
+    }
+    row->has_bandwidth = busbw_factor != NULL;
+    if (row->has_bandwidth) {
+        row->algbw_gbps = perf_algbw_gbps(row->bytes, row->time_us);
+        row->busbw_gbps = row->algbw_gbps * busbw_factor(sw->npes);
+    }
+    perf_table_row(stdout, row, sw->args->compare_nccl);
+    if (sw->csv != NULL) {
+        perf_csv_row(sw->csv, row);
+    }
+    return 0;
+}
+
+static int run_launch(sweep_t *sw, const char *mode, int graph_calls) {
+    double mine[N_RESULTS] = {0, -1, -1, -1};
+    if (measure(sw, graph_calls, enqueue_empty, NULL, false, &mine[RESULT_TIME], NULL) != 0) {
+        return -1;
+    }
+    perf_row_t row = {.op = "launch",
+                      .mode = mode,
+                      .type = "none",
+                      .redop = "none",
+                      .root = -1,
+                      .npes = sw->npes,
+                      .algorithm = "empty-kernel"};
+    return report(sw, &row, NULL, mine);
+}
+
+static int run_case(sweep_t *sw, const char *mode, int graph_calls, const perf_call_t *call) {
+    const perf_op_info_t *info = perf_op_info(call->op);
+    bool barrier = call->op == PERF_OP_BARRIER;
+    size_t elem = barrier ? 0 : symcoll_datatype_size(call->type);
+    size_t bytes = barrier ? 0 : perf_op_bytes(call->op, call->count, elem, sw->npes);
+    symcoll_choice_t choice;
+    if (perf_choose(call->op, bytes, elem, sw->npes, sw->topo, sw->sm_count, &choice) !=
+        SYMCOLL_SUCCESS) {
+        return perf_fail("%s: %s", info->name, symcoll_last_error());
+    }
+    double mine[N_RESULTS] = {0, -1, -1, -1};
+    case_t ours = {.sw = sw, .call = *call};
+    bool check = sw->args->check && !barrier;
+    if (measure(sw, graph_calls, enqueue_symcoll, &ours, check, &mine[RESULT_TIME],
+                &mine[RESULT_WRONG]) != 0) {
+        return -1;
+    }
+    if (sw->args->compare_nccl && perf_nccl_supports(call)) {
+        case_t plain = {.sw = sw, .call = *call, .symmetric = false};
+        case_t symmetric = {.sw = sw, .call = *call, .symmetric = true};
+        if (measure(sw, graph_calls, enqueue_nccl, &plain, false, &mine[RESULT_NCCL], NULL) != 0 ||
+            measure(sw, graph_calls, enqueue_nccl, &symmetric, false, &mine[RESULT_NCCL_SYM],
+                    NULL) != 0) {
+            return -1;
+        }
+    }
+    perf_row_t row = {
+        .op = info->name,
+        .mode = mode,
+        .bytes = bytes,
+        .count = call->count,
+        .type = barrier ? "none" : symcoll_datatype_name(call->type),
+        .redop = call->op == PERF_OP_REDUCE ? symcoll_op_name(call->redop) : "none",
+        .root = call->op == PERF_OP_BROADCAST ? call->root : -1,
+        .npes = sw->npes,
+        .algorithm = choice.name,
+        .blocks = choice.blocks,
+        .threads = choice.threads,
+    };
+    return report(sw, &row, info->busbw_factor, mine);
+}
+
+/* Every size of one (collective, type, reduction op). */
+static int run_sizes(sweep_t *sw, const char *mode, int graph_calls, perf_call_t call,
+                     const size_t *sizes, size_t n_sizes) {
+    size_t elem = symcoll_datatype_size(call.type);
+    for (size_t s = 0; s < n_sizes; s++) {
+        call.count = perf_op_count(call.op, sizes[s], elem, sw->npes);
+        if (call.count > 0 && run_case(sw, mode, graph_calls, &call) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int run_mode(sweep_t *sw, const char *mode, int graph_calls, const size_t *sizes,
+                    size_t n_sizes) {
+    const perf_args_t *a = sw->args;
+    if (sw->reporter) {
+        perf_table_header(stdout, mode, a->compare_nccl);
+    }
+    if (run_launch(sw, mode, graph_calls) != 0) {
+        return -1;
+    }
+    for (int op = 0; op < PERF_NUM_OPS; op++) {
+        if (!a->ops[op]) {
+            continue;
+        }
+        perf_call_t call = {.op = (perf_op_t)op, .root = a->root};
+        if (op == PERF_OP_BARRIER) {
+            if (run_case(sw, mode, graph_calls, &call) != 0) {
+                return -1;
+            }
+            continue;
+        }
+        for (int t = 0; t < SYMCOLL_NUM_DATATYPES; t++) {
+            if (!a->types[t]) {
+                continue;
+            }
+            for (int r = 0; r < SYMCOLL_NUM_OPS; r++) {
+                call.type = (symcoll_datatype_t)t;
+                call.redop = (symcoll_op_t)r;
+                /* The reduction op matters to reduce only: the others run once per type. */
+                bool wanted = op == PERF_OP_REDUCE
+                                  ? a->redops[r] && perf_redop_valid(call.type, call.redop)
+                                  : r == 0;
+                if (wanted && run_sizes(sw, mode, graph_calls, call, sizes, n_sizes) != 0) {
+                    return -1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+static int setup(sweep_t *sw, size_t buffer_bytes, char *temp_csv, size_t temp_len) {
+    const perf_args_t *a = sw->args;
+    symcoll_team_state_t *team;
+    PERF_SYMCOLL(symcoll_team_for_call("symcoll-perf", sw->team, &team));
+    sw->topo = team->topo_class;
+    int device;
+    PERF_CUDA(cudaGetDevice(&device));
+    PERF_CUDA(cudaDeviceGetAttribute(&sw->sm_count, cudaDevAttrMultiProcessorCount, device));
+    PERF_CUDA(cudaStreamCreateWithFlags(&sw->stream, cudaStreamNonBlocking));
+    sw->buffer_bytes = buffer_bytes;
+    sw->src = symcoll_malloc(buffer_bytes);
+    sw->dst = sw->src ? symcoll_malloc(buffer_bytes) : NULL;
+    if (sw->dst == NULL) {
+        return perf_fail("symcoll_malloc(%zu): %s", buffer_bytes, symcoll_last_error());
+    }
+    if (a->check) {
+        PERF_CUDA(cudaMallocHost(&sw->host_src, buffer_bytes));
+        PERF_CUDA(cudaMallocHost(&sw->host_dst, buffer_bytes));
+    }
+    if (perf_exchange_init(&sw->ex, sw->team, sw->stream) != 0 ||
+        perf_bench_init(&sw->bench, a, sw->team, sw->stream) != 0 ||
+        (a->compare_nccl && perf_nccl_init(&sw->nccl, &sw->ex, buffer_bytes) != 0)) {
+        return -1;
+    }
+    if (!sw->reporter) {
+        return 0;
+    }
+    if (a->csv_path != NULL) {
+        sw->csv = fopen(a->csv_path, "w");
+        if (sw->csv == NULL) {
+            return perf_fail("--csv %s: cannot create it", a->csv_path);
+        }
+    } else if (a->plot_path != NULL) {
+        sw->csv = perf_plot_temp_csv(temp_csv, temp_len);
+        if (sw->csv == NULL) {
+            return -1;
+        }
+    }
+    if (sw->csv != NULL) {
+        perf_csv_header(sw->csv);
+    }
+    return perf_print_machine(stdout, a, sw->npes);
+}
+
+static void teardown(sweep_t *sw) {
+    if (sw->csv != NULL) {
+        fclose(sw->csv);
+    }
+    if (sw->args->compare_nccl) {
+        perf_nccl_fini(&sw->nccl);
+    }
+    perf_bench_fini(&sw->bench);
+    perf_exchange_fini(&sw->ex);
+    cudaFreeHost(sw->host_dst);
+    cudaFreeHost(sw->host_src);
+    symcoll_free(sw->dst);
+    symcoll_free(sw->src);
+    cudaStreamDestroy(sw->stream);
+}
+
+int perf_sweep(const perf_args_t *a) {
+    sweep_t sw = {.args = a,
+                  .team = a->team,
+                  .npes = symcoll_team_n_pes(a->team),
+                  .me = symcoll_team_my_pe(a->team),
+                  .reporter = symcoll_my_pe() == 0};
+    if (a->ops[PERF_OP_BROADCAST] && a->root >= sw.npes) {
+        if (sw.reporter) {
+            fprintf(stderr, "symcoll-perf: -r/--root %d out of range for a team of %d PEs\n",
+                    a->root, sw.npes);
+        }
+        return 2;
+    }
+    size_t sizes[PERF_MAX_SIZES];
+    size_t n_sizes = perf_size_list(a, sizes, PERF_MAX_SIZES);
+    size_t buffer_bytes = n_sizes > 0 && sizes[n_sizes - 1] > MIN_BUFFER_BYTES ? sizes[n_sizes - 1]
+                                                                               : MIN_BUFFER_BYTES;
+    char temp_csv[4096] = "";
+    if (setup(&sw, buffer_bytes, temp_csv, sizeof temp_csv) != 0) {
+        return -1;
+    }
+    if (((a->modes & PERF_MODE_STREAM) && run_mode(&sw, "stream", 0, sizes, n_sizes) != 0) ||
+        ((a->modes & PERF_MODE_GRAPH) &&
+         run_mode(&sw, "graph", a->graph_calls, sizes, n_sizes) != 0)) {
+        return -1;
+    }
+    teardown(&sw);
+    int rc = sw.my_wrong > 0 ? 1 : 0;
+    if (sw.reporter && a->plot_path != NULL &&
+        perf_plot(a->csv_path ? a->csv_path : temp_csv, a->plot_path) != 0) {
+        rc = 1;
+    }
+    if (temp_csv[0] != '\0') {
+        remove(temp_csv);
+    }
+    return rc;
+}

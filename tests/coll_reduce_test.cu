@@ -1,0 +1,129 @@
+// reduce on every team x datatype x op x size class x in-place x algorithm, past L2 for a
+// subset, and real-valued float sums within a stated bound.
+#include <cmath>
+#include "coll_testing.h"
+
+using namespace coll_testing;
+
+namespace {
+
+class Reduce : public ::testing::Test {
+  protected:
+    Arena arena{kArenaBytes};
+    Stream stream;
+
+    Case make_case(const TestTeam &team, symcoll_datatype_t type, symcoll_op_t op, SizeClass size,
+                   bool in_place, const char *algo) const {
+        Case c;
+        c.coll = SYMCOLL_COLL_REDUCE;
+        c.team = team.handle;
+        c.type = type;
+        c.op = op;
+        c.count = size.count;
+        c.dst_shift = size.dst_shift;
+        c.src_shift = size.src_shift;
+        c.in_place = in_place;
+        c.algo = algo;
+        return c;
+    }
+};
+
+TEST_F(Reduce, EveryTeamTypeOpSizeInPlaceAndAlgorithm) {
+    SEED_TRACE();
+    for (const TestTeam &team : test_teams())
+        for (symcoll_datatype_t type : kTypes)
+            for (symcoll_op_t op : kOps)
+                for (SizeClass size : size_classes(symcoll_datatype_size(type), 1))
+                    for (bool in_place : {false, true})
+                        for (const char *algo : algorithms(SYMCOLL_COLL_REDUCE)) {
+                            uint64_t seed = next_case_seed();
+                            if (team.handle == SYMCOLL_TEAM_INVALID || !op_defined(type, op))
+                                continue;
+                            run_case(make_case(team, type, op, size, in_place, algo), arena, stream,
+                                     seed);
+                        }
+}
+
+TEST_F(Reduce, LargerThanL2) {
+    SEED_TRACE();
+    const TestTeam world = test_teams()[0];
+    struct {
+        symcoll_datatype_t type;
+        symcoll_op_t op;
+    } pairs[] = {{SYMCOLL_FLOAT32, SYMCOLL_SUM},
+                 {SYMCOLL_INT8, SYMCOLL_XOR},
+                 {SYMCOLL_BFLOAT16, SYMCOLL_MAX}};
+    for (auto p : pairs)
+        for (bool in_place : {false, true})
+            for (const char *algo : algorithms(SYMCOLL_COLL_REDUCE)) {
+                uint64_t seed = next_case_seed();
+                if (!algo)
+                    continue; // the table picks two_shot here; it runs forced anyway
+                SizeClass size = larger_than_l2(symcoll_datatype_size(p.type), 1);
+                run_case(make_case(world, p.type, p.op, size, in_place, algo), arena, stream, seed);
+            }
+}
+
+// Uniform values in [-1, 1): the result is within 2 n u_T sum|x_i| of the exact sum, where u_T
+// is the unit roundoff of the type (the 16-bit floats accumulate in float32 and round once).
+TEST_F(Reduce, RealValuedSumsWithinBound) {
+    SEED_TRACE();
+    const size_t count = 100003;
+    int n = symcoll_n_pes(), me = symcoll_my_pe();
+    struct {
+        symcoll_datatype_t type;
+        double unit_roundoff;
+    } types[] = {{SYMCOLL_FLOAT16, std::ldexp(1.0, -11)},
+                 {SYMCOLL_BFLOAT16, std::ldexp(1.0, -8)},
+                 {SYMCOLL_FLOAT32, std::ldexp(1.0, -24)},
+                 {SYMCOLL_FLOAT64, std::ldexp(1.0, -53)}};
+    for (auto t : types)
+        for (const char *algo : algorithms(SYMCOLL_COLL_REDUCE)) {
+            uint64_t seed = next_case_seed();
+            with_type(t.type, [&](auto tag) {
+                using T = decltype(tag);
+                auto input = [&](int pe) {
+                    std::vector<uint8_t> raw = random_bytes(count * 8, seed, pe);
+                    std::vector<T> v(count);
+                    for (size_t i = 0; i < count; i++) {
+                        uint64_t r;
+                        std::memcpy(&r, &raw[i * 8], 8);
+                        double x = (double)(r >> 11) * std::ldexp(1.0, -52) - 1.0;
+                        v[i] = Acc<T>::narrow((typename Acc<T>::type)x);
+                    }
+                    return v;
+                };
+                std::vector<T> mine = input(me), got(count);
+                Case c;
+                c.type = t.type;
+                c.count = count;
+                c.algo = algo;
+                CUDA_OK(cudaMemcpy(arena.src_at(0), mine.data(), count * sizeof(T),
+                                   cudaMemcpyHostToDevice));
+                SYM_OK(enqueue(c, arena.dst_at(0), arena.src_at(0), stream));
+                CUDA_OK(cudaStreamSynchronize(stream));
+                CUDA_OK(cudaMemcpy(got.data(), arena.dst_at(0), count * sizeof(T),
+                                   cudaMemcpyDeviceToHost));
+                std::vector<double> exact(count, 0.0), magnitude(count, 0.0);
+                for (int pe = 0; pe < n; pe++) {
+                    std::vector<T> in = pe == me ? mine : input(pe);
+                    for (size_t i = 0; i < count; i++) {
+                        double x = (double)Acc<T>::widen(in[i]);
+                        exact[i] += x;
+                        magnitude[i] += std::fabs(x);
+                    }
+                }
+                size_t bad = 0;
+                for (size_t i = 0; i < count; i++) {
+                    double g = (double)Acc<T>::widen(got[i]);
+                    double bound = 2.0 * n * t.unit_roundoff * magnitude[i];
+                    if (!(std::fabs(g - exact[i]) <= bound) && bad++ < 5)
+                        ADD_FAILURE() << c.describe() << ": element " << i << " = " << g
+                                      << ", exact sum " << exact[i] << ", bound " << bound;
+                }
+                EXPECT_EQ(bad, 0u) << c.describe();
+            });
+        }
+}
+
+} // namespace

@@ -1,0 +1,42 @@
+# Runtime foundation: CPU tests (environment, allocator, calls before init, fd passing,
+# topology, unique id), the PMIx bootstrap and heap symmetry check under mpirun (CPU only),
+# the runtime on the GPU, and one program per launch path.
+foreach(area env allocator uninitialized ipc topology uniqueid)
+  symcoll_cpu_test(core_${area}_test ${CMAKE_CURRENT_LIST_DIR}/core_${area}_test.cpp)
+endforeach()
+
+# Own main: one PMIx bootstrap per process; exit 77 without PMIx.
+symcoll_test_target(core_pmix_test ${CMAKE_CURRENT_LIST_DIR}/core_pmix_test.cpp)
+if(SYMCOLL_MPIRUN)
+  add_test(NAME core_pmix_test COMMAND ${SYMCOLL_MPIRUN} ${SYMCOLL_MPIRUN_FLAGS} -np 2
+           $<TARGET_FILE:core_pmix_test>)
+  set_tests_properties(core_pmix_test PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS mpirun)
+endif()
+
+symcoll_gpu_test(core_gpu_test ${CMAKE_CURRENT_LIST_DIR}/core_gpu_test.cpp)
+target_link_libraries(core_gpu_test PRIVATE CUDA::cudart_static)
+
+# Launch paths: each program inits its own way, checks the heap across PEs and finalizes.
+add_library(core_init_check STATIC ${CMAKE_CURRENT_LIST_DIR}/init_check.cpp)
+target_link_libraries(core_init_check PUBLIC symcoll CUDA::cudart_static)
+foreach(program init_uniqueid init_ncclcomm core_init_env)
+  add_executable(${program} ${CMAKE_CURRENT_LIST_DIR}/${program}.cpp)
+  target_link_libraries(${program} PRIVATE core_init_check)
+endforeach()
+target_include_directories(init_ncclcomm PRIVATE ${NCCL_INCLUDE_DIR})
+target_link_libraries(init_ncclcomm PRIVATE ${NCCL_LIBRARY})
+foreach(program init_uniqueid init_ncclcomm)
+  add_test(NAME ${program} COMMAND symcoll-run -n ${SYMCOLL_TEST_NP} --tag-output --timeout 300
+           $<TARGET_FILE:${program}> ${CMAKE_CURRENT_BINARY_DIR}/${program}.id)
+  set_tests_properties(${program} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 400 LABELS gpu)
+endforeach()
+
+# torchrun exits 1 when its workers exit 77, so a skip is recognized by the workers' output.
+find_program(SYMCOLL_TORCHRUN torchrun HINTS /opt/torch/.venv/bin)
+if(SYMCOLL_TORCHRUN)
+  add_test(NAME core_init_env_torchrun
+           COMMAND ${SYMCOLL_TORCHRUN} --standalone --nproc_per_node=${SYMCOLL_TEST_NP} --no-python
+                   $<TARGET_FILE:core_init_env>)
+  set_tests_properties(core_init_env_torchrun PROPERTIES SKIP_RETURN_CODE 77
+                       SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]" TIMEOUT 400 LABELS "gpu;torchrun")
+endif()

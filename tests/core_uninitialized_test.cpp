@@ -1,0 +1,193 @@
+// The public API before symcoll_init: every call fails cleanly with NOT_INITIALIZED (or NULL
+// / -1) and a reason naming the function; init rejects bad attributes before touching a GPU;
+// the name and size tables.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "symcoll.h"
+
+namespace {
+
+// A stand-in for any device address: none is dereferenced before init.
+char scratch[4096];
+uint64_t *const kSignal = reinterpret_cast<uint64_t *>(scratch);
+
+void expect_reason_names(const char *fn) {
+    std::string why = symcoll_last_error();
+    EXPECT_NE(why.find(fn), std::string::npos) << why;
+    EXPECT_NE(why.find("not initialized"), std::string::npos) << why;
+}
+
+#define EXPECT_NOT_INITIALIZED(fn, call)                                                           \
+    do {                                                                                           \
+        EXPECT_EQ((call), SYMCOLL_ERROR_NOT_INITIALIZED) << #call;                                 \
+        expect_reason_names(fn);                                                                   \
+    } while (0)
+
+TEST(Uninitialized, IdentityIsUnknown) {
+    EXPECT_EQ(symcoll_my_pe(), -1);
+    EXPECT_EQ(symcoll_n_pes(), -1);
+    EXPECT_EQ(symcoll_team_my_pe(SYMCOLL_TEAM_WORLD), -1);
+    EXPECT_EQ(symcoll_team_n_pes(SYMCOLL_TEAM_WORLD), -1);
+    EXPECT_EQ(symcoll_team_n_pes(SYMCOLL_TEAM_NODE), -1);
+    EXPECT_EQ(symcoll_team_translate_pe(SYMCOLL_TEAM_WORLD, 0, SYMCOLL_TEAM_NODE), -1);
+}
+
+TEST(Uninitialized, AllocationFails) {
+    EXPECT_EQ(symcoll_malloc(16), nullptr);
+    expect_reason_names("symcoll_malloc");
+    EXPECT_EQ(symcoll_calloc(4, 4), nullptr);
+    expect_reason_names("symcoll_calloc");
+    EXPECT_EQ(symcoll_ptr(scratch, 0), nullptr);
+    expect_reason_names("symcoll_ptr");
+    EXPECT_NOT_INITIALIZED("symcoll_free", symcoll_free_checked(scratch));
+    symcoll_free(scratch);
+    expect_reason_names("symcoll_free");
+}
+
+TEST(Uninitialized, NullAndZeroAreNoOps) {
+    symcoll_malloc(16);
+    EXPECT_EQ(symcoll_malloc(0), nullptr);
+    EXPECT_STREQ(symcoll_last_error(), "") << "malloc(0) is not an error";
+    EXPECT_EQ(symcoll_free_checked(nullptr), SYMCOLL_SUCCESS);
+}
+
+TEST(Uninitialized, StreamCallsFail) {
+    EXPECT_NOT_INITIALIZED("symcoll_put_on_stream",
+                           symcoll_put_on_stream(scratch, scratch + 64, 64, 0, nullptr));
+    EXPECT_NOT_INITIALIZED("symcoll_get_on_stream",
+                           symcoll_get_on_stream(scratch, scratch + 64, 64, 0, nullptr));
+    EXPECT_NOT_INITIALIZED("symcoll_put_signal_on_stream",
+                           symcoll_put_signal_on_stream(scratch + 64, scratch + 128, 64, kSignal, 1,
+                                                        SYMCOLL_SIGNAL_SET, 0, nullptr));
+    EXPECT_NOT_INITIALIZED(
+        "symcoll_signal_wait_until_on_stream",
+        symcoll_signal_wait_until_on_stream(kSignal, SYMCOLL_CMP_EQ, 1, nullptr));
+    EXPECT_NOT_INITIALIZED("symcoll_barrier_on_stream",
+                           symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, nullptr));
+    EXPECT_NOT_INITIALIZED("symcoll_broadcast_on_stream",
+                           symcoll_broadcast_on_stream(SYMCOLL_TEAM_WORLD, scratch, scratch, 16,
+                                                       SYMCOLL_FLOAT32, 0, nullptr));
+}
+
+TEST(Uninitialized, TeamCallsFail) {
+    symcoll_team_t team = 12345;
+    EXPECT_NOT_INITIALIZED("symcoll_team_split_strided",
+                           symcoll_team_split_strided(SYMCOLL_TEAM_WORLD, 0, 1, 1, &team));
+    EXPECT_NOT_INITIALIZED("symcoll_team_destroy", symcoll_team_destroy(2));
+    EXPECT_NOT_INITIALIZED("symcoll_team_status", symcoll_team_status(SYMCOLL_TEAM_WORLD));
+    symcoll_device_t handle = symcoll_device_handle(SYMCOLL_TEAM_WORLD);
+    EXPECT_EQ(handle.team_size, 0);
+    EXPECT_EQ(handle.heap_base, nullptr);
+    expect_reason_names("symcoll_device_handle");
+}
+
+TEST(Uninitialized, FinalizeFails) {
+    EXPECT_NOT_INITIALIZED("symcoll_finalize", symcoll_finalize());
+}
+
+TEST(Init, AttrDefaults) {
+    symcoll_init_attr_t attr;
+    std::memset(&attr, 0x5a, sizeof attr);
+    symcoll_init_attr_default(&attr);
+    EXPECT_EQ(attr.version, (uint32_t)SYMCOLL_INIT_ATTR_VERSION);
+    EXPECT_EQ(attr.heap_size, 0u);
+    EXPECT_EQ(attr.device, -1);
+    EXPECT_EQ(attr.bootstrap, SYMCOLL_BOOTSTRAP_AUTO);
+    EXPECT_EQ(attr.nccl_comm, nullptr);
+    symcoll_init_attr_default(nullptr);
+}
+
+TEST(Init, RejectsBadAttrVersion) {
+    symcoll_init_attr_t attr;
+    symcoll_init_attr_default(&attr);
+    for (uint32_t version : {0u, (uint32_t)SYMCOLL_INIT_ATTR_VERSION + 1, 0xffffffffu}) {
+        attr.version = version;
+        EXPECT_EQ(symcoll_init(&attr), SYMCOLL_ERROR_INVALID_ARGUMENT) << "version " << version;
+        std::string why = symcoll_last_error();
+        EXPECT_NE(why.find("symcoll_init"), std::string::npos) << why;
+        EXPECT_NE(why.find("attr.version " + std::to_string(version)), std::string::npos) << why;
+        EXPECT_EQ(symcoll_my_pe(), -1);
+    }
+}
+
+TEST(Init, RejectsBadEnvironmentBeforeLookingForAGpu) {
+    const char *old = std::getenv("SYMCOLL_SYMMETRIC_SIZE");
+    std::string saved = old ? old : "";
+    setenv("SYMCOLL_SYMMETRIC_SIZE", "lots", 1);
+    EXPECT_EQ(symcoll_init(nullptr), SYMCOLL_ERROR_INVALID_ARGUMENT);
+    std::string why = symcoll_last_error();
+    EXPECT_NE(why.find("SYMCOLL_SYMMETRIC_SIZE"), std::string::npos) << why;
+    EXPECT_NE(why.find("lots"), std::string::npos) << why;
+    EXPECT_EQ(symcoll_my_pe(), -1);
+    if (old)
+        setenv("SYMCOLL_SYMMETRIC_SIZE", saved.c_str(), 1);
+    else
+        unsetenv("SYMCOLL_SYMMETRIC_SIZE");
+}
+
+TEST(LastError, IsPerThread) {
+    symcoll_malloc(16);
+    std::string other;
+    std::thread t([&] {
+        other = symcoll_last_error();
+        symcoll_finalize();
+    });
+    t.join();
+    EXPECT_EQ(other, "") << "a new thread starts without an error";
+    expect_reason_names("symcoll_malloc");
+}
+
+TEST(Names, StatusStrings) {
+    const char *const names[] = {"SYMCOLL_SUCCESS",
+                                 "SYMCOLL_ERROR_INVALID_ARGUMENT",
+                                 "SYMCOLL_ERROR_NOT_INITIALIZED",
+                                 "SYMCOLL_ERROR_OUT_OF_MEMORY",
+                                 "SYMCOLL_ERROR_SYMMETRY",
+                                 "SYMCOLL_ERROR_TIMEOUT",
+                                 "SYMCOLL_ERROR_CUDA",
+                                 "SYMCOLL_ERROR_NCCL",
+                                 "SYMCOLL_ERROR_BOOTSTRAP",
+                                 "SYMCOLL_ERROR_NO_GPU",
+                                 "SYMCOLL_ERROR_UNSUPPORTED",
+                                 "SYMCOLL_ERROR_SYSTEM",
+                                 "SYMCOLL_ERROR_INTERNAL"};
+    for (int s = 0; s <= SYMCOLL_ERROR_INTERNAL; s++)
+        EXPECT_STREQ(symcoll_status_string((symcoll_status_t)s), names[s]);
+    EXPECT_STREQ(symcoll_status_string((symcoll_status_t)(SYMCOLL_ERROR_INTERNAL + 1)),
+                 "SYMCOLL_ERROR_UNKNOWN");
+    EXPECT_STREQ(symcoll_status_string((symcoll_status_t)-1), "SYMCOLL_ERROR_UNKNOWN");
+}
+
+TEST(Names, DatatypesAndOps) {
+    const struct {
+        symcoll_datatype_t type;
+        const char *name;
+        size_t size;
+    } types[] = {{SYMCOLL_INT8, "int8", 1},       {SYMCOLL_UINT8, "uint8", 1},
+                 {SYMCOLL_INT32, "int32", 4},     {SYMCOLL_UINT32, "uint32", 4},
+                 {SYMCOLL_INT64, "int64", 8},     {SYMCOLL_UINT64, "uint64", 8},
+                 {SYMCOLL_FLOAT16, "float16", 2}, {SYMCOLL_BFLOAT16, "bfloat16", 2},
+                 {SYMCOLL_FLOAT32, "float32", 4}, {SYMCOLL_FLOAT64, "float64", 8}};
+    static_assert(sizeof types / sizeof types[0] == SYMCOLL_NUM_DATATYPES, "every datatype");
+    for (const auto &t : types) {
+        EXPECT_STREQ(symcoll_datatype_name(t.type), t.name);
+        EXPECT_EQ(symcoll_datatype_size(t.type), t.size) << t.name;
+    }
+    for (int bad : {-1, (int)SYMCOLL_NUM_DATATYPES}) {
+        EXPECT_STREQ(symcoll_datatype_name((symcoll_datatype_t)bad), "invalid");
+        EXPECT_EQ(symcoll_datatype_size((symcoll_datatype_t)bad), 0u);
+    }
+    const char *const ops[] = {"sum", "prod", "min", "max", "and", "or", "xor"};
+    static_assert(sizeof ops / sizeof ops[0] == SYMCOLL_NUM_OPS, "every op");
+    for (int op = 0; op < SYMCOLL_NUM_OPS; op++)
+        EXPECT_STREQ(symcoll_op_name((symcoll_op_t)op), ops[op]);
+    EXPECT_STREQ(symcoll_op_name(SYMCOLL_NUM_OPS), "invalid");
+    EXPECT_STREQ(symcoll_op_name((symcoll_op_t)-1), "invalid");
+}
+
+} // namespace

@@ -1,0 +1,255 @@
+// symcoll-perf's command line: defaults, nccl-tests flags, lists, sizes and every bad flag.
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "args.h"
+
+namespace {
+
+struct Parsed {
+    int rc;
+    perf_args_t args;
+    std::string err;
+};
+
+Parsed parse(std::initializer_list<const char *> flags) {
+    std::vector<char *> argv{const_cast<char *>("symcoll-perf")};
+    for (const char *f : flags) {
+        argv.push_back(const_cast<char *>(f));
+    }
+    Parsed p;
+    perf_args_default(&p.args);
+    char err[512] = "";
+    p.rc = perf_args_parse((int)argv.size(), argv.data(), &p.args, err, sizeof err);
+    p.err = err;
+    return p;
+}
+
+std::vector<size_t> sizes(const perf_args_t &a) {
+    std::vector<size_t> out(PERF_MAX_SIZES);
+    out.resize(perf_size_list(&a, out.data(), out.size()));
+    return out;
+}
+
+TEST(PerfArgs, DefaultsSweepEverythingFrom8BTo128MiBByFactor8) {
+    Parsed p = parse({});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(sizes(p.args),
+              (std::vector<size_t>{8, 64, 512, 4096, 32768, 262144, 2097152, 16777216, 134217728}));
+    for (int op = 0; op < PERF_NUM_OPS; op++) {
+        EXPECT_TRUE(p.args.ops[op]) << op;
+    }
+    for (int t = 0; t < SYMCOLL_NUM_DATATYPES; t++) {
+        EXPECT_EQ(p.args.types[t], t == SYMCOLL_FLOAT32) << t;
+    }
+    for (int r = 0; r < SYMCOLL_NUM_OPS; r++) {
+        EXPECT_EQ(p.args.redops[r], r == SYMCOLL_SUM) << r;
+    }
+    EXPECT_TRUE(p.args.check);
+    EXPECT_EQ(p.args.modes, (unsigned)PERF_MODE_STREAM);
+    EXPECT_EQ(p.args.iters, 20);
+    EXPECT_EQ(p.args.warmup, 5);
+    EXPECT_EQ(p.args.timings, 7);
+    EXPECT_EQ(p.args.average, PERF_AVERAGE_MEAN);
+    EXPECT_EQ(p.args.team, SYMCOLL_TEAM_WORLD);
+    EXPECT_FALSE(p.args.compare_nccl);
+    EXPECT_FALSE(p.args.explain);
+}
+
+TEST(PerfArgs, ParsesByteSuffixes) {
+    size_t v = 0;
+    EXPECT_EQ(perf_parse_bytes("0", &v), 0);
+    EXPECT_EQ(v, 0u);
+    EXPECT_EQ(perf_parse_bytes("8", &v), 0);
+    EXPECT_EQ(v, 8u);
+    EXPECT_EQ(perf_parse_bytes("1k", &v), 0);
+    EXPECT_EQ(v, 1024u);
+    EXPECT_EQ(perf_parse_bytes("3K", &v), 0);
+    EXPECT_EQ(v, 3072u);
+    EXPECT_EQ(perf_parse_bytes("128M", &v), 0);
+    EXPECT_EQ(v, (size_t)128 << 20);
+    EXPECT_EQ(perf_parse_bytes("2g", &v), 0);
+    EXPECT_EQ(v, (size_t)2 << 30);
+    for (const char *bad :
+         {"", "k", "1x", "1kb", "-1", " 1", "1.5k", "99999999999999999999", "99999999999999g"}) {
+        EXPECT_EQ(perf_parse_bytes(bad, &v), -1) << bad;
+    }
+}
+
+TEST(PerfArgs, NcclTestsSizeFlags) {
+    Parsed p = parse({"-b", "1K", "-e", "1M", "-f", "2"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    std::vector<size_t> s = sizes(p.args);
+    ASSERT_EQ(s.size(), 11u);
+    EXPECT_EQ(s.front(), 1024u);
+    EXPECT_EQ(s.back(), (size_t)1 << 20);
+
+    p = parse({"-b0", "--maxbytes=300", "-i", "100"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(sizes(p.args), (std::vector<size_t>{0, 100, 200, 300}));
+
+    p = parse({"--minbytes", "8", "-e", "100"}); // factor 8: 8, 64
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(sizes(p.args), (std::vector<size_t>{8, 64}));
+
+    p = parse({"-b", "1g", "-e", "16g", "-f", "1048576"}); // overflow stops the list
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(sizes(p.args), (std::vector<size_t>{(size_t)1 << 30}));
+}
+
+TEST(PerfArgs, TimingFlags) {
+    Parsed p = parse({"-n", "50", "-w", "0", "--timings", "9", "-c", "0", "-a", "3"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(p.args.iters, 50);
+    EXPECT_EQ(p.args.warmup, 0);
+    EXPECT_EQ(p.args.timings, 9);
+    EXPECT_FALSE(p.args.check);
+    EXPECT_EQ(p.args.average, PERF_AVERAGE_MAX);
+}
+
+TEST(PerfArgs, GraphModeFromDashGAndMode) {
+    Parsed p = parse({"-G", "4"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(p.args.modes, (unsigned)PERF_MODE_GRAPH);
+    EXPECT_EQ(p.args.graph_calls, 4);
+
+    p = parse({"--mode", "both", "-n", "30"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(p.args.modes, (unsigned)(PERF_MODE_STREAM | PERF_MODE_GRAPH));
+    EXPECT_EQ(p.args.graph_calls, 30);
+
+    p = parse({"-G", "8", "--mode", "stream"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(p.args.modes, (unsigned)PERF_MODE_STREAM);
+}
+
+TEST(PerfArgs, Lists) {
+    Parsed p = parse({"--op", "barrier,alltoall", "-d", "half,int8,float64", "-o", "all"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_TRUE(p.args.ops[PERF_OP_BARRIER]);
+    EXPECT_TRUE(p.args.ops[PERF_OP_ALLTOALL]);
+    EXPECT_FALSE(p.args.ops[PERF_OP_BROADCAST]);
+    EXPECT_TRUE(p.args.types[SYMCOLL_FLOAT16]);
+    EXPECT_TRUE(p.args.types[SYMCOLL_INT8]);
+    EXPECT_TRUE(p.args.types[SYMCOLL_FLOAT64]);
+    EXPECT_FALSE(p.args.types[SYMCOLL_FLOAT32]);
+    for (int r = 0; r < SYMCOLL_NUM_OPS; r++) {
+        EXPECT_TRUE(p.args.redops[r]);
+    }
+
+    p = parse({"-d", "all", "-o", "prod,max"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    for (int t = 0; t < SYMCOLL_NUM_DATATYPES; t++) {
+        EXPECT_TRUE(p.args.types[t]);
+    }
+    EXPECT_TRUE(p.args.redops[SYMCOLL_PROD]);
+    EXPECT_TRUE(p.args.redops[SYMCOLL_MAX]);
+    EXPECT_FALSE(p.args.redops[SYMCOLL_SUM]);
+}
+
+TEST(PerfArgs, TeamRootCompareOutputs) {
+    Parsed p = parse({"--team", "node", "-r", "1", "--compare", "nccl", "--csv", "out.csv",
+                      "--plot", "out.png"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(p.args.team, SYMCOLL_TEAM_NODE);
+    EXPECT_EQ(p.args.root, 1);
+    EXPECT_TRUE(p.args.compare_nccl);
+    EXPECT_STREQ(p.args.csv_path, "out.csv");
+    EXPECT_STREQ(p.args.plot_path, "out.png");
+}
+
+TEST(PerfArgs, ExplainTakesDashNAsTheTeamSize) {
+    Parsed p = parse({"--explain", "-n", "8"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_TRUE(p.args.explain);
+    EXPECT_EQ(p.args.npes, 8);
+
+    p = parse({"-n", "20", "--npes", "4", "--explain"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(p.args.npes, 4);
+    EXPECT_EQ(p.args.iters, 20);
+
+    p = parse({"--explain"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(p.args.npes, 2);
+
+    p = parse({"--explain", "--topology-file", "t.txt"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_STREQ(p.args.topology_file, "t.txt");
+}
+
+TEST(PerfArgs, HelpStopsParsing) {
+    Parsed p = parse({"-h", "--bogus"});
+    EXPECT_EQ(p.rc, 0) << p.err;
+    EXPECT_TRUE(p.args.help);
+    p = parse({"--help"});
+    EXPECT_EQ(p.rc, 0) << p.err;
+    EXPECT_TRUE(p.args.help);
+}
+
+struct BadFlags {
+    std::vector<const char *> flags;
+    const char *must_mention;
+};
+
+TEST(PerfArgs, BadFlagsAreRejectedWithAReason) {
+    const BadFlags cases[] = {
+        {{"--bogus"}, "--bogus"},
+        {{"extra"}, "extra"},
+        {{"-b"}, "missing value"},
+        {{"-b", "lots"}, "lots"},
+        {{"-e", "1x"}, "1x"},
+        {{"-b", "1M", "-e", "1K"}, "larger"},
+        {{"-f", "1"}, "-f"},
+        {{"-f", "2", "-i", "8"}, "exclude"},
+        {{"-i", "0"}, "-i"},
+        {{"-b", "0"}, "-b"},
+        {{"-b", "1", "-e", "1g", "-i", "1"}, "sizes"},
+        {{"-n", "0"}, "-n"},
+        {{"-n", "ten"}, "ten"},
+        {{"-w", "-1"}, "-w"},
+        {{"--timings", "0"}, "--timings"},
+        {{"-c", "x"}, "-c"},
+        {{"-d", "float128"}, "float128"},
+        {{"-d", "float32,"}, "datatype"},
+        {{"-o", "avg"}, "avg"},
+        {{"-o", "and", "-d", "float32"}, "integer"},
+        {{"--op", "allreduce"}, "allreduce"},
+        {{"-r", "-1"}, "-r"},
+        {{"-G", "-2"}, "-G"},
+        {{"-a", "4"}, "-a"},
+        {{"--team", "galaxy"}, "galaxy"},
+        {{"--mode", "fast"}, "fast"},
+        {{"--compare", "mpi"}, "mpi"},
+        {{"--explain", "--topology"}, "exclude"},
+        {{"--explain", "-n", "100"}, "64"},
+        {{"--explain", "--npes", "0"}, "--npes"},
+        {{"--explain", "-r", "2"}, "root"},
+        {{"--help=yes"}, "--help=yes"},
+    };
+    for (const BadFlags &c : cases) {
+        std::vector<char *> argv{const_cast<char *>("symcoll-perf")};
+        std::string joined;
+        for (const char *f : c.flags) {
+            argv.push_back(const_cast<char *>(f));
+            joined += std::string(" ") + f;
+        }
+        perf_args_t args;
+        perf_args_default(&args);
+        char err[512] = "";
+        EXPECT_EQ(perf_args_parse((int)argv.size(), argv.data(), &args, err, sizeof err), -1)
+            << joined;
+        EXPECT_NE(std::string(err).find(c.must_mention), std::string::npos)
+            << joined << ": " << err;
+    }
+}
+
+TEST(PerfArgs, BitwiseOpsWithoutReduceOrWithIntegersAreFine) {
+    EXPECT_EQ(parse({"-o", "xor", "-d", "float32", "--op", "broadcast"}).rc, 0);
+    EXPECT_EQ(parse({"-o", "and,or", "-d", "all"}).rc, 0);
+}
+
+} // namespace

@@ -1,0 +1,78 @@
+// The built symcoll-perf: --help, --explain, exit status 2 for bad flags, 77 without a GPU.
+// tests/perf.cmake registers the no-GPU case apart, so that its skip on a GPU machine does not
+// mark the others skipped.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <sys/wait.h>
+
+#include <cuda_runtime_api.h>
+
+namespace {
+
+struct Result {
+    int status;
+    std::string output; // stdout and stderr
+};
+
+Result run(const std::string &flags) {
+    std::string command = std::string(SYMCOLL_PERF_EXE) + " " + flags + " 2>&1";
+    FILE *p = popen(command.c_str(), "r");
+    Result r{-1, ""};
+    if (p == nullptr) {
+        return r;
+    }
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) {
+        r.output.append(buf, n);
+    }
+    int status = pclose(p);
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+TEST(PerfCli, Help) {
+    Result r = run("--help");
+    EXPECT_EQ(r.status, 0) << r.output;
+    for (const char *flag : {"Usage", "--minbytes", "--stepfactor", "--cudagraph", "--compare",
+                             "--csv", "--plot", "--explain", "--topology-file", "--team"}) {
+        EXPECT_NE(r.output.find(flag), std::string::npos) << flag;
+    }
+}
+
+TEST(PerfCli, BadFlagsExitWithStatus2AndSayWhy) {
+    const std::pair<const char *, const char *> cases[] = {
+        {"--bogus", "--bogus"},          {"-b 1M -e 1K", "larger"}, {"-d float128", "float128"},
+        {"--op allreduce", "allreduce"}, {"-f 2 -i 8", "exclude"},  {"-n", "missing value"},
+    };
+    for (const auto &c : cases) {
+        Result r = run(c.first);
+        EXPECT_EQ(r.status, 2) << c.first << ": " << r.output;
+        EXPECT_NE(r.output.find(c.second), std::string::npos) << c.first << ": " << r.output;
+        EXPECT_NE(r.output.find("--help"), std::string::npos) << r.output;
+    }
+}
+
+TEST(PerfCli, ExplainNeedsNoGpu) {
+    Result r = run("--explain -n 4 --op reduce -b 1K -e 1M -f 4");
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("4 PEs"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("1048576"), std::string::npos) << r.output;
+
+    r = run("--explain --topology-file /nonexistent/topology.txt");
+    EXPECT_EQ(r.status, 2) << r.output;
+}
+
+TEST(PerfCli, SweepWithoutAGpuExits77) {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) {
+        GTEST_SKIP() << "this machine has a GPU";
+    }
+    Result r = run("--op barrier");
+    EXPECT_EQ(r.status, 77) << r.output;
+    EXPECT_NE(r.output.find("no GPU"), std::string::npos) << r.output;
+}
+
+} // namespace

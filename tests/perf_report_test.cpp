@@ -1,0 +1,223 @@
+// symcoll-perf's numbers and formats: sizes as nccl-tests counts them, bus-bandwidth factors,
+// the median and the combination over PEs, CSV rows and table rows.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "ops.h"
+#include "report.h"
+#include "stats.h"
+
+namespace {
+
+double factor(perf_op_t op, int npes) {
+    return perf_op_info(op)->busbw_factor(npes);
+}
+
+TEST(PerfOps, BusBandwidthFactorsOfNcclTests) {
+    EXPECT_EQ(perf_op_info(PERF_OP_BARRIER)->busbw_factor, nullptr);
+    EXPECT_DOUBLE_EQ(factor(PERF_OP_BROADCAST, 2), 1.0);
+    EXPECT_DOUBLE_EQ(factor(PERF_OP_BROADCAST, 8), 1.0);
+    EXPECT_DOUBLE_EQ(factor(PERF_OP_REDUCE, 2), 1.0);
+    EXPECT_DOUBLE_EQ(factor(PERF_OP_REDUCE, 8), 1.75);
+    EXPECT_DOUBLE_EQ(factor(PERF_OP_FCOLLECT, 2), 0.5);
+    EXPECT_DOUBLE_EQ(factor(PERF_OP_FCOLLECT, 8), 0.875);
+    EXPECT_DOUBLE_EQ(factor(PERF_OP_ALLTOALL, 4), 0.75);
+}
+
+TEST(PerfOps, NamesAndTheirCollectives) {
+    const char *names[] = {"barrier", "broadcast", "reduce", "fcollect", "alltoall"};
+    const symcoll_collective_t colls[] = {SYMCOLL_COLL_BARRIER, SYMCOLL_COLL_BROADCAST,
+                                          SYMCOLL_COLL_REDUCE, SYMCOLL_COLL_FCOLLECT,
+                                          SYMCOLL_COLL_ALLTOALL};
+    for (int op = 0; op < PERF_NUM_OPS; op++) {
+        EXPECT_STREQ(perf_op_info((perf_op_t)op)->name, names[op]);
+        EXPECT_EQ(perf_op_from_name(names[op]), op);
+        EXPECT_EQ(perf_op_info((perf_op_t)op)->collective, colls[op]);
+        std::string upper = names[op];
+        for (char &ch : upper) {
+            ch = (char)toupper(ch);
+        }
+        if (op == PERF_OP_BARRIER) { // one algorithm: nothing to force
+            EXPECT_EQ(perf_op_info((perf_op_t)op)->algo_env, nullptr);
+        } else {
+            EXPECT_STREQ(perf_op_info((perf_op_t)op)->algo_env, ("SYMCOLL_ALGO_" + upper).c_str());
+        }
+    }
+    EXPECT_EQ(perf_op_from_name("allreduce"), -1);
+    EXPECT_EQ(perf_datatype_from_name("float32"), SYMCOLL_FLOAT32);
+    EXPECT_EQ(perf_datatype_from_name("float"), SYMCOLL_FLOAT32);
+    EXPECT_EQ(perf_datatype_from_name("half"), SYMCOLL_FLOAT16);
+    EXPECT_EQ(perf_datatype_from_name("bfloat16"), SYMCOLL_BFLOAT16);
+    EXPECT_EQ(perf_datatype_from_name("double"), SYMCOLL_FLOAT64);
+    EXPECT_EQ(perf_datatype_from_name("uint64"), SYMCOLL_UINT64);
+    EXPECT_EQ(perf_datatype_from_name("float128"), -1);
+    EXPECT_EQ(perf_redop_from_name("xor"), SYMCOLL_XOR);
+    EXPECT_EQ(perf_redop_from_name("avg"), -1);
+    EXPECT_TRUE(perf_redop_valid(SYMCOLL_INT8, SYMCOLL_AND));
+    EXPECT_FALSE(perf_redop_valid(SYMCOLL_BFLOAT16, SYMCOLL_OR));
+    EXPECT_TRUE(perf_redop_valid(SYMCOLL_FLOAT16, SYMCOLL_MIN));
+}
+
+TEST(PerfOps, CountsAndBytesAsNcclTestsCountThem) {
+    // broadcast and reduce: the per-PE buffer; rounded down to whole elements.
+    EXPECT_EQ(perf_op_count(PERF_OP_BROADCAST, 10, 4, 2), 2u);
+    EXPECT_EQ(perf_op_bytes(PERF_OP_BROADCAST, 2, 4, 2), 8u);
+    EXPECT_EQ(perf_op_count(PERF_OP_REDUCE, 134217728, 2, 8), 67108864u);
+    EXPECT_EQ(perf_op_count(PERF_OP_REDUCE, 2, 4, 2), 0u);
+    // fcollect and alltoall: the whole destination, count per PE in the call.
+    EXPECT_EQ(perf_op_count(PERF_OP_FCOLLECT, 64, 4, 8), 2u);
+    EXPECT_EQ(perf_op_bytes(PERF_OP_FCOLLECT, 2, 4, 8), 64u);
+    EXPECT_EQ(perf_op_count(PERF_OP_ALLTOALL, 8, 4, 2), 1u);
+    EXPECT_EQ(perf_op_count(PERF_OP_ALLTOALL, 8, 4, 4), 0u);
+    EXPECT_EQ(perf_op_count(PERF_OP_ALLTOALL, 100, 4, 3), 8u);
+    EXPECT_EQ(perf_op_bytes(PERF_OP_ALLTOALL, 8, 4, 3), 96u);
+    EXPECT_EQ(perf_op_count(PERF_OP_BARRIER, 64, 4, 2), 0u);
+    // Buffers: alltoall sends a block to every PE; fcollect sends one.
+    EXPECT_EQ(perf_op_src_bytes(PERF_OP_ALLTOALL, 3, 4, 2), 24u);
+    EXPECT_EQ(perf_op_dst_bytes(PERF_OP_ALLTOALL, 3, 4, 2), 24u);
+    EXPECT_EQ(perf_op_src_bytes(PERF_OP_FCOLLECT, 3, 4, 2), 12u);
+    EXPECT_EQ(perf_op_dst_bytes(PERF_OP_FCOLLECT, 3, 4, 2), 24u);
+    EXPECT_EQ(perf_op_src_bytes(PERF_OP_REDUCE, 3, 8, 2), 24u);
+    EXPECT_EQ(perf_op_dst_bytes(PERF_OP_BROADCAST, 3, 8, 2), 24u);
+}
+
+TEST(PerfOps, AlgorithmBandwidthInGBPerSecond) {
+    EXPECT_DOUBLE_EQ(perf_algbw_gbps(1000000, 1.0), 1000.0);
+    EXPECT_DOUBLE_EQ(perf_algbw_gbps(134217728, 385.68), 134217728 / 385.68 / 1e3);
+    EXPECT_DOUBLE_EQ(perf_algbw_gbps(8, 0.0), 0.0);
+}
+
+TEST(PerfStats, Median) {
+    double odd[] = {5, 1, 9, 3, 7};
+    EXPECT_DOUBLE_EQ(perf_median(odd, 5), 5);
+    double even[] = {4, 1, 3, 2};
+    EXPECT_DOUBLE_EQ(perf_median(even, 4), 2.5);
+    double one[] = {6.5};
+    EXPECT_DOUBLE_EQ(perf_median(one, 1), 6.5);
+}
+
+TEST(PerfStats, CombineAcrossPEsLikeNcclTestsDashA) {
+    const double t[] = {4.0, 2.0, 9.0};
+    EXPECT_DOUBLE_EQ(perf_combine_times(t, 3, PERF_AVERAGE_PE0), 4.0);
+    EXPECT_DOUBLE_EQ(perf_combine_times(t, 3, PERF_AVERAGE_MEAN), 5.0);
+    EXPECT_DOUBLE_EQ(perf_combine_times(t, 3, PERF_AVERAGE_MIN), 2.0);
+    EXPECT_DOUBLE_EQ(perf_combine_times(t, 3, PERF_AVERAGE_MAX), 9.0);
+    const double missing[] = {4.0, -1.0};
+    EXPECT_LT(perf_combine_times(missing, 2, PERF_AVERAGE_MEAN), 0);
+}
+
+std::string capture(void (*write)(FILE *, const perf_row_t *, bool), const perf_row_t &row,
+                    bool compare) {
+    char *buf = nullptr;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    write(f, &row, compare);
+    fclose(f);
+    std::string out(buf, len);
+    free(buf);
+    return out;
+}
+
+void csv_row(FILE *f, const perf_row_t *row, bool) {
+    perf_csv_row(f, row);
+}
+
+perf_row_t reduce_row() {
+    perf_row_t r{};
+    r.op = "reduce";
+    r.mode = "graph";
+    r.bytes = 2097152;
+    r.count = 524288;
+    r.type = "float32";
+    r.redop = "sum";
+    r.root = -1;
+    r.npes = 2;
+    r.algorithm = "two_shot";
+    r.blocks = 32;
+    r.threads = 512;
+    r.time_us = 18.5;
+    r.has_bandwidth = true;
+    r.algbw_gbps = 113.36;
+    r.busbw_gbps = 113.36;
+    r.wrong = 0;
+    r.nccl_us = 27.07;
+    r.nccl_sym_us = 18.37;
+    return r;
+}
+
+TEST(PerfReport, CsvColumns) {
+    char *buf = nullptr;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    perf_csv_header(f);
+    fclose(f);
+    EXPECT_EQ(std::string(buf, len),
+              "op,bytes,count,type,redop,root,mode,npes,algorithm,time_us,algbw_gbps,busbw_gbps,"
+              "wrong,nccl_time_us,nccl_sym_time_us\n");
+    free(buf);
+}
+
+TEST(PerfReport, CsvRowWithNccl) {
+    EXPECT_EQ(capture(csv_row, reduce_row(), true),
+              "reduce,2097152,524288,float32,sum,-1,graph,2,two_shot,18.500,113.360,113.360,0,"
+              "27.070,18.370\n");
+}
+
+TEST(PerfReport, CsvRowLeavesWhatWasNotMeasuredEmpty) {
+    perf_row_t r{};
+    r.op = "launch";
+    r.mode = "stream";
+    r.type = "none";
+    r.redop = "none";
+    r.root = -1;
+    r.npes = 8;
+    r.algorithm = "empty-kernel";
+    r.time_us = 4.25;
+    r.wrong = -1;
+    r.nccl_us = -1;
+    r.nccl_sym_us = -1;
+    EXPECT_EQ(capture(csv_row, r, false),
+              "launch,0,0,none,none,-1,stream,8,empty-kernel,4.250,,,,,\n");
+}
+
+TEST(PerfReport, CsvQuotesAnAlgorithmWithAComma) {
+    perf_row_t r = reduce_row();
+    r.algorithm = "a,\"b\"";
+    std::string line = capture(csv_row, r, false);
+    EXPECT_NE(line.find(",\"a,\"\"b\"\"\","), std::string::npos) << line;
+}
+
+TEST(PerfReport, RatioIsOursOverTheBetterNccl) {
+    perf_row_t r = reduce_row();
+    EXPECT_DOUBLE_EQ(perf_row_ratio(&r), 18.5 / 18.37);
+    r.nccl_sym_us = -1;
+    EXPECT_DOUBLE_EQ(perf_row_ratio(&r), 18.5 / 27.07);
+    r.nccl_us = -1;
+    EXPECT_LT(perf_row_ratio(&r), 0);
+}
+
+TEST(PerfReport, TableRow) {
+    std::string line = capture(perf_table_row, reduce_row(), true);
+    EXPECT_NE(line.find("reduce"), std::string::npos) << line;
+    EXPECT_NE(line.find("2097152"), std::string::npos) << line;
+    EXPECT_NE(line.find("18.50"), std::string::npos) << line;
+    EXPECT_NE(line.find("113.36"), std::string::npos) << line;
+    EXPECT_NE(line.find("27.07"), std::string::npos) << line;
+    EXPECT_NE(line.find("1.01"), std::string::npos) << line; // 18.5 / 18.37
+    EXPECT_NE(line.find("two_shot (32x512)"), std::string::npos) << line;
+
+    perf_row_t barrier = reduce_row();
+    barrier.op = "barrier";
+    barrier.has_bandwidth = false;
+    barrier.wrong = -1;
+    line = capture(perf_table_row, barrier, false);
+    EXPECT_NE(line.find("N/A"), std::string::npos) << line;
+    EXPECT_EQ(line.find("27.07"), std::string::npos) << line;
+    EXPECT_EQ(line.find("113.36"), std::string::npos) << line;
+}
+
+} // namespace

@@ -1,0 +1,261 @@
+/* Algorithm selection: a forced name, else the first fitting table row, else the cost model;
+ * then the grid for the chosen algorithm and message. */
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include "internal.h"
+#include "tuning.h"
+#include "tuning_table.h"
+
+#define DEFAULT_SM_COUNT 132
+#define LL_PAYLOAD_BYTES (SYMCOLL_LL_SLOT_BYTES / 2)
+#define FORCED_NAME_MAX 32
+
+static const char *const no_algorithms[] = {NULL};
+
+const char *const *symcoll_tuning_algorithms(symcoll_collective_t collective) {
+    const tuning_algo_set_t *set = symcoll_tuning_algo_set(collective);
+    return set ? set->names : no_algorithms;
+}
+
+const char *symcoll_collective_name(symcoll_collective_t collective) {
+    switch (collective) {
+    case SYMCOLL_COLL_BARRIER:
+        return "barrier";
+    case SYMCOLL_COLL_BROADCAST:
+        return "broadcast";
+    case SYMCOLL_COLL_REDUCE:
+        return "reduce";
+    case SYMCOLL_COLL_FCOLLECT:
+        return "fcollect";
+    case SYMCOLL_COLL_ALLTOALL:
+        return "alltoall";
+    case SYMCOLL_COLL_SIGNAL_WAIT:
+        return "signal_wait";
+    case SYMCOLL_COLL_DEVICE_API:
+        return "device_api";
+    default:
+        return "none";
+    }
+}
+
+static char forced_names[SYMCOLL_COLL_DEVICE_API + 1][FORCED_NAME_MAX];
+
+void symcoll_tuning_force(symcoll_collective_t collective, const char *name) {
+    if ((int)collective < 0 || collective > SYMCOLL_COLL_DEVICE_API)
+        return;
+    snprintf(forced_names[collective], FORCED_NAME_MAX, "%s", name ? name : "");
+}
+
+const char *symcoll_tuning_forced(symcoll_collective_t collective) {
+    if ((int)collective < 0 || collective > SYMCOLL_COLL_DEVICE_API || !forced_names[collective][0])
+        return NULL;
+    return forced_names[collective];
+}
+
+static int find_algorithm(const tuning_algo_set_t *set, const char *name) {
+    for (int i = 0; set->names[i]; i++)
+        if (!strcmp(set->names[i], name))
+            return i;
+    return -1;
+}
+
+static size_t ceil_div(size_t a, size_t b) {
+    return a / b + (a % b != 0);
+}
+
+static int clamp_int(size_t value, int lo, int hi) {
+    return value < (size_t)lo ? lo : value > (size_t)hi ? hi : (int)value;
+}
+
+/* Payload that one PE sends to one peer in the LL algorithms. */
+static size_t ll_payload_per_peer(const symcoll_tuning_query_t *q) {
+    int exchange = q->collective == SYMCOLL_COLL_FCOLLECT || q->collective == SYMCOLL_COLL_ALLTOALL;
+    return exchange && q->team_size > 0 ? q->bytes / (size_t)q->team_size : q->bytes;
+}
+
+static void size_grid(const symcoll_tuning_query_t *q, tuning_grid_t grid, int max_blocks,
+                      int threads, symcoll_choice_t *out) {
+    int sm_count = q->sm_count > 0 ? q->sm_count : DEFAULT_SM_COUNT;
+    threads = clamp_int((size_t)threads / 32 * 32, 32, SYMCOLL_TUNING_MAX_THREADS);
+    switch (grid) {
+    case TUNING_GRID_SINGLE:
+        out->blocks = 1;
+        out->threads = 32;
+        break;
+    case TUNING_GRID_LL: {
+        size_t payload = ll_payload_per_peer(q);
+        int cap = max_blocks < SYMCOLL_LL_BLOCKS ? max_blocks : SYMCOLL_LL_BLOCKS;
+        out->blocks = clamp_int(ceil_div(payload, LL_PAYLOAD_BYTES), 1, cap);
+        size_t per_block = ceil_div(payload, (size_t)out->blocks);
+        size_t packets = ceil_div(per_block < LL_PAYLOAD_BYTES ? per_block : LL_PAYLOAD_BYTES, 8);
+        out->threads = clamp_int(ceil_div(packets, 32) * 32, 32, threads);
+        break;
+    }
+    case TUNING_GRID_BW: {
+        int cap = max_blocks < SYMCOLL_MAX_BLOCKS ? max_blocks : SYMCOLL_MAX_BLOCKS;
+        cap = cap < sm_count ? cap : sm_count;
+        out->blocks = clamp_int(ceil_div(q->bytes, TUNING_BW_BYTES_PER_BLOCK), 1, cap);
+        out->threads = threads;
+        break;
+    }
+    }
+}
+
+static void choose(const symcoll_tuning_query_t *q, const tuning_algo_set_t *set, int algo,
+                   int max_blocks, int threads, symcoll_choice_t *out) {
+    out->algo = algo;
+    out->name = set->names[algo];
+    size_grid(q, set->models[algo].grid, max_blocks, threads, out);
+}
+
+static int row_fits(const symcoll_tuning_row_t *r, const symcoll_tuning_query_t *q) {
+    return r->collective == q->collective && r->topo == q->topo && q->team_size <= r->max_team_size;
+}
+
+/* The first row that fits the query (and names algo, unless algo is NULL); -1 if none. */
+static long find_row(const symcoll_tuning_query_t *q, const char *algo) {
+    for (size_t i = 0; i < symcoll_tuning_n_rows; i++) {
+        const symcoll_tuning_row_t *r = &symcoll_tuning_rows[i];
+        if (!row_fits(r, q))
+            continue;
+        if (algo ? !strcmp(r->algo, algo) : q->bytes <= r->max_bytes)
+            return (long)i;
+    }
+    return -1;
+}
+
+static double model_cost_us(const symcoll_tuning_query_t *q, const tuning_algo_model_t *m) {
+    const tuning_link_model_t *link = symcoll_tuning_link_model(q->topo);
+    double n = q->team_size > 0 ? q->team_size : 1, bytes = (double)q->bytes;
+    double link_bytes = 0;
+    switch (m->traffic) {
+    case TUNING_TRAFFIC_NONE:
+        break;
+    case TUNING_TRAFFIC_EACH_PEER:
+        link_bytes = (n - 1) * bytes;
+        break;
+    case TUNING_TRAFFIC_SHARE:
+        link_bytes = (n - 1) / n * bytes;
+        break;
+    case TUNING_TRAFFIC_TWO_SHOT:
+        link_bytes = 2 * (n - 1) / n * bytes;
+        break;
+    }
+    /* GB/s is bytes per ns: bytes / GBps / 1000 is microseconds. */
+    double move_us = link_bytes / link->link_gbps / 1000 + bytes / link->local_gbps / 1000;
+    return m->syncs * link->sync_us + move_us / m->efficiency;
+}
+
+static int cheapest_by_model(const symcoll_tuning_query_t *q, const tuning_algo_set_t *set) {
+    int best = 0;
+    double best_cost = 0;
+    for (int i = 0; set->names[i]; i++) {
+        double cost = model_cost_us(q, &set->models[i]);
+        if (i == 0 || cost < best_cost) {
+            best = i;
+            best_cost = cost;
+        }
+    }
+    return best;
+}
+
+/* SYMCOLL_ALGO_<COLLECTIVE> of a collective. */
+static void algo_variable(symcoll_collective_t collective, char *out, size_t len) {
+    int prefix = snprintf(out, len, "SYMCOLL_ALGO_");
+    snprintf(out + prefix, len - (size_t)prefix, "%s", symcoll_collective_name(collective));
+    for (char *c = out + prefix; *c; c++)
+        *c = (char)toupper((unsigned char)*c);
+}
+
+static symcoll_status_t unknown_forced(const symcoll_tuning_query_t *q,
+                                       const tuning_algo_set_t *set) {
+    char names[128] = "";
+    size_t used = 0;
+    for (int i = 0; set->names[i] && used < sizeof names; i++)
+        used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
+                                 set->names[i]);
+    char variable[32];
+    algo_variable(q->collective, variable, sizeof variable);
+    return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                             "symcoll_tuning_select: %s \"%s\" names no %s algorithm (%s)",
+                             variable, q->forced, symcoll_collective_name(q->collective), names);
+}
+
+/* How a choice was made: forced, by table row `row`, or (row -1) by the model. */
+typedef struct {
+    bool forced;
+    long row;
+} decision_t;
+
+static symcoll_status_t decide(const symcoll_tuning_query_t *q, symcoll_choice_t *out,
+                               decision_t *how) {
+    const tuning_algo_set_t *set = symcoll_tuning_algo_set(q->collective);
+    if (!set)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                 "symcoll_tuning_select: collective %d (%s) has no algorithms",
+                                 (int)q->collective, symcoll_collective_name(q->collective));
+    out->why[0] = '\0';
+    how->forced = q->forced && q->forced[0];
+    if (how->forced) {
+        int algo = find_algorithm(set, q->forced);
+        if (algo < 0)
+            return unknown_forced(q, set);
+        how->row = find_row(q, q->forced);
+        const symcoll_tuning_row_t *r = how->row >= 0 ? &symcoll_tuning_rows[how->row] : NULL;
+        choose(q, set, algo, r ? r->blocks : SYMCOLL_MAX_BLOCKS,
+               r ? r->threads : SYMCOLL_TUNING_MAX_THREADS, out);
+        return SYMCOLL_SUCCESS;
+    }
+    how->row = find_row(q, NULL);
+    if (how->row < 0) {
+        choose(q, set, cheapest_by_model(q, set), SYMCOLL_MAX_BLOCKS, SYMCOLL_TUNING_MAX_THREADS,
+               out);
+        return SYMCOLL_SUCCESS;
+    }
+    const symcoll_tuning_row_t *r = &symcoll_tuning_rows[how->row];
+    int algo = find_algorithm(set, r->algo);
+    if (algo < 0)
+        return symcoll_set_error(SYMCOLL_ERROR_INTERNAL,
+                                 "symcoll_tuning_select: table row %ld names unknown algorithm "
+                                 "\"%s\" for %s",
+                                 how->row, r->algo, symcoll_collective_name(q->collective));
+    choose(q, set, algo, r->blocks, r->threads, out);
+    return SYMCOLL_SUCCESS;
+}
+
+static void explain(const symcoll_tuning_query_t *q, const decision_t *how, symcoll_choice_t *out) {
+    char *why = out->why;
+    const size_t len = sizeof out->why;
+    if (how->forced) {
+        char variable[32];
+        algo_variable(q->collective, variable, sizeof variable);
+        snprintf(why, len, "forced by %s or symcoll_tuning_force", variable);
+    } else if (how->row >= 0) {
+        const symcoll_tuning_row_t *r = &symcoll_tuning_rows[how->row];
+        snprintf(why, len, "table row %ld: %s on %s, team <= %d, bytes <= %zu", how->row,
+                 symcoll_collective_name(r->collective), symcoll_topo_class_name(r->topo),
+                 r->max_team_size, r->max_bytes);
+    } else {
+        const tuning_algo_set_t *set = symcoll_tuning_algo_set(q->collective);
+        size_t used = (size_t)snprintf(why, len, "model (%s, %d PEs, no table row):",
+                                       symcoll_topo_class_name(q->topo), q->team_size);
+        for (int i = 0; set->names[i] && used < len; i++)
+            used += (size_t)snprintf(why + used, len - used, " %s %.1f us", set->names[i],
+                                     model_cost_us(q, &set->models[i]));
+    }
+}
+
+symcoll_status_t symcoll_tuning_choose(const symcoll_tuning_query_t *q, symcoll_choice_t *out) {
+    decision_t how;
+    return decide(q, out, &how);
+}
+
+symcoll_status_t symcoll_tuning_select(const symcoll_tuning_query_t *q, symcoll_choice_t *out) {
+    decision_t how;
+    symcoll_status_t st = decide(q, out, &how);
+    if (st == SYMCOLL_SUCCESS)
+        explain(q, &how, out);
+    return st;
+}

@@ -1,0 +1,85 @@
+/* First threshold table (2 x H200 NVLink estimates; PCIe guesses until swept) and the cost
+ * model terms. Replace the rows with symcoll-perf sweeps; the order of rows matters. */
+#include <stdint.h>
+#include "tuning_table.h"
+
+#define KIB ((size_t)1024)
+#define MIB (KIB * 1024)
+
+static const char *const barrier_names[] = {"flags", NULL};
+static const tuning_algo_model_t barrier_models[] = {
+    {TUNING_GRID_SINGLE, 1.0, 1.0, TUNING_TRAFFIC_NONE},
+};
+
+static const char *const broadcast_names[] = {"ll", "pull", "push", NULL};
+static const tuning_algo_model_t broadcast_models[] = {
+    {TUNING_GRID_LL, 0.5, 0.25, TUNING_TRAFFIC_EACH_PEER},
+    {TUNING_GRID_BW, 2.0, 1.0, TUNING_TRAFFIC_EACH_PEER},
+    {TUNING_GRID_BW, 2.0, 1.0, TUNING_TRAFFIC_EACH_PEER},
+};
+
+static const char *const reduce_names[] = {"ll", "one_shot", "two_shot", NULL};
+static const tuning_algo_model_t reduce_models[] = {
+    {TUNING_GRID_LL, 0.5, 0.25, TUNING_TRAFFIC_EACH_PEER},
+    {TUNING_GRID_BW, 2.0, 1.0, TUNING_TRAFFIC_EACH_PEER},
+    {TUNING_GRID_BW, 2.0, 1.0, TUNING_TRAFFIC_TWO_SHOT},
+};
+
+static const char *const exchange_names[] = {"ll", "push", "pull", NULL};
+static const tuning_algo_model_t exchange_models[] = {
+    {TUNING_GRID_LL, 0.5, 0.25, TUNING_TRAFFIC_SHARE},
+    {TUNING_GRID_BW, 2.0, 1.0, TUNING_TRAFFIC_SHARE},
+    {TUNING_GRID_BW, 2.0, 1.0, TUNING_TRAFFIC_SHARE},
+};
+
+static const tuning_algo_set_t algo_sets[] = {
+    [SYMCOLL_COLL_BARRIER] = {barrier_names, barrier_models},
+    [SYMCOLL_COLL_BROADCAST] = {broadcast_names, broadcast_models},
+    [SYMCOLL_COLL_REDUCE] = {reduce_names, reduce_models},
+    [SYMCOLL_COLL_FCOLLECT] = {exchange_names, exchange_models},
+    [SYMCOLL_COLL_ALLTOALL] = {exchange_names, exchange_models},
+};
+
+const tuning_algo_set_t *symcoll_tuning_algo_set(symcoll_collective_t collective) {
+    if ((int)collective < 0 || (size_t)collective >= sizeof algo_sets / sizeof algo_sets[0] ||
+        !algo_sets[collective].names)
+        return NULL;
+    return &algo_sets[collective];
+}
+
+const symcoll_tuning_row_t symcoll_tuning_rows[] = {
+    {SYMCOLL_COLL_BROADCAST, TOPO_NVLINK, 8, 64 * KIB, "ll", 16, 512},
+    {SYMCOLL_COLL_BROADCAST, TOPO_NVLINK, 8, SIZE_MAX, "pull", 128, 512},
+    {SYMCOLL_COLL_REDUCE, TOPO_NVLINK, 2, 64 * KIB, "ll", 16, 512},
+    {SYMCOLL_COLL_REDUCE, TOPO_NVLINK, 2, 1 * MIB, "one_shot", 128, 512},
+    {SYMCOLL_COLL_REDUCE, TOPO_NVLINK, 2, SIZE_MAX, "two_shot", 128, 512},
+    {SYMCOLL_COLL_REDUCE, TOPO_NVLINK, 8, 16 * KIB, "ll", 16, 512},
+    {SYMCOLL_COLL_REDUCE, TOPO_NVLINK, 8, 256 * KIB, "one_shot", 128, 512},
+    {SYMCOLL_COLL_REDUCE, TOPO_NVLINK, 8, SIZE_MAX, "two_shot", 128, 512},
+    {SYMCOLL_COLL_FCOLLECT, TOPO_NVLINK, 8, 64 * KIB, "ll", 16, 512},
+    {SYMCOLL_COLL_FCOLLECT, TOPO_NVLINK, 8, SIZE_MAX, "push", 128, 512},
+    {SYMCOLL_COLL_ALLTOALL, TOPO_NVLINK, 8, 64 * KIB, "ll", 16, 512},
+    {SYMCOLL_COLL_ALLTOALL, TOPO_NVLINK, 8, SIZE_MAX, "push", 128, 512},
+    {SYMCOLL_COLL_BROADCAST, TOPO_PCIE_P2P, 8, 16 * KIB, "ll", 16, 512},
+    {SYMCOLL_COLL_BROADCAST, TOPO_PCIE_P2P, 8, SIZE_MAX, "pull", 32, 512},
+    {SYMCOLL_COLL_REDUCE, TOPO_PCIE_P2P, 8, 16 * KIB, "ll", 16, 512},
+    {SYMCOLL_COLL_REDUCE, TOPO_PCIE_P2P, 8, SIZE_MAX, "two_shot", 32, 512},
+    {SYMCOLL_COLL_FCOLLECT, TOPO_PCIE_P2P, 8, 16 * KIB, "ll", 16, 512},
+    {SYMCOLL_COLL_FCOLLECT, TOPO_PCIE_P2P, 8, SIZE_MAX, "push", 32, 512},
+    {SYMCOLL_COLL_ALLTOALL, TOPO_PCIE_P2P, 8, 16 * KIB, "ll", 16, 512},
+    {SYMCOLL_COLL_ALLTOALL, TOPO_PCIE_P2P, 8, SIZE_MAX, "push", 32, 512},
+};
+const size_t symcoll_tuning_n_rows = sizeof symcoll_tuning_rows / sizeof symcoll_tuning_rows[0];
+
+static const tuning_link_model_t link_models[] = {
+    [TOPO_SAME_GPU] = {1.0, 1500.0, 1500.0},
+    [TOPO_NVLINK] = {1.6, 360.0, 1500.0},
+    [TOPO_PCIE_P2P] = {4.0, 20.0, 1500.0},
+    [TOPO_NO_P2P] = {10.0, 10.0, 1500.0},
+};
+
+const tuning_link_model_t *symcoll_tuning_link_model(topo_class_t topo) {
+    if ((int)topo < 0 || (size_t)topo >= sizeof link_models / sizeof link_models[0])
+        topo = TOPO_NO_P2P;
+    return &link_models[topo];
+}
