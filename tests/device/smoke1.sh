@@ -1,8 +1,14 @@
+#!/usr/bin/env bash
+# One-GPU machine: every GPU test with 1 PE (symcoll-run), then with 2 PEs sharing the GPU
+# (PMIx bootstrap, since NCCL refuses two ranks on one GPU). Logs: $OUT/np1.log, $OUT/np2.log.
 B=/work/main/build-dev; T=$B/tests
-for t in core_gpu_test rma_gpu barrier_gpu coll_broadcast_test coll_reduce_test coll_fcollect_test coll_alltoall_test coll_sequence_test; do
-  timeout 150 $B/src/launcher/symcoll-run -n 1 --timeout 140 $T/$t > $OUT/np1_$t.log 2>&1; echo "np1 $t rc=$?"
+GPU_TESTS="core_gpu_test rma_gpu barrier_gpu coll_broadcast_test coll_reduce_test coll_fcollect_test coll_alltoall_test coll_sequence_test"
+for t in $GPU_TESTS; do
+  echo "=== $t" >> $OUT/np1.log
+  timeout 150 $B/src/launcher/symcoll-run -n 1 --timeout 140 $T/$t >> $OUT/np1.log 2>&1; echo "np1 $t rc=$?"
 done
-SYMCOLL_BOOTSTRAP=pmix timeout 100 mpirun --allow-run-as-root --oversubscribe -np 2 $T/core_gpu_test > $OUT/pmix2_core.log 2>&1; echo "pmix2 core_gpu_test rc=$?"
-SYMCOLL_BOOTSTRAP=pmix timeout 100 mpirun --allow-run-as-root --oversubscribe -np 2 $T/barrier_gpu > $OUT/pmix2_barrier.log 2>&1; echo "pmix2 barrier rc=$?"
-$B/src/launcher/symcoll-run -n 1 $B/perf/symcoll-perf --topology 2>&1 | head; 
-grep -h -E "FAILED|PASSED|rror" $OUT/*.log | sort | uniq -c | sort -rn | head -40
+for t in $GPU_TESTS; do
+  echo "=== $t" >> $OUT/np2.log
+  SYMCOLL_BOOTSTRAP=pmix SYMCOLL_TIMEOUT_MS=20000 timeout ${NP2_TIMEOUT:-120} mpirun --allow-run-as-root --oversubscribe -np 2 $T/$t >> $OUT/np2.log 2>&1; echo "np2-same-gpu $t rc=$?"
+done
+grep -h -E "^\[  FAILED  \] [A-Za-z]" $OUT/np1.log $OUT/np2.log | sort | uniq -c | head -40
