@@ -126,22 +126,19 @@ SYMCOLL_DEV bool symcoll_dev_team_broken(const symcoll_device_t &h) {
     return h.record->expired != 0;
 }
 
-/* Spins until (*flag cmp value) holds; the load is relaxed and followed by an acquire fence.
- * Returns false, after recording it, when the handle's timeout expires. missing_pe is the
- * WORLD PE expected to write the flag (-1 if unknown). */
-SYMCOLL_DEV bool symcoll_dev_wait(const symcoll_device_t &h, const uint64_t *flag,
-                                  symcoll_cmp_t cmp, uint64_t value, int collective,
-                                  int missing_pe) {
-    if (symcoll_dev_compare(symcoll_dev_load_relaxed(flag), cmp, value)) {
-        symcoll_dev_fence_sys();
+/* Spins until (*flag cmp value) holds, with relaxed loads and no fence: for a flag whose
+ * observation orders nothing that this kernel reads afterwards (credits, final
+ * synchronization). Returns false, after recording it, when the handle's timeout expires.
+ * missing_pe is the WORLD PE expected to write the flag (-1 if unknown). */
+SYMCOLL_DEV bool symcoll_dev_wait_relaxed(const symcoll_device_t &h, const uint64_t *flag,
+                                          symcoll_cmp_t cmp, uint64_t value, int collective,
+                                          int missing_pe) {
+    if (symcoll_dev_compare(symcoll_dev_load_relaxed(flag), cmp, value))
         return true;
-    }
     uint64_t start = symcoll_dev_now_ns();
     for (uint32_t spins = 1;; spins++) {
-        if (symcoll_dev_compare(symcoll_dev_load_relaxed(flag), cmp, value)) {
-            symcoll_dev_fence_sys();
+        if (symcoll_dev_compare(symcoll_dev_load_relaxed(flag), cmp, value))
             return true;
-        }
         if ((spins & 1023) == 0) {
             if (symcoll_dev_team_broken(h))
                 return false;
@@ -151,6 +148,17 @@ SYMCOLL_DEV bool symcoll_dev_wait(const symcoll_device_t &h, const uint64_t *fla
             }
         }
     }
+}
+
+/* As symcoll_dev_wait_relaxed, followed by an acquire fence: what the writer of the flag
+ * wrote before it is visible to this thread afterwards. */
+SYMCOLL_DEV bool symcoll_dev_wait(const symcoll_device_t &h, const uint64_t *flag,
+                                  symcoll_cmp_t cmp, uint64_t value, int collective,
+                                  int missing_pe) {
+    if (!symcoll_dev_wait_relaxed(h, flag, cmp, value, collective, missing_pe))
+        return false;
+    symcoll_dev_fence_sys();
+    return true;
 }
 
 /* This thread's rank in its block and the block's thread count (any block shape). */
@@ -165,7 +173,8 @@ SYMCOLL_DEV unsigned symcoll_dev_block_size(void) {
  * calling block must call it. Writes made by the block before it are visible on every team
  * PE after it (release/acquire at system scope). Returns false (in every thread) on timeout.
  * Each slot is used by the same sequence of calls on every PE, so its counter agrees. */
-SYMCOLL_DEV bool symcoll_dev_sync_slot(const symcoll_device_t &h, int slot, int collective) {
+SYMCOLL_DEV bool symcoll_dev_sync_slot_impl(const symcoll_device_t &h, int slot, int collective,
+                                            bool acquire) {
     uint64_t *counter = symcoll_dev_sync_counter(h, slot);
     uint64_t value = *counter + 1;
     __syncthreads();
@@ -183,14 +192,27 @@ SYMCOLL_DEV bool symcoll_dev_sync_slot(const symcoll_device_t &h, int slot, int 
          i += (int)symcoll_dev_block_size()) {
         if (i == h.team_my_pe)
             continue;
-        ok = ok && symcoll_dev_wait(h, symcoll_dev_sync_flag(h, slot, i), SYMCOLL_CMP_GE, value,
-                                    collective, symcoll_dev_team_to_world(h, i));
+        ok = ok && symcoll_dev_wait_relaxed(h, symcoll_dev_sync_flag(h, slot, i), SYMCOLL_CMP_GE,
+                                            value, collective, symcoll_dev_team_to_world(h, i));
     }
     /* Written between the two block barriers: every thread has read the old count, and the
      * new one is visible to the whole block before any thread can call again. */
     if (symcoll_dev_block_rank() == 0)
         *counter = value;
+    if (ok && acquire)
+        symcoll_dev_fence_sys();
     return __syncthreads_and(ok);
+}
+
+SYMCOLL_DEV bool symcoll_dev_sync_slot(const symcoll_device_t &h, int slot, int collective) {
+    return symcoll_dev_sync_slot_impl(h, slot, collective, true);
+}
+
+/* The same synchronization point without the acquire side, for the last one of a kernel:
+ * the kernel reads nothing afterwards, and the next kernel starts with fresh caches, so the
+ * peers' writes announced by their release are what it sees. Saves a system fence. */
+SYMCOLL_DEV bool symcoll_dev_sync_slot_final(const symcoll_device_t &h, int slot, int collective) {
+    return symcoll_dev_sync_slot_impl(h, slot, collective, false);
 }
 
 /* ---- LL packets: 8 bytes of payload and two 32-bit copies of the epoch in 16 bytes ---- */

@@ -6,7 +6,7 @@
 #define BARRIER_THREADS 32
 
 static __global__ void barrier_kernel(symcoll_device_t h) {
-    symcoll_dev_sync_slot(h, 0, SYMCOLL_COLL_BARRIER);
+    symcoll_dev_sync_slot_final(h, 0, SYMCOLL_COLL_BARRIER);
 }
 
 extern "C" cudaError_t symcoll_barrier_launch(symcoll_device_t h, cudaStream_t stream) {

@@ -83,8 +83,9 @@ SYMCOLL_DEV bool coll_ll_wait_credit(const symcoll_device_t &h, uint64_t epoch, 
     if (epoch > 2)
         for (int m = threadIdx.x; m < h.team_size; m += blockDim.x)
             if (m != h.team_my_pe)
-                ok = ok && symcoll_dev_wait(h, symcoll_dev_ll_ack(h, blockIdx.x, m), SYMCOLL_CMP_GE,
-                                            epoch - 2, collective, symcoll_dev_team_to_world(h, m));
+                ok = ok && symcoll_dev_wait_relaxed(h, symcoll_dev_ll_ack(h, blockIdx.x, m),
+                                                    SYMCOLL_CMP_GE, epoch - 2, collective,
+                                                    symcoll_dev_team_to_world(h, m));
     return __syncthreads_and(ok);
 }
 
@@ -119,7 +120,10 @@ SYMCOLL_DEV bool coll_ll_recv(const symcoll_device_t &h, int member, uint64_t ep
 }
 
 /* Ends epoch for this block: once every thread has read its packets (ok: none timed out),
- * tells every peer that this PE is done with epoch's buffers. Whole block; false if any
+ * tells every peer that this PE is done with epoch's buffers. A relaxed store suffices: every
+ * load of those buffers has returned its value before the block barrier, so no later write
+ * of the producer can change what was read; likewise the credit is read relaxed, since the
+ * producer's writes that follow depend on it. Whole block; false if any
  * thread timed out. */
 SYMCOLL_DEV bool coll_ll_ack(const symcoll_device_t &h, uint64_t epoch, bool ok) {
     if (!__syncthreads_and(ok))
@@ -127,7 +131,7 @@ SYMCOLL_DEV bool coll_ll_ack(const symcoll_device_t &h, uint64_t epoch, bool ok)
     uint64_t *mine = symcoll_dev_ll_ack(h, blockIdx.x, h.team_my_pe);
     for (int m = threadIdx.x; m < h.team_size; m += blockDim.x)
         if (m != h.team_my_pe)
-            symcoll_dev_store_release(coll_member_ptr(h, mine, m), epoch);
+            symcoll_dev_store_relaxed(coll_member_ptr(h, mine, m), epoch);
     return true;
 }
 

@@ -87,7 +87,7 @@ SYMCOLL_DEV void coll_move_bw(const symcoll_coll_args_t &a, int collective, bool
             src = coll_member_ptr(h, src, m);
         coll_copy(dst + begin, src + begin, end - begin);
     }
-    symcoll_dev_sync_slot(h, blockIdx.x, collective);
+    symcoll_dev_sync_slot_final(h, blockIdx.x, collective);
 }
 
 #endif

@@ -145,7 +145,7 @@ SYMCOLL_DEV void reduce_bw(const symcoll_coll_args_t &a, bool two_shot) {
                     reduce_store<T>(dst + offset[k], acc[k].result(), vector[k]);
         }
     }
-    symcoll_dev_sync_slot(h, blockIdx.x, SYMCOLL_COLL_REDUCE);
+    symcoll_dev_sync_slot_final(h, blockIdx.x, SYMCOLL_COLL_REDUCE);
 }
 
 template <typename T, typename Op>

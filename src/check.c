@@ -40,8 +40,15 @@ symcoll_status_t symcoll_check_pe(const char *fn, int pe) {
     return SYMCOLL_SUCCESS;
 }
 
+/* The last stream that passed on this thread: checking it again would cost two runtime calls
+ * on every enqueue, a large part of the host budget of a call. */
+static _Thread_local cudaStream_t last_good_stream;
+static _Thread_local int last_good_device = -1;
+
 symcoll_status_t symcoll_check_stream(const char *fn, cudaStream_t stream) {
     if (stream == 0 || stream == cudaStreamLegacy || stream == cudaStreamPerThread)
+        return SYMCOLL_SUCCESS;
+    if (stream == last_good_stream && last_good_device == symcoll_g.device)
         return SYMCOLL_SUCCESS;
     /* Querying a stream's device is not allowed while it is being captured (the capture
      * would be invalidated); a stream of another device then fails at launch instead. */
@@ -61,6 +68,8 @@ symcoll_status_t symcoll_check_stream(const char *fn, cudaStream_t stream) {
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
                                  "%s: stream %p belongs to device %d; this PE uses device %d", fn,
                                  (void *)stream, device, symcoll_g.device);
+    last_good_stream = stream;
+    last_good_device = device;
     return SYMCOLL_SUCCESS;
 }
 

@@ -46,7 +46,8 @@ TEST(Tuning, AlgorithmListsMatchTheIndices) {
     EXPECT_STREQ(b[SYMCOLL_BROADCAST_LL], "ll");
     EXPECT_STREQ(b[SYMCOLL_BROADCAST_PULL], "pull");
     EXPECT_STREQ(b[SYMCOLL_BROADCAST_PUSH], "push");
-    EXPECT_EQ(b[3], nullptr);
+    EXPECT_STREQ(b[SYMCOLL_BROADCAST_CE], "ce");
+    EXPECT_EQ(b[4], nullptr);
     const char *const *r = symcoll_tuning_algorithms(SYMCOLL_COLL_REDUCE);
     EXPECT_STREQ(r[SYMCOLL_REDUCE_LL], "ll");
     EXPECT_STREQ(r[SYMCOLL_REDUCE_ONE_SHOT], "one_shot");
@@ -112,7 +113,9 @@ TEST(Tuning, NvlinkTableForTwoPes) {
         EXPECT_STREQ(select(c, 64 * KiB, 2, nv).name, "ll");
         EXPECT_STRNE(select(c, 64 * KiB + 1, 2, nv).name, "ll");
     }
-    EXPECT_STREQ(select(SYMCOLL_COLL_BROADCAST, 128 * MiB, 2, nv).name, "pull");
+    EXPECT_STREQ(select(SYMCOLL_COLL_BROADCAST, 4 * MiB, 2, nv).name, "pull");
+    EXPECT_STREQ(select(SYMCOLL_COLL_BROADCAST, 4 * MiB + 4, 2, nv).name, "ce");
+    EXPECT_STREQ(select(SYMCOLL_COLL_BROADCAST, 128 * MiB, 4, nv).name, "pull");
     EXPECT_STREQ(select(SYMCOLL_COLL_REDUCE, 1 * MiB, 2, nv).name, "one_shot");
     EXPECT_STREQ(select(SYMCOLL_COLL_REDUCE, 1 * MiB + 4, 2, nv).name, "two_shot");
     EXPECT_STREQ(select(SYMCOLL_COLL_FCOLLECT, 128 * MiB, 2, nv).name, "push");
@@ -198,7 +201,7 @@ TEST(Tuning, LlGridFollowsThePayloadPerPeer) {
 }
 
 TEST(Tuning, BandwidthGridFollowsBytesAndSmCount) {
-    symcoll_choice_t small = select(SYMCOLL_COLL_REDUCE, 2 * MiB, 2, TOPO_NVLINK);
+    symcoll_choice_t small = select(SYMCOLL_COLL_REDUCE, 512 * KiB, 2, TOPO_NVLINK);
     EXPECT_EQ(small.blocks, 64);
     EXPECT_EQ(small.threads, 512);
     EXPECT_EQ(select(SYMCOLL_COLL_REDUCE, 128 * MiB, 2, TOPO_NVLINK).blocks, SYMCOLL_MAX_BLOCKS);

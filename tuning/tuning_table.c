@@ -11,11 +11,12 @@ static const tuning_algo_model_t barrier_models[] = {
     {TUNING_GRID_SINGLE, 1.0, 1.0, TUNING_TRAFFIC_NONE},
 };
 
-static const char *const broadcast_names[] = {"ll", "pull", "push", NULL};
+static const char *const broadcast_names[] = {"ll", "pull", "push", "ce", NULL};
 static const tuning_algo_model_t broadcast_models[] = {
     {TUNING_GRID_LL, 0.5, 0.25, TUNING_TRAFFIC_EACH_PEER},
     {TUNING_GRID_BW, 2.0, 1.0, TUNING_TRAFFIC_EACH_PEER},
     {TUNING_GRID_BW, 2.0, 1.0, TUNING_TRAFFIC_EACH_PEER},
+    {TUNING_GRID_SINGLE, 4.0, 0.93, TUNING_TRAFFIC_EACH_PEER},
 };
 
 static const char *const reduce_names[] = {"ll", "one_shot", "two_shot", NULL};
@@ -49,6 +50,8 @@ const tuning_algo_set_t *symcoll_tuning_algo_set(symcoll_collective_t collective
 
 const symcoll_tuning_row_t symcoll_tuning_rows[] = {
     {SYMCOLL_COLL_BROADCAST, TOPO_NVLINK, 8, 64 * KIB, "ll", 16, 512},
+    {SYMCOLL_COLL_BROADCAST, TOPO_NVLINK, 2, 4 * MIB, "pull", 128, 512},
+    {SYMCOLL_COLL_BROADCAST, TOPO_NVLINK, 2, SIZE_MAX, "ce", 1, 32},
     {SYMCOLL_COLL_BROADCAST, TOPO_NVLINK, 8, SIZE_MAX, "pull", 128, 512},
     {SYMCOLL_COLL_REDUCE, TOPO_NVLINK, 2, 64 * KIB, "ll", 16, 512},
     {SYMCOLL_COLL_REDUCE, TOPO_NVLINK, 2, 1 * MIB, "one_shot", 128, 512},
