@@ -1,21 +1,7 @@
 /* broadcast: count elements of the root's src into every team member's dst (in place:
  * dst == src). */
-#include "barrier_launch.h"
 #include "collective_common.h"
-
-/* Copy-engine broadcast: a barrier kernel (every PE has reached the call: the root's src is
- * ready, every dst free), each non-root pulls the root's src over the peer mapping with the
- * copy engines (the root copies locally unless in place), and a barrier kernel (no PE
- * returns, and the root does not reuse src, before every copy is done). */
-static cudaError_t broadcast_copy_engine(const symcoll_coll_args_t *a, cudaStream_t stream) {
-    cudaError_t err = symcoll_barrier_launch(a->h, stream);
-    if (err == cudaSuccess && (a->h.team_my_pe != a->root || a->dst != a->src)) {
-        int root_pe = a->h.team_start + a->root * a->h.team_stride;
-        err = cudaMemcpyAsync(a->dst, symcoll_peer_address(a->src, root_pe), a->bytes,
-                              cudaMemcpyDeviceToDevice, stream);
-    }
-    return err == cudaSuccess ? symcoll_barrier_launch(a->h, stream) : err;
-}
+#include "copy_engine.h"
 
 symcoll_status_t symcoll_broadcast_on_stream(symcoll_team_t team, void *dst, const void *src,
                                              size_t count, symcoll_datatype_t type, int root,
@@ -41,7 +27,7 @@ symcoll_status_t symcoll_broadcast_on_stream(symcoll_team_t team, void *dst, con
         return st;
     args.root = root;
     if (choice.algo == SYMCOLL_BROADCAST_CE)
-        return symcoll_coll_launched(&call, broadcast_copy_engine(&args, stream));
+        return symcoll_coll_launched(&call, symcoll_broadcast_copy_engine(&args, stream));
     return symcoll_coll_launched(
         &call, symcoll_broadcast_launch(&args, choice.blocks, choice.threads, stream));
 }

@@ -110,16 +110,19 @@ TEST(Tuning, NvlinkTableForTwoPes) {
         EXPECT_STREQ(small.name, "ll");
         EXPECT_EQ(small.algo, 0);
         EXPECT_TRUE(starts_with(small.why, "table row")) << small.why;
-        EXPECT_STREQ(select(c, 64 * KiB, 2, nv).name, "ll");
-        EXPECT_STRNE(select(c, 64 * KiB + 1, 2, nv).name, "ll");
+        size_t ll_max =
+            c == SYMCOLL_COLL_BROADCAST || c == SYMCOLL_COLL_REDUCE ? 256 * KiB : 512 * KiB;
+        EXPECT_STREQ(select(c, ll_max, 2, nv).name, "ll");
+        EXPECT_STRNE(select(c, ll_max + 8, 2, nv).name, "ll");
     }
-    EXPECT_STREQ(select(SYMCOLL_COLL_BROADCAST, 4 * MiB, 2, nv).name, "pull");
-    EXPECT_STREQ(select(SYMCOLL_COLL_BROADCAST, 4 * MiB + 4, 2, nv).name, "ce");
+    EXPECT_STREQ(select(SYMCOLL_COLL_BROADCAST, 4 * MiB, 2, nv).name, "push");
+    EXPECT_STREQ(select(SYMCOLL_COLL_BROADCAST, 16 * MiB, 2, nv).name, "pull");
+    EXPECT_STREQ(select(SYMCOLL_COLL_BROADCAST, 16 * MiB + 4, 2, nv).name, "ce");
     EXPECT_STREQ(select(SYMCOLL_COLL_BROADCAST, 128 * MiB, 4, nv).name, "pull");
-    EXPECT_STREQ(select(SYMCOLL_COLL_REDUCE, 1 * MiB, 2, nv).name, "one_shot");
-    EXPECT_STREQ(select(SYMCOLL_COLL_REDUCE, 1 * MiB + 4, 2, nv).name, "two_shot");
-    EXPECT_STREQ(select(SYMCOLL_COLL_FCOLLECT, 128 * MiB, 2, nv).name, "push");
-    EXPECT_STREQ(select(SYMCOLL_COLL_ALLTOALL, 128 * MiB, 2, nv).name, "push");
+    EXPECT_STREQ(select(SYMCOLL_COLL_REDUCE, 256 * KiB + 4, 2, nv).name, "two_shot");
+    EXPECT_STREQ(select(SYMCOLL_COLL_REDUCE, 128 * KiB, 4, nv).name, "one_shot");
+    for (symcoll_collective_t c : {SYMCOLL_COLL_FCOLLECT, SYMCOLL_COLL_ALLTOALL})
+        EXPECT_STREQ(select(c, 128 * MiB, 2, nv).name, "push");
 }
 
 TEST(Tuning, NvlinkTableForFourAndEightPes) {
@@ -201,7 +204,7 @@ TEST(Tuning, LlGridFollowsThePayloadPerPeer) {
 }
 
 TEST(Tuning, BandwidthGridFollowsBytesAndSmCount) {
-    symcoll_choice_t small = select(SYMCOLL_COLL_REDUCE, 512 * KiB, 2, TOPO_NVLINK);
+    symcoll_choice_t small = select(SYMCOLL_COLL_REDUCE, 2 * MiB, 2, TOPO_NVLINK);
     EXPECT_EQ(small.blocks, 64);
     EXPECT_EQ(small.threads, 512);
     EXPECT_EQ(select(SYMCOLL_COLL_REDUCE, 128 * MiB, 2, TOPO_NVLINK).blocks, SYMCOLL_MAX_BLOCKS);

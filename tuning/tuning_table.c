@@ -49,13 +49,21 @@ const tuning_algo_set_t *symcoll_tuning_algo_set(symcoll_collective_t collective
 }
 
 const symcoll_tuning_row_t symcoll_tuning_rows[] = {
-    {SYMCOLL_COLL_BROADCAST, TOPO_NVLINK, 8, 64 * KIB, "ll", 16, 512},
-    {SYMCOLL_COLL_BROADCAST, TOPO_NVLINK, 2, 4 * MIB, "pull", 128, 512},
+    /* 2 PEs over NVLink: from symcoll-perf sweeps of every algorithm in graph mode on
+     * 2 x H200 (perf/NOTES.md, v0.3). */
+    {SYMCOLL_COLL_BROADCAST, TOPO_NVLINK, 2, 256 * KIB, "ll", 16, 512},
+    {SYMCOLL_COLL_BROADCAST, TOPO_NVLINK, 2, 4 * MIB, "push", 128, 512},
+    {SYMCOLL_COLL_BROADCAST, TOPO_NVLINK, 2, 16 * MIB, "pull", 128, 512},
     {SYMCOLL_COLL_BROADCAST, TOPO_NVLINK, 2, SIZE_MAX, "ce", 1, 32},
-    {SYMCOLL_COLL_BROADCAST, TOPO_NVLINK, 8, SIZE_MAX, "pull", 128, 512},
-    {SYMCOLL_COLL_REDUCE, TOPO_NVLINK, 2, 64 * KIB, "ll", 16, 512},
-    {SYMCOLL_COLL_REDUCE, TOPO_NVLINK, 2, 1 * MIB, "one_shot", 128, 512},
+    {SYMCOLL_COLL_REDUCE, TOPO_NVLINK, 2, 256 * KIB, "ll", 16, 512},
     {SYMCOLL_COLL_REDUCE, TOPO_NVLINK, 2, SIZE_MAX, "two_shot", 128, 512},
+    {SYMCOLL_COLL_FCOLLECT, TOPO_NVLINK, 2, 512 * KIB, "ll", 16, 512},
+    {SYMCOLL_COLL_FCOLLECT, TOPO_NVLINK, 2, SIZE_MAX, "push", 128, 512},
+    {SYMCOLL_COLL_ALLTOALL, TOPO_NVLINK, 2, 512 * KIB, "ll", 16, 512},
+    {SYMCOLL_COLL_ALLTOALL, TOPO_NVLINK, 2, SIZE_MAX, "push", 128, 512},
+    /* Up to 8 PEs over NVLink: estimates until swept on 4 and 8 GPUs. */
+    {SYMCOLL_COLL_BROADCAST, TOPO_NVLINK, 8, 64 * KIB, "ll", 16, 512},
+    {SYMCOLL_COLL_BROADCAST, TOPO_NVLINK, 8, SIZE_MAX, "pull", 128, 512},
     {SYMCOLL_COLL_REDUCE, TOPO_NVLINK, 8, 16 * KIB, "ll", 16, 512},
     {SYMCOLL_COLL_REDUCE, TOPO_NVLINK, 8, 256 * KIB, "one_shot", 128, 512},
     {SYMCOLL_COLL_REDUCE, TOPO_NVLINK, 8, SIZE_MAX, "two_shot", 128, 512},

@@ -67,7 +67,7 @@ typedef struct {
 const tuning_link_model_t *symcoll_tuning_link_model(topo_class_t topo);
 
 /* Work per block the bandwidth grids aim at. */
-#define TUNING_BW_BYTES_PER_BLOCK ((size_t)8 * 1024)
+#define TUNING_BW_BYTES_PER_BLOCK ((size_t)32 * 1024)
 
 #ifdef __cplusplus
 }
