@@ -4,7 +4,8 @@
 Usage: symcoll-perf-plot.py RESULTS.csv OUT.png
 
 One column of panels per collective (latency on top, bus bandwidth below; barrier as bars),
-one colour per mode (stream, graph). Where the CSV holds several datatypes or reduction ops
+one colour per implementation (symcoll, NCCL, NCCL symmetric) and one line style per mode
+(stream dashed, graph solid). Where the CSV holds several datatypes or reduction ops
 for a collective, the first one it lists is plotted. symcoll-perf --plot runs this script.
 """
 import csv
@@ -17,11 +18,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 
 COLLECTIVES = ["barrier", "broadcast", "reduce", "fcollect", "alltoall"]
-MODE_COLOURS = {"stream": "tab:blue", "graph": "tab:orange"}
-SERIES = [  # (CSV column, label, line style)
-    ("time_us", "symcoll", "-"),
-    ("nccl_time_us", "NCCL", "--"),
-    ("nccl_sym_time_us", "NCCL symmetric", ":"),
+MODE_STYLES = {"stream": "--", "graph": "-"}
+SERIES = [  # (CSV column, label, colour): one colour per implementation, one style per mode
+    ("time_us", "symcoll", "tab:green"),
+    ("nccl_time_us", "NCCL", "tab:red"),
+    ("nccl_sym_time_us", "NCCL symmetric", "tab:purple"),
 ]
 
 
@@ -42,9 +43,9 @@ def first_variant(rows):
 
 def plot_barrier(ax, rows, launch):
     labels, values, colours = [], [], []
-    for mode, colour in MODE_COLOURS.items():
+    for mode in MODE_STYLES:
         for r in (r for r in rows if r["mode"] == mode):
-            for column, name, _ in SERIES:
+            for column, name, colour in SERIES:
                 if number(r[column]) is not None:
                     labels.append(f"{name}\n{mode}")
                     values.append(number(r[column]))
@@ -61,12 +62,12 @@ def plot_barrier(ax, rows, launch):
 
 def plot_sized(ax_time, ax_bw, op, rows, launch):
     rows, (dtype, redop) = first_variant(rows)
-    for mode, colour in MODE_COLOURS.items():
+    for mode, style in MODE_STYLES.items():
         ours = [r for r in rows if r["mode"] == mode]
         if not ours:
             continue
         sizes = [int(r["bytes"]) for r in ours]
-        for column, name, style in SERIES:
+        for column, name, colour in SERIES:
             points = [(s, number(r[column]), r) for s, r in zip(sizes, ours)
                       if number(r[column]) is not None]
             if not points:
@@ -79,7 +80,7 @@ def plot_sized(ax_time, ax_bw, op, rows, launch):
             ax_time.plot(xs, times, style, color=colour, marker=".", label=label)
             ax_bw.plot(xs, busbw, style, color=colour, marker=".", label=label)
         if mode in launch:
-            ax_time.axhline(launch[mode], color=colour, linewidth=0.8, alpha=0.4)
+            ax_time.axhline(launch[mode], color="grey", linestyle=style, linewidth=0.8, alpha=0.5)
     title = op if redop == "none" else f"{op} ({redop})"
     ax_time.set_title(f"{title}, {dtype}")
     for ax in (ax_time, ax_bw):
