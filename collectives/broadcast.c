@@ -7,25 +7,15 @@ symcoll_status_t symcoll_broadcast_on_stream(symcoll_team_t team, void *dst, con
                                              size_t count, symcoll_datatype_t type, int root,
                                              cudaStream_t stream) {
     symcoll_coll_call_t call;
+    symcoll_coll_args_t args;
+    symcoll_choice_t choice;
     size_t bytes = 0;
     symcoll_status_t st = symcoll_coll_begin(&call, "symcoll_broadcast_on_stream",
                                              SYMCOLL_COLL_BROADCAST, team, type, stream);
     if (st == SYMCOLL_SUCCESS)
-        st = symcoll_coll_bytes(&call, "count", count, 1, &bytes);
-    if (st == SYMCOLL_SUCCESS)
-        st = symcoll_coll_check_buffers(&call, dst, bytes, src, bytes, true);
-    if (st == SYMCOLL_SUCCESS && (root < 0 || root >= call.team->size))
-        st = symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
-                               "%s: root %d out of range for team %d of %d PEs", call.fn, root,
-                               (int)team, call.team->size);
+        st = symcoll_coll_prepare_counted(&call, dst, src, count, root, &bytes, &args, &choice);
     if (st != SYMCOLL_SUCCESS || bytes == 0)
         return st;
-    symcoll_coll_args_t args;
-    symcoll_choice_t choice;
-    st = symcoll_coll_prepare(&call, bytes, dst, src, bytes, &args, &choice);
-    if (st != SYMCOLL_SUCCESS)
-        return st;
-    args.root = root;
     if (choice.algo == SYMCOLL_BROADCAST_CE)
         return symcoll_coll_launched(&call, symcoll_broadcast_copy_engine(&args, stream));
     return symcoll_coll_launched(

@@ -96,3 +96,25 @@ symcoll_status_t symcoll_coll_prepare(const symcoll_coll_call_t *call, size_t tu
 symcoll_status_t symcoll_coll_launched(const symcoll_coll_call_t *call, cudaError_t err) {
     return symcoll_cuda_status(err, call->fn, "kernel launch");
 }
+
+symcoll_status_t symcoll_coll_prepare_counted(const symcoll_coll_call_t *call, void *dst,
+                                              const void *src, size_t count, int root,
+                                              size_t *bytes, symcoll_coll_args_t *args,
+                                              symcoll_choice_t *choice) {
+    *bytes = 0;
+    symcoll_status_t st = symcoll_coll_bytes(call, "count", count, 1, bytes);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_coll_check_buffers(call, dst, *bytes, src, *bytes, true);
+    if (st == SYMCOLL_SUCCESS && (root < 0 || root >= call->team->size))
+        st = symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                               "%s: root %d out of range for team %d of %d PEs", call->fn, root,
+                               (int)call->team->handle, call->team->size);
+    if (st != SYMCOLL_SUCCESS || *bytes == 0) {
+        *bytes = 0;
+        return st;
+    }
+    st = symcoll_coll_prepare(call, *bytes, dst, src, *bytes, args, choice);
+    if (st == SYMCOLL_SUCCESS)
+        args->root = root;
+    return st;
+}

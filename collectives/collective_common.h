@@ -41,4 +41,22 @@ symcoll_status_t symcoll_coll_prepare(const symcoll_coll_call_t *call, size_t tu
 /* The call's status after its launch function returned err. */
 symcoll_status_t symcoll_coll_launched(const symcoll_coll_call_t *call, cudaError_t err);
 
+/* broadcast and reduce after their own checks: dst and src hold count elements each (dst ==
+ * src allowed) and root (0 for reduce) is a team member; then the algorithm and the kernel
+ * arguments. *bytes is 0 when there is nothing to move (nothing prepared). */
+symcoll_status_t symcoll_coll_prepare_counted(const symcoll_coll_call_t *call, void *dst,
+                                              const void *src, size_t count, int root,
+                                              size_t *bytes, symcoll_coll_args_t *args,
+                                              symcoll_choice_t *choice);
+
+typedef cudaError_t (*symcoll_exchange_launch_t)(const symcoll_coll_args_t *args, int blocks,
+                                                 int threads, cudaStream_t stream);
+
+/* All of fcollect (src: one block of count_per_pe elements) and alltoall (src: one block per
+ * member), with fn naming the public call in errors. */
+symcoll_status_t symcoll_coll_exchange(const char *fn, symcoll_collective_t collective,
+                                       symcoll_team_t team, void *dst, const void *src,
+                                       size_t count_per_pe, symcoll_datatype_t type,
+                                       cudaStream_t stream, symcoll_exchange_launch_t launch);
+
 #endif

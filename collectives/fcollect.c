@@ -4,23 +4,6 @@
 symcoll_status_t symcoll_fcollect_on_stream(symcoll_team_t team, void *dst, const void *src,
                                             size_t count_per_pe, symcoll_datatype_t type,
                                             cudaStream_t stream) {
-    symcoll_coll_call_t call;
-    size_t total = 0;
-    symcoll_status_t st = symcoll_coll_begin(&call, "symcoll_fcollect_on_stream",
-                                             SYMCOLL_COLL_FCOLLECT, team, type, stream);
-    if (st == SYMCOLL_SUCCESS)
-        st = symcoll_coll_bytes(&call, "count_per_pe", count_per_pe, (size_t)call.team->size,
-                                &total);
-    size_t block = st == SYMCOLL_SUCCESS ? total / (size_t)call.team->size : 0;
-    if (st == SYMCOLL_SUCCESS)
-        st = symcoll_coll_check_buffers(&call, dst, total, src, block, false);
-    if (st != SYMCOLL_SUCCESS || block == 0)
-        return st;
-    symcoll_coll_args_t args;
-    symcoll_choice_t choice;
-    st = symcoll_coll_prepare(&call, total, dst, src, block, &args, &choice);
-    if (st != SYMCOLL_SUCCESS)
-        return st;
-    return symcoll_coll_launched(
-        &call, symcoll_fcollect_launch(&args, choice.blocks, choice.threads, stream));
+    return symcoll_coll_exchange("symcoll_fcollect_on_stream", SYMCOLL_COLL_FCOLLECT, team, dst,
+                                 src, count_per_pe, type, stream, symcoll_fcollect_launch);
 }

@@ -126,7 +126,7 @@ static int set_step_bytes(parser_t *p, const char *v) {
     return parse_size_flag(p, v, &p->args->step_bytes);
 }
 static int set_step_factor(parser_t *p, const char *v) {
-    int factor;
+    int factor = 0;
     p->factor_given = true;
     if (parse_int(p, v, 2, 1 << 20, &factor) != 0) {
         return -1;
@@ -145,7 +145,7 @@ static int set_timings(parser_t *p, const char *v) {
     return parse_int(p, v, 1, 1000, &p->args->timings);
 }
 static int set_check(parser_t *p, const char *v) {
-    int check;
+    int check = 0;
     if (parse_int(p, v, 0, INT_MAX, &check) != 0) {
         return -1;
     }
@@ -170,7 +170,7 @@ static int set_graph_calls(parser_t *p, const char *v) {
     return parse_int(p, v, 0, 1 << 20, &p->args->graph_calls);
 }
 static int set_average(parser_t *p, const char *v) {
-    int average;
+    int average = 0;
     if (parse_int(p, v, 0, 3, &average) != 0) {
         return -1;
     }

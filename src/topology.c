@@ -1,4 +1,5 @@
 /* Topology matrix: names, team class, text form and parsing (pure; probing is elsewhere). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,35 +45,41 @@ static void format_link(const topo_link_t *l, int self, char *out, size_t len) {
         snprintf(out, len, "-");
 }
 
+/* Appends to buf (len bytes; NULL to measure only) at *used, and counts in *used what did not
+ * fit too, so that the caller learns the length it needs. */
+__attribute__((format(printf, 4, 5))) static void append(char *buf, size_t len, size_t *used,
+                                                         const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf ? buf + (*used < len ? *used : len) : NULL, *used < len ? len - *used : 0,
+                      fmt, ap);
+    va_end(ap);
+    *used += n > 0 ? (size_t)n : 0;
+}
+
 size_t symcoll_topology_format(const symcoll_topology_t *t, char *buf, size_t len) {
     size_t used = 0;
-#define APPEND(...)                                                                                \
-    do {                                                                                           \
-        int n = snprintf(buf ? buf + (used < len ? used : len) : NULL,                             \
-                         used < len ? len - used : 0, __VA_ARGS__);                                \
-        used += n > 0 ? (size_t)n : 0;                                                             \
-    } while (0)
-    APPEND("%-6s", "");
+    append(buf, len, &used, "%-6s", "");
     for (int j = 0; j < t->n_pes; j++) {
         char name[16];
         snprintf(name, sizeof name, "PE%d", j);
-        APPEND(" %-6s", name);
+        append(buf, len, &used, " %-6s", name);
     }
-    APPEND("  GPU bus id\n");
+    append(buf, len, &used, "  GPU bus id\n");
     for (int i = 0; i < t->n_pes; i++) {
         char name[16];
         snprintf(name, sizeof name, "PE%d", i);
-        APPEND("%-6s", name);
+        append(buf, len, &used, "%-6s", name);
         for (int j = 0; j < t->n_pes; j++) {
             char cell[16];
             format_link(&t->link[i][j], i == j, cell, sizeof cell);
-            APPEND(" %-6s", cell);
+            append(buf, len, &used, " %-6s", cell);
         }
-        APPEND("  %s\n", t->bus_id[i]);
+        append(buf, len, &used, "  %s\n", t->bus_id[i]);
     }
-    APPEND("X = self, SAME = same GPU, NV<k> = k NVLinks (NV0: NVLink, count unknown), "
+    append(buf, len, &used,
+           "X = self, SAME = same GPU, NV<k> = k NVLinks (NV0: NVLink, count unknown), "
            "PIX = PCIe P2P, - = no P2P\n");
-#undef APPEND
     return used;
 }
 

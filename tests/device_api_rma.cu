@@ -130,54 +130,68 @@ class DeviceRma : public ::testing::Test {
         EXPECT_EQ(first_unpoisoned(got.data() + kGuard + want.size(), kGuard), -1)
             << what << ": wrote past";
     }
+    // Uploads this PE's bytes of the case to src and poisons the whole dst buffer.
+    void upload_and_poison(uint64_t seed, size_t bytes, char *src, void *dst) {
+        std::vector<uint8_t> mine = random_bytes(bytes, seed, me);
+        CUDA_OK(cudaMemcpy(src, mine.data(), bytes, cudaMemcpyHostToDevice));
+        CUDA_OK(cudaMemsetAsync(dst, kPoison, kBufBytes, stream));
+    }
+    // put writes into the right neighbour's symmetric dst, get reads the left neighbour's
+    // symmetric src: either way dst ends up with the left neighbour's bytes.
+    void check_put_or_get(Op op) {
+        SymBuffer sym(kBufBytes);
+        DeviceBuffer local(kBufBytes);
+        char *dst = op == PUT ? sym.as<char>() : local.as<char>();
+        char *src = op == PUT ? local.as<char>() : sym.as<char>();
+        for (Scope scope : {THREAD, WARP, BLOCK})
+            for (size_t bytes : size_classes())
+                for (Offsets off : kOffsets) {
+                    std::string what =
+                        std::string(op == PUT ? "put_" : "get_") + kScopeNames[scope];
+                    uint64_t seed = next_case();
+                    upload_and_poison(seed, bytes, src + off.src, dst);
+                    SYM_OK(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream));
+                    transfer_kernel<<<kBlocks, kThreads, 0, stream>>>(
+                        h, scope, op, dst + kGuard + off.dst, src + off.src, bytes, nullptr, 0,
+                        SYMCOLL_SIGNAL_SET, op == PUT ? right : left);
+                    CUDA_OK(cudaGetLastError());
+                    SYM_OK(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream));
+                    CUDA_OK(cudaStreamSynchronize(stream));
+                    expect_window(dst, off.dst, random_bytes(bytes, seed, left), what);
+                }
+    }
+};
+
+// Counters that a test kernel bumps: words it read wrong, and waits that timed out.
+struct KernelErrors {
+    DeviceBuffer counters{sizeof(unsigned long long) + sizeof(int)};
+    unsigned long long *wrong_words() const {
+        return counters.as<unsigned long long>();
+    }
+    int *timeouts() const {
+        return (int *)(wrong_words() + 1);
+    }
+    void reset() {
+        CUDA_OK(cudaMemset(counters.ptr, 0, sizeof(unsigned long long) + sizeof(int)));
+    }
+    void expect_none(const char *wrong_words_mean) const {
+        unsigned long long bad = 0;
+        int timed_out = 0;
+        CUDA_OK(cudaMemcpy(&bad, wrong_words(), sizeof bad, cudaMemcpyDeviceToHost));
+        CUDA_OK(cudaMemcpy(&timed_out, timeouts(), sizeof timed_out, cudaMemcpyDeviceToHost));
+        EXPECT_EQ(timed_out, 0);
+        EXPECT_EQ(bad, 0u) << wrong_words_mean;
+    }
 };
 
 TEST_F(DeviceRma, PutEveryScopeSizeAndAlignment) {
     SEED_TRACE();
-    SymBuffer dst(kBufBytes);
-    DeviceBuffer src(kBufBytes);
-    for (Scope scope : {THREAD, WARP, BLOCK})
-        for (size_t bytes : size_classes())
-            for (Offsets off : kOffsets) {
-                std::string what = std::string("put_") + kScopeNames[scope];
-                uint64_t seed = next_case();
-                std::vector<uint8_t> mine = random_bytes(bytes, seed, me);
-                CUDA_OK(cudaMemcpy(src.as<char>() + off.src, mine.data(), bytes,
-                                   cudaMemcpyHostToDevice));
-                CUDA_OK(cudaMemsetAsync(dst.ptr, kPoison, kBufBytes, stream));
-                SYM_OK(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream));
-                transfer_kernel<<<kBlocks, kThreads, 0, stream>>>(
-                    h, scope, PUT, dst.as<char>() + kGuard + off.dst, src.as<char>() + off.src,
-                    bytes, nullptr, 0, SYMCOLL_SIGNAL_SET, right);
-                CUDA_OK(cudaGetLastError());
-                SYM_OK(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream));
-                CUDA_OK(cudaStreamSynchronize(stream));
-                expect_window(dst.ptr, off.dst, random_bytes(bytes, seed, left), what);
-            }
+    check_put_or_get(PUT);
 }
 
 TEST_F(DeviceRma, GetEveryScopeSizeAndAlignment) {
     SEED_TRACE();
-    SymBuffer src(kBufBytes);
-    DeviceBuffer dst(kBufBytes);
-    for (Scope scope : {THREAD, WARP, BLOCK})
-        for (size_t bytes : size_classes())
-            for (Offsets off : kOffsets) {
-                std::string what = std::string("get_") + kScopeNames[scope];
-                uint64_t seed = next_case();
-                std::vector<uint8_t> mine = random_bytes(bytes, seed, me);
-                CUDA_OK(cudaMemcpy(src.as<char>() + off.src, mine.data(), bytes,
-                                   cudaMemcpyHostToDevice));
-                CUDA_OK(cudaMemsetAsync(dst.ptr, kPoison, kBufBytes, stream));
-                SYM_OK(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream));
-                transfer_kernel<<<kBlocks, kThreads, 0, stream>>>(
-                    h, scope, GET, dst.as<char>() + kGuard + off.dst, src.as<char>() + off.src,
-                    bytes, nullptr, 0, SYMCOLL_SIGNAL_SET, left);
-                CUDA_OK(cudaGetLastError());
-                SYM_OK(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream));
-                CUDA_OK(cudaStreamSynchronize(stream));
-                expect_window(dst.ptr, off.dst, random_bytes(bytes, seed, left), what);
-            }
+    check_put_or_get(GET);
 }
 
 // The receiver waits in a kernel for the signal alone, then reads the data. SET: one group
@@ -205,10 +219,7 @@ TEST_F(DeviceRma, PutSignalEveryScopeSetAndAdd) {
                     uint64_t *sig = single ? set_sig : add_sig;
                     uint64_t value = single ? ++set_value : 1;
                     uint64_t expect = single ? value : (add_total += group_count(scope, false));
-                    std::vector<uint8_t> mine = random_bytes(bytes, seed, me);
-                    CUDA_OK(cudaMemcpy(src.as<char>() + off.src, mine.data(), bytes,
-                                       cudaMemcpyHostToDevice));
-                    CUDA_OK(cudaMemsetAsync(dst.ptr, kPoison, kBufBytes, stream));
+                    upload_and_poison(seed, bytes, src.as<char>() + off.src, dst.ptr);
                     CUDA_OK(cudaMemsetAsync(ok.ptr, 0, sizeof(int), stream));
                     SYM_OK(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream));
                     dim3 grid, block;
@@ -342,26 +353,19 @@ TEST_F(DeviceRma, FenceAndQuietOrderPutsBeforeAFlag) {
     SymBuffer inbox(kWords * sizeof(uint32_t));
     SymBuffer flags(2 * sizeof(uint64_t));
     DeviceBuffer staging(kWords * sizeof(uint32_t));
-    DeviceBuffer counters(sizeof(unsigned long long) + sizeof(int));
+    KernelErrors errors;
     for (bool use_quiet : {false, true}) {
         SCOPED_TRACE(use_quiet ? "quiet" : "fence");
         CUDA_OK(cudaMemset(flags.ptr, 0, flags.bytes));
-        CUDA_OK(cudaMemset(counters.ptr, 0, sizeof(unsigned long long) + sizeof(int)));
+        errors.reset();
         barrier_sync(stream);
         uint64_t *ready = flags.as<uint64_t>(), *ack = ready + 1;
-        unsigned long long *errors = counters.as<unsigned long long>();
-        int *timeouts = (int *)(errors + 1);
         message_kernel<<<2, 256, 0, stream>>>(h, inbox.as<uint32_t>(), staging.as<uint32_t>(),
                                               ready, ack, kWords, kRounds, use_quiet, next_case(),
-                                              errors, timeouts);
+                                              errors.wrong_words(), errors.timeouts());
         CUDA_OK(cudaGetLastError());
         CUDA_OK(cudaStreamSynchronize(stream));
-        unsigned long long bad = 0;
-        int timed_out = 0;
-        CUDA_OK(cudaMemcpy(&bad, errors, sizeof bad, cudaMemcpyDeviceToHost));
-        CUDA_OK(cudaMemcpy(&timed_out, timeouts, sizeof timed_out, cudaMemcpyDeviceToHost));
-        EXPECT_EQ(timed_out, 0);
-        EXPECT_EQ(bad, 0u) << "words read before they arrived";
+        errors.expect_none("words read before they arrived");
         barrier_sync(stream);
     }
 }
@@ -390,25 +394,18 @@ TEST_F(DeviceRma, BlockBarrierOrdersRoundsAcrossLaunches) {
     SEED_TRACE();
     constexpr int kWordThreads = 128, kRounds = 1000, kLaunches = 3;
     SymBuffer words(kWordThreads * sizeof(uint64_t));
-    DeviceBuffer counters(sizeof(unsigned long long) + sizeof(int));
-    CUDA_OK(cudaMemset(counters.ptr, 0, sizeof(unsigned long long) + sizeof(int)));
+    KernelErrors errors;
+    errors.reset();
     barrier_sync(stream);
-    unsigned long long *errors = counters.as<unsigned long long>();
-    int *timeouts = (int *)(errors + 1);
     for (int l = 0; l < kLaunches; l++) {
-        block_barrier_kernel<<<1, kWordThreads, 0, stream>>>(h, words.as<uint64_t>(), kRounds,
-                                                             next_case(), errors, timeouts);
+        block_barrier_kernel<<<1, kWordThreads, 0, stream>>>(
+            h, words.as<uint64_t>(), kRounds, next_case(), errors.wrong_words(), errors.timeouts());
         CUDA_OK(cudaGetLastError());
         // The library's barrier in between shares the team but not the slot.
         SYM_OK(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream));
     }
     CUDA_OK(cudaStreamSynchronize(stream));
-    unsigned long long bad = 0;
-    int timed_out = 0;
-    CUDA_OK(cudaMemcpy(&bad, errors, sizeof bad, cudaMemcpyDeviceToHost));
-    CUDA_OK(cudaMemcpy(&timed_out, timeouts, sizeof timed_out, cudaMemcpyDeviceToHost));
-    EXPECT_EQ(timed_out, 0);
-    EXPECT_EQ(bad, 0u) << "words read before the barrier delivered them";
+    errors.expect_none("words read before the barrier delivered them");
     barrier_sync(stream);
 }
 

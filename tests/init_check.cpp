@@ -85,6 +85,22 @@ bool init_no_gpu_here() {
     return true;
 }
 
+int init_start_under_launcher(int argc, char **argv, int *rank, int *size) {
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: %s FILE_PREFIX (under symcoll-run)\n", argv[0]);
+        return 2;
+    }
+    if (init_no_gpu_here())
+        return kExitSkipped;
+    *rank = init_env_int("SYMCOLL_RANK", -1);
+    *size = init_env_int("SYMCOLL_SIZE", -1);
+    if (*rank < 0 || *size < 1 || *rank >= *size) {
+        std::fprintf(stderr, "SYMCOLL_RANK / SYMCOLL_SIZE missing: run under symcoll-run\n");
+        return 1;
+    }
+    return kContinue;
+}
+
 int init_env_int(const char *name, int fallback) {
     const char *text = std::getenv(name);
     char *end = nullptr;

@@ -23,6 +23,12 @@ bool init_share_through_file(const std::string &prefix, int rank, void *data, si
 // Rank 0 removes the file once every rank has read it (after a collective init).
 void init_remove_shared_file(const std::string &prefix, int rank);
 
+// The start of a program run as `prog FILE_PREFIX` under symcoll-run: checks the usage, skips
+// without a GPU, reads rank and size from symcoll-run's environment. kContinue to go on, else
+// the exit code.
+constexpr int kContinue = -1;
+int init_start_under_launcher(int argc, char **argv, int *rank, int *size);
+
 // Exit code for a failed symcoll_init: skipped on NO_GPU, else 1 (with the reason).
 int init_failed(symcoll_status_t st);
 

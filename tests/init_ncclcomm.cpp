@@ -42,18 +42,11 @@ bool comm_still_works(ncclComm_t comm, int size) {
 } // namespace
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        std::fprintf(stderr, "usage: %s FILE_PREFIX (under symcoll-run)\n", argv[0]);
-        return 2;
-    }
-    if (init_no_gpu_here())
-        return kExitSkipped;
-    int rank = init_env_int("SYMCOLL_RANK", -1), size = init_env_int("SYMCOLL_SIZE", -1);
+    int rank = -1, size = -1;
+    int code = init_start_under_launcher(argc, argv, &rank, &size);
+    if (code != kContinue)
+        return code;
     int local = init_env_int("SYMCOLL_LOCAL_RANK", rank), devices = 0;
-    if (rank < 0 || size < 1 || rank >= size) {
-        std::fprintf(stderr, "SYMCOLL_RANK / SYMCOLL_SIZE missing: run under symcoll-run\n");
-        return 1;
-    }
     if (!cuda_ok(cudaGetDeviceCount(&devices), "cudaGetDeviceCount") ||
         !cuda_ok(cudaSetDevice(local % devices), "cudaSetDevice"))
         return 1;

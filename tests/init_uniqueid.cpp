@@ -1,21 +1,13 @@
 // Launch path "application-distributed unique id": rank 0 makes the id with
 // symcoll_get_uniqueid and hands it to the others through a file; rank and size come from
 // symcoll-run's environment. Usage: init_uniqueid FILE_PREFIX
-#include <cstdio>
 #include "init_check.h"
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        std::fprintf(stderr, "usage: %s FILE_PREFIX (under symcoll-run)\n", argv[0]);
-        return 2;
-    }
-    if (init_no_gpu_here())
-        return kExitSkipped;
-    int rank = init_env_int("SYMCOLL_RANK", -1), size = init_env_int("SYMCOLL_SIZE", -1);
-    if (rank < 0 || size < 1 || rank >= size) {
-        std::fprintf(stderr, "SYMCOLL_RANK / SYMCOLL_SIZE missing: run under symcoll-run\n");
-        return 1;
-    }
+    int rank = -1, size = -1;
+    int code = init_start_under_launcher(argc, argv, &rank, &size);
+    if (code != kContinue)
+        return code;
     symcoll_init_attr_t attr;
     symcoll_init_attr_default(&attr);
     attr.bootstrap = SYMCOLL_BOOTSTRAP_UNIQUEID;

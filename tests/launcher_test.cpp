@@ -292,25 +292,26 @@ TEST(Launcher, TimeoutNotReachedChangesNothing) {
     EXPECT_LT(run.seconds, 10);
 }
 
-TEST(Launcher, ForwardsSigtermToTheRanks) {
+// The launcher, sent signal_number while two ranks sleep, ends them both and exits as if
+// killed by that signal.
+void expect_signal_forwarded(int signal_number) {
     LauncherRun launcher({"-n", "2", kChild, "print-pid", "sleep", "60"});
     ASSERT_TRUE(launcher.wait_for_stdout_lines(2));
-    launcher.send(SIGTERM);
+    launcher.send(signal_number);
     RunResult run = launcher.finish();
-    EXPECT_EQ(run.exit_code, 128 + SIGTERM) << run.err;
+    EXPECT_EQ(run.exit_code, 128 + signal_number) << run.err;
     EXPECT_LT(run.seconds, 10);
     std::map<int, pid_t> pids = printed_pids(run.out);
     EXPECT_EQ(pids.size(), 2u) << run.out;
     expect_all_gone(pids);
 }
 
+TEST(Launcher, ForwardsSigtermToTheRanks) {
+    expect_signal_forwarded(SIGTERM);
+}
+
 TEST(Launcher, ForwardsSigintToTheRanks) {
-    LauncherRun launcher({"-n", "2", kChild, "print-pid", "sleep", "60"});
-    ASSERT_TRUE(launcher.wait_for_stdout_lines(2));
-    launcher.send(SIGINT);
-    RunResult run = launcher.finish();
-    EXPECT_EQ(run.exit_code, 128 + SIGINT) << run.err;
-    expect_all_gone(printed_pids(run.out));
+    expect_signal_forwarded(SIGINT);
 }
 
 TEST(Launcher, RanksDieWithAKilledLauncher) {

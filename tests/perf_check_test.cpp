@@ -137,6 +137,13 @@ template <typename T> T load(const Bytes &b, size_t i) {
 template <typename T> void store(Bytes &b, size_t i, T v) {
     memcpy(b.data() + i * sizeof(T), &v, sizeof(T));
 }
+// Element i of every PE's source (read as T), combined in PE order starting from init.
+template <typename T, typename A, typename F>
+A fold(const std::vector<Bytes> &src, size_t i, A init, F combine) {
+    for (const Bytes &s : src)
+        init = combine(init, load<T>(s, i));
+    return init;
+}
 
 TEST(PerfCheck, Float32Sum) {
     const int npes = 5;
@@ -144,13 +151,10 @@ TEST(PerfCheck, Float32Sum) {
     std::vector<Bytes> src = sources(c, 21, npes);
     Bytes dst(4000);
     for (size_t i = 0; i < 1000; i++) {
-        float sum = 0;
-        for (int p = 0; p < npes; p++) {
-            float v = load<float>(src[p], i);
-            EXPECT_EQ(v, std::floor(v)) << "sums must be exact";
-            sum += v;
-        }
-        store<float>(dst, i, sum);
+        store<float>(dst, i, fold<float>(src, i, 0.0f, [](float sum, float v) {
+                         EXPECT_EQ(v, std::floor(v)) << "sums must be exact";
+                         return sum + v;
+                     }));
     }
     EXPECT_EQ(perf_check_count_wrong(dst.data(), &c, 21, 3, npes), 0u);
     store<float>(dst, 999, load<float>(dst, 999) + 1);
@@ -163,13 +167,12 @@ TEST(PerfCheck, BFloat16SumAccumulatesExactly) {
     std::vector<Bytes> src = sources(c, 5, npes);
     Bytes dst(600);
     for (size_t i = 0; i < 300; i++) {
-        float sum = 0;
-        for (int p = 0; p < npes; p++) {
-            uint32_t bits = (uint32_t)load<uint16_t>(src[p], i) << 16;
+        float sum = fold<uint16_t>(src, i, 0.0f, [](float acc, uint16_t bf16) {
+            uint32_t bits = (uint32_t)bf16 << 16;
             float v;
             memcpy(&v, &bits, 4);
-            sum += v;
-        }
+            return acc + v;
+        });
         store<uint16_t>(dst, i, perf_float_to_bfloat16(sum));
     }
     EXPECT_EQ(perf_check_count_wrong(dst.data(), &c, 5, 0, npes), 0u);
@@ -182,10 +185,8 @@ TEST(PerfCheck, Int8MinIsSigned) {
     Bytes dst(512);
     bool saw_negative = false;
     for (size_t i = 0; i < 512; i++) {
-        int8_t m = load<int8_t>(src[0], i);
-        for (int p = 1; p < npes; p++) {
-            m = std::min(m, load<int8_t>(src[p], i));
-        }
+        int8_t m = fold<int8_t>(src, i, (int8_t)INT8_MAX,
+                                [](int8_t a, int8_t b) { return std::min(a, b); });
         saw_negative |= m < 0;
         store<int8_t>(dst, i, m);
     }
@@ -199,11 +200,8 @@ TEST(PerfCheck, Uint8ProdWrapsAround) {
     std::vector<Bytes> src = sources(c, 4, npes);
     Bytes dst(4096);
     for (size_t i = 0; i < 4096; i++) {
-        unsigned prod = 1;
-        for (int p = 0; p < npes; p++) {
-            prod *= src[p][i];
-        }
-        dst[i] = (unsigned char)prod;
+        dst[i] =
+            (unsigned char)fold<uint8_t>(src, i, 1u, [](unsigned a, uint8_t b) { return a * b; });
     }
     EXPECT_EQ(perf_check_count_wrong(dst.data(), &c, 4, 0, npes), 0u);
 }
@@ -214,9 +212,9 @@ TEST(PerfCheck, Uint64XorAndFloat16Max) {
     std::vector<Bytes> src = sources(x, 13, npes);
     Bytes dst(512);
     for (size_t i = 0; i < 64; i++) {
-        store<uint64_t>(dst, i,
-                        load<uint64_t>(src[0], i) ^ load<uint64_t>(src[1], i) ^
-                            load<uint64_t>(src[2], i));
+        store<uint64_t>(dst, i, fold<uint64_t>(src, i, (uint64_t)0, [](uint64_t a, uint64_t b) {
+                            return a ^ b;
+                        }));
     }
     EXPECT_EQ(perf_check_count_wrong(dst.data(), &x, 13, 2, npes), 0u);
 
@@ -225,15 +223,14 @@ TEST(PerfCheck, Uint64XorAndFloat16Max) {
     dst.assign(128, 0);
     for (size_t i = 0; i < 64; i++) {
         // Values are small integers, so their half-precision order is that of the integers.
-        float best = -1e9f;
-        for (int p = 0; p < npes; p++) {
-            uint16_t bits = load<uint16_t>(src[p], i);
+        float best = fold<uint16_t>(src, i, -1e9f, [](float acc, uint16_t bits) {
             for (int v = -64; v < 64; v++) {
                 if (perf_float_to_half((float)v) == bits) {
-                    best = std::max(best, (float)v);
+                    acc = std::max(acc, (float)v);
                 }
             }
-        }
+            return acc;
+        });
         store<uint16_t>(dst, i, perf_float_to_half(best));
     }
     EXPECT_EQ(perf_check_count_wrong(dst.data(), &h, 14, 0, npes), 0u);

@@ -47,47 +47,50 @@ class HostRma : public ::testing::Test {
         EXPECT_EQ(before, -1) << what << ": wrote before the range (" << bytes << " bytes)";
         EXPECT_EQ(after, -1) << what << ": wrote past the range (" << bytes << " bytes)";
     }
+
+    // Uploads this PE's bytes of the case to src and poisons the whole dst buffer.
+    void upload_and_poison(uint64_t seed, size_t bytes, char *src, void *dst) {
+        std::vector<uint8_t> mine = random_bytes(bytes, seed, me);
+        CUDA_OK(cudaMemcpy(src, mine.data(), bytes, cudaMemcpyHostToDevice));
+        CUDA_OK(cudaMemsetAsync(dst, kPoison, kBufBytes, stream));
+    }
+
+    // put writes into the right neighbour's symmetric dst, get reads the left neighbour's
+    // symmetric src: either way dst ends up with the left neighbour's bytes.
+    enum Direction { PUT, GET };
+    void check_put_or_get(Direction direction) {
+        SymBuffer sym(kBufBytes);
+        DeviceBuffer local(kBufBytes);
+        char *dst = direction == PUT ? sym.as<char>() : local.as<char>();
+        char *src = direction == PUT ? local.as<char>() : sym.as<char>();
+        for (size_t bytes : size_classes())
+            for (Offsets off : kOffsets) {
+                uint64_t seed = next_case();
+                upload_and_poison(seed, bytes, src + off.src, dst);
+                SYM_OK(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream));
+                if (direction == PUT)
+                    SYM_OK(symcoll_put_on_stream(dst + kGuard + off.dst, src + off.src, bytes,
+                                                 right, stream));
+                else
+                    SYM_OK(symcoll_get_on_stream(dst + kGuard + off.dst, src + off.src, bytes, left,
+                                                 stream));
+                // Nobody refills src (get) or reads dst (put) before every PE is done.
+                SYM_OK(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream));
+                CUDA_OK(cudaStreamSynchronize(stream));
+                expect_window(dst, off.dst, random_bytes(bytes, seed, left),
+                              direction == PUT ? "put" : "get");
+            }
+    }
 };
 
 TEST_F(HostRma, PutEverySizeAndAlignment) {
     SEED_TRACE();
-    SymBuffer dst(kBufBytes);
-    DeviceBuffer src(kBufBytes);
-    for (size_t bytes : size_classes())
-        for (Offsets off : kOffsets) {
-            uint64_t seed = next_case();
-            std::vector<uint8_t> mine = random_bytes(bytes, seed, me);
-            CUDA_OK(
-                cudaMemcpy(src.as<char>() + off.src, mine.data(), bytes, cudaMemcpyHostToDevice));
-            CUDA_OK(cudaMemsetAsync(dst.ptr, kPoison, kBufBytes, stream));
-            SYM_OK(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream));
-            SYM_OK(symcoll_put_on_stream(dst.as<char>() + kGuard + off.dst,
-                                         src.as<char>() + off.src, bytes, right, stream));
-            SYM_OK(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream));
-            CUDA_OK(cudaStreamSynchronize(stream));
-            expect_window(dst.ptr, off.dst, random_bytes(bytes, seed, left), "put");
-        }
+    check_put_or_get(PUT);
 }
 
 TEST_F(HostRma, GetEverySizeAndAlignment) {
     SEED_TRACE();
-    SymBuffer src(kBufBytes);
-    DeviceBuffer dst(kBufBytes);
-    for (size_t bytes : size_classes())
-        for (Offsets off : kOffsets) {
-            uint64_t seed = next_case();
-            std::vector<uint8_t> mine = random_bytes(bytes, seed, me);
-            CUDA_OK(
-                cudaMemcpy(src.as<char>() + off.src, mine.data(), bytes, cudaMemcpyHostToDevice));
-            CUDA_OK(cudaMemsetAsync(dst.ptr, kPoison, kBufBytes, stream));
-            SYM_OK(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream));
-            SYM_OK(symcoll_get_on_stream(dst.as<char>() + kGuard + off.dst,
-                                         src.as<char>() + off.src, bytes, left, stream));
-            // Nobody refills src before every PE has read it.
-            SYM_OK(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream));
-            CUDA_OK(cudaStreamSynchronize(stream));
-            expect_window(dst.ptr, off.dst, random_bytes(bytes, seed, left), "get");
-        }
+    check_put_or_get(GET);
 }
 
 // The receiver waits only for the signal, then reads: the data must already be there.
@@ -108,10 +111,7 @@ TEST_F(HostRma, PutSignalSetAndAddPublishData) {
                 // SET: a new value each case; ADD: a random increment, summed on every PE.
                 uint64_t value = op == SYMCOLL_SIGNAL_SET ? ++set_value : mix(seed) % 1000 + 1;
                 uint64_t expect = op == SYMCOLL_SIGNAL_SET ? value : (add_total += value);
-                std::vector<uint8_t> mine = random_bytes(bytes, seed, me);
-                CUDA_OK(cudaMemcpy(src.as<char>() + off.src, mine.data(), bytes,
-                                   cudaMemcpyHostToDevice));
-                CUDA_OK(cudaMemsetAsync(dst.ptr, kPoison, kBufBytes, stream));
+                upload_and_poison(seed, bytes, src.as<char>() + off.src, dst.ptr);
                 SYM_OK(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream));
                 SYM_OK(symcoll_put_signal_on_stream(dst.as<char>() + kGuard + off.dst,
                                                     src.as<char>() + off.src, bytes, sig, value, op,

@@ -234,9 +234,12 @@ static void explain(const symcoll_tuning_query_t *q, const decision_t *how, symc
         snprintf(why, len, "forced by %s or symcoll_tuning_force", variable);
     } else if (how->row >= 0) {
         const symcoll_tuning_row_t *r = &symcoll_tuning_rows[how->row];
-        snprintf(why, len, "table row %ld: %s on %s, team <= %d, bytes <= %zu", how->row,
+        char bytes[32] = "any size";
+        if (r->max_bytes != SIZE_MAX)
+            snprintf(bytes, sizeof bytes, "bytes <= %zu", r->max_bytes);
+        snprintf(why, len, "table row %ld: %s on %s, team <= %d, %s", how->row,
                  symcoll_collective_name(r->collective), symcoll_topo_class_name(r->topo),
-                 r->max_team_size, r->max_bytes);
+                 r->max_team_size, bytes);
     } else {
         const tuning_algo_set_t *set = symcoll_tuning_algo_set(q->collective);
         size_t used = (size_t)snprintf(why, len, "model (%s, %d PEs, no table row):",
