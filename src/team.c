@@ -83,17 +83,14 @@ void symcoll_teams_destroy_all(void) {
     records = records_device = NULL;
 }
 
-static const char *collective_name(int c) {
-    return symcoll_collective_name((symcoll_collective_t)c);
-}
-
 static symcoll_status_t broken_team(const char *fn, const symcoll_team_state_t *t) {
     const symcoll_timeout_record_t *r = t->record;
     return symcoll_set_error(SYMCOLL_ERROR_TIMEOUT,
                              "%s: team %d is broken: a device wait timed out in %s waiting for "
                              "PE %d (epoch %" PRIu64 "); SYMCOLL_TIMEOUT_MS sets the limit",
-                             fn, (int)t->handle, collective_name(r->collective), r->missing_pe,
-                             r->epoch);
+                             fn, (int)t->handle,
+                             symcoll_collective_name((symcoll_collective_t)r->collective),
+                             r->missing_pe, r->epoch);
 }
 
 static symcoll_status_t lookup(const char *fn, symcoll_team_t team, symcoll_team_state_t **out) {

@@ -25,10 +25,6 @@ static void guess_local_rank(symcoll_launch_t *out) {
         }
 }
 
-static symcoll_status_t new_uniqueid(symcoll_uniqueid_t *id) {
-    return symcoll_get_uniqueid(id);
-}
-
 static symcoll_status_t from_attr(const symcoll_init_attr_t *attr, symcoll_launch_t *out) {
     if (attr->bootstrap == SYMCOLL_BOOTSTRAP_NCCL_COMM) {
         if (!attr->nccl_comm)
@@ -90,7 +86,7 @@ static symcoll_status_t from_pmix(symcoll_launch_t *out) {
     out->local_size = out->pmix->local_size;
     out->path = "pmix";
     if (out->rank == 0)
-        st = new_uniqueid(&out->uniqueid);
+        st = symcoll_get_uniqueid(&out->uniqueid);
     /* Every rank joins the exchange, also when rank 0 failed, so that nobody waits forever. */
     symcoll_status_t shared =
         symcoll_bootstrap_pmix_share(out->pmix, &out->uniqueid, sizeof out->uniqueid);
@@ -132,7 +128,7 @@ static symcoll_status_t from_torchrun(symcoll_launch_t *out) {
     out->local_rank = (int)local_rank;
     out->local_size = (int)local_size;
     out->path = "torchrun";
-    return new_uniqueid(&out->uniqueid);
+    return symcoll_get_uniqueid(&out->uniqueid);
 }
 
 void symcoll_launch_restore_env(void) {
@@ -151,7 +147,7 @@ static symcoll_status_t single(symcoll_launch_t *out) {
     out->local_rank = 0;
     out->local_size = 1;
     out->path = "single";
-    return new_uniqueid(&out->uniqueid);
+    return symcoll_get_uniqueid(&out->uniqueid);
 }
 
 symcoll_status_t symcoll_launch_detect(const symcoll_init_attr_t *attr, symcoll_launch_t *out) {
