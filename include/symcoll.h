@@ -28,6 +28,13 @@ extern "C" {
 #define SYMCOLL_VERSION_MINOR 1
 #define SYMCOLL_VERSION_PATCH 0
 
+/* Marks every exported function: the library is built with hidden visibility. */
+#if defined(__GNUC__)
+#define SYMCOLL_API __attribute__((visibility("default")))
+#else
+#define SYMCOLL_API
+#endif
+
 typedef enum {
     SYMCOLL_SUCCESS = 0,
     SYMCOLL_ERROR_INVALID_ARGUMENT = 1, /* a bad argument; the message names it */
