@@ -1,7 +1,6 @@
 /* alltoall: block j of member i's src into block i of member j's dst (LL, push or
  * pull). */
 #include "coll_move.cuh"
-#include "tuning.h"
 
 static __global__ void COLL_LAUNCH_BOUNDS alltoall_kernel(symcoll_coll_args_t a) {
     if (a.algo == SYMCOLL_ALLTOALL_LL)

@@ -1,7 +1,6 @@
 /* broadcast: the root's src into every member's dst (LL, pull from the root, or push
  * from the root). */
 #include "coll_move.cuh"
-#include "tuning.h"
 
 static __global__ void COLL_LAUNCH_BOUNDS broadcast_kernel(symcoll_coll_args_t a) {
     if (a.algo == SYMCOLL_BROADCAST_LL)

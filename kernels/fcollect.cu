@@ -1,7 +1,6 @@
 /* fcollect: every member's src into block <member> of every member's dst (LL, push or
  * pull). */
 #include "coll_move.cuh"
-#include "tuning.h"
 
 static __global__ void COLL_LAUNCH_BOUNDS fcollect_kernel(symcoll_coll_args_t a) {
     if (a.algo == SYMCOLL_FCOLLECT_LL)

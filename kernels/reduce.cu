@@ -6,7 +6,6 @@
  * dst (in place is safe: chunk c of any src is only read by member c, before it stores). */
 #include "coll_ll.cuh"
 #include "reduce_ops.cuh"
-#include "tuning.h"
 
 /* Units each thread holds in registers between its loads and its stores. */
 #define REDUCE_STAGE 4

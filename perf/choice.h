@@ -12,7 +12,7 @@ extern "C" {
 
 /* bytes in the nccl-tests convention (0 for barrier); sm_count 0 lets tuning assume one.
  * Honours SYMCOLL_ALGO_<COLLECTIVE>. Returns tuning's status (INVALID_ARGUMENT when the
- * variable names no algorithm; symcoll_last_error() says why). */
+ * variable names no algorithm; out->why says why). */
 symcoll_status_t perf_choose(perf_op_t op, size_t bytes, size_t elem_size, int team_size,
                              topo_class_t topo, int sm_count, symcoll_choice_t *out);
 

@@ -87,7 +87,7 @@ static int explain_row(FILE *out, FILE *err, perf_op_t op, const char *type_name
     symcoll_choice_t choice;
     symcoll_status_t st = perf_choose(op, bytes, elem_size, npes, cls, 0, &choice);
     if (st != SYMCOLL_SUCCESS) {
-        fprintf(err, "symcoll-perf: %s: %s\n", perf_op_info(op)->name, symcoll_last_error());
+        fprintf(err, "symcoll-perf: %s: %s\n", perf_op_info(op)->name, choice.why);
         return -1;
     }
     fprintf(out, "  %9s %12zu %12zu %9s  %-16s %6d %7d  %s\n", perf_op_info(op)->name, bytes, count,
