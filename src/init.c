@@ -9,6 +9,7 @@
 #include "env.h"
 #include "heap.h"
 #include "internal.h"
+#include "kernel_load.h"
 #include "topology_probe.h"
 
 symcoll_state_t symcoll_g = {.my_pe = -1, .n_pes = -1};
@@ -189,6 +190,9 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
     symcoll_g.heap_size = symcoll_g.heap->size;
     symcoll_g.heap_stride = symcoll_g.heap->stride;
     symcoll_g.reachable = symcoll_g.heap->reachable;
+    st = symcoll_cuda_status(symcoll_kernels_load(), "symcoll_init", "loading the kernels");
+    if (st != SYMCOLL_SUCCESS)
+        return st;
     symcoll_g.initialized = true;
     st = symcoll_teams_create_builtin();
     if (st != SYMCOLL_SUCCESS)
