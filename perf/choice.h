@@ -2,6 +2,7 @@
 #ifndef SYMCOLL_PERF_CHOICE_H
 #define SYMCOLL_PERF_CHOICE_H
 
+#include <stdio.h>
 #include "ops.h"
 #include "topology.h"
 #include "tuning.h"
@@ -15,6 +16,9 @@ extern "C" {
  * variable names no algorithm; out->why says why). */
 symcoll_status_t perf_choose(perf_op_t op, size_t bytes, size_t elem_size, int team_size,
                              topo_class_t topo, int sm_count, symcoll_choice_t *out);
+
+/* One line per collective that can be forced: "<prefix>SYMCOLL_ALGO_REDUCE=ll|one_shot|...". */
+void perf_print_algorithms(FILE *out, const char *prefix);
 
 #ifdef __cplusplus
 }

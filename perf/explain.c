@@ -110,7 +110,8 @@ int perf_explain(const perf_args_t *a, FILE *out, FILE *err) {
             symcoll_topo_class_name(cls),
             a->topology_file ? a->topology_file : "--npes (all NVLink, assumed)");
     perf_print_topology(out, &topo, "#   ");
-    fputs("# SM count: tuning's default; SYMCOLL_ALGO_<COLLECTIVE> forces a choice\n", out);
+    fputs("# SM count: tuning's default; SYMCOLL_ALGO_<COLLECTIVE> forces a choice:\n", out);
+    perf_print_algorithms(out, "#   ");
     fprintf(out, "# %9s %12s %12s %9s  %-16s %6s %7s  %s\n", "op", "size (B)", "count", "type",
             "algorithm", "blocks", "threads", "why");
 
