@@ -49,7 +49,7 @@ int main(int argc, char **argv) {
 
     /* The communicator is still the program's: one NCCL all-reduce of the ranks on it. */
     int *sum, host_sum = 0;
-    CHECK_CUDA(cudaMalloc(&sum, sizeof(int)));
+    CHECK_CUDA(cudaMalloc((void **)&sum, sizeof(int)));
     CHECK_CUDA(cudaMemcpy(sum, &rank, sizeof(int), cudaMemcpyHostToDevice));
     CHECK_NCCL(ncclAllReduce(sum, sum, 1, ncclInt, ncclSum, comm, stream));
     CHECK_CUDA(cudaMemcpyAsync(&host_sum, sum, sizeof(int), cudaMemcpyDeviceToHost, stream));
