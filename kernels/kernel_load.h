@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-/* Every kernel of the library, on the current device. */
+/* Every kernel of the library, on the current device, then a first launch. */
 cudaError_t symcoll_kernels_load(void);
 
 /* The kernels of one source file each; symcoll_kernels_load calls them all. */

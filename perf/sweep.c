@@ -304,9 +304,23 @@ static bool first_call_of(const sweep_t *sw, perf_op_t op, size_t bytes, perf_ca
     return false;
 }
 
+/* Lines the PEs up without a kernel: a collective allocation goes through the bootstrap. */
+static int align_pes(void) {
+    void *p = symcoll_malloc(1);
+    if (p == NULL) {
+        return perf_fail("symcoll_malloc(1): %s", symcoll_last_error());
+    }
+    symcoll_free(p);
+    return 0;
+}
+
+/* One call timed on the host clock, the PEs lined up before it. */
+static int time_aligned_call(sweep_t *sw, case_t *k, double *us) {
+    return align_pes() != 0 ? -1 : perf_time_one_call(enqueue_symcoll, k, sw->stream, us);
+}
+
 /* Times each collective's first call in this process, before anything else of the sweep
- * launches a kernel, then warm calls alike. The collective allocation before it lines the PEs
- * up; each call lines them up for the next. */
+ * launches a kernel, then warm calls alike. */
 static int measure_first_calls(sweep_t *sw, size_t bytes) {
     for (int op = 0; op < PERF_NUM_OPS; op++) {
         first_call_t *f = &sw->first[op];
@@ -315,11 +329,11 @@ static int measure_first_calls(sweep_t *sw, size_t bytes) {
         }
         case_t k = {.sw = sw, .call = f->call};
         double warm[FIRST_CALL_WARM_CALLS];
-        if (perf_time_one_call(enqueue_symcoll, &k, sw->stream, &f->us[0]) != 0) {
+        if (time_aligned_call(sw, &k, &f->us[0]) != 0) {
             return -1;
         }
         for (int i = 0; i < FIRST_CALL_WARM_CALLS; i++) {
-            if (perf_time_one_call(enqueue_symcoll, &k, sw->stream, &warm[i]) != 0) {
+            if (time_aligned_call(sw, &k, &warm[i]) != 0) {
                 return -1;
             }
         }
