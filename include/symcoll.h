@@ -213,9 +213,11 @@ SYMCOLL_API symcoll_status_t symcoll_alltoall_on_stream(symcoll_team_t team, voi
                                                         symcoll_datatype_t type,
                                                         cudaStream_t stream);
 
-/* Teams. split_strided: collective over the parent team: the new team holds the parent
- * PEs start, start+stride, ... (size of them); PEs outside it get SYMCOLL_TEAM_INVALID in
- * *new_team and SUCCESS. Errors: INVALID_ARGUMENT, OUT_OF_MEMORY, SYMMETRY. */
+/* Teams. split_strided: collective over WORLD (every PE calls it; the arguments of PEs
+ * outside the parent are ignored): the new team holds the parent PEs start, start+stride,
+ * ... (size of them); PEs outside it get SYMCOLL_TEAM_INVALID in *new_team and SUCCESS. At
+ * most 6 split teams exist at once. Errors: INVALID_ARGUMENT, OUT_OF_MEMORY (no free team),
+ * SYMMETRY (the members disagree on the new team). */
 SYMCOLL_API symcoll_status_t symcoll_team_split_strided(symcoll_team_t parent, int start,
                                                         int stride, int size,
                                                         symcoll_team_t *new_team);
