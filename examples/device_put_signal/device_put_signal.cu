@@ -3,7 +3,8 @@
  * there, then waits for the signal of its left neighbour and checks what arrived. No
  * relocatable device code (-rdc) is needed:
  *
- *   nvcc -std=c++17 -arch=sm_90 -I<prefix>/include device_put_signal.cu -o device_put_signal \
+ *   nvcc -std=c++17 -arch=sm_90 -I<prefix>/include -Iexamples/common \
+ *        examples/device_put_signal/device_put_signal.cu -o device_put_signal \
  *        -L<prefix>/lib -lsymcoll -Xlinker -rpath,<prefix>/lib
  *   symcoll-run -n 2 ./device_put_signal */
 #include <stdio.h>
