@@ -4,6 +4,7 @@
 
 #include "args.h"
 #include "explain.h"
+#include "halo.h"
 #include "internal.h"
 #include "sweep.h"
 
@@ -16,7 +17,9 @@ static void size_heap_for(const perf_args_t *args) {
         return;
     }
     char bytes[32];
-    snprintf(bytes, sizeof bytes, "%zu", 3 * args->max_bytes + ((size_t)64 << 20));
+    /* --op halo: fields of DEPTH + 2 = 10 faces, with room for padding. */
+    size_t per_size = args->halo ? 12 : 3;
+    snprintf(bytes, sizeof bytes, "%zu", per_size * args->max_bytes + ((size_t)64 << 20));
     setenv("SYMCOLL_SYMMETRIC_SIZE", bytes, 0);
 }
 
@@ -70,7 +73,7 @@ int main(int argc, char **argv) {
                 symcoll_last_error());
         return 1;
     }
-    int rc = args.topology ? print_topology() : perf_sweep(&args);
+    int rc = args.topology ? print_topology() : args.halo ? perf_halo(&args) : perf_sweep(&args);
     if (rc < 0) {
         return 1; /* a PE failed mid-sweep: the others may never reach a collective finalize */
     }
