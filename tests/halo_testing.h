@@ -166,44 +166,55 @@ __host__ __device__ inline bool expected_global(const Geo &g, const int64_t c[3]
     return outside <= 1 || g.corners;
 }
 
+// Cell i of the field: its byte offset, whether it is an interior cell, and the bytes it must
+// hold after an exchange (its value, or the poison where nothing fills it).
+__host__ __device__ inline int64_t expected_cell(const Geo &g, int64_t i, uint64_t seed,
+                                                 uint32_t round, int field_id, bool *interior,
+                                                 uint8_t want[8]) {
+    int64_t c[3], gc[3];
+    int64_t at = cell_at(g, i, c);
+    *interior = false;
+    bool filled = expected_global(g, c, gc, interior);
+    uint64_t v = filled ? cell_value(seed, round, field_id, gc) : 0;
+    for (int b = 0; b < g.elem; b++)
+        want[b] = filled ? (uint8_t)(v >> (8 * b)) : kPoison;
+    return at;
+}
+
+__host__ __device__ inline bool cell_matches(const uint8_t *cell, const uint8_t *want, int elem) {
+    for (int b = 0; b < elem; b++)
+        if (cell[b] != want[b])
+            return false;
+    return true;
+}
+
 // Mismatching cells of field (round and field id as written), counted into *errors; the first
 // bad cell index goes to *first_bad.
 static __global__ void check_cells(Geo g, const uint8_t *field, const uint32_t *round, int field_id,
-                            uint64_t seed, unsigned long long *errors,
-                            unsigned long long *first_bad) {
-    int64_t cells = g.cells();
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < cells;
+                                   uint64_t seed, unsigned long long *errors,
+                                   unsigned long long *first_bad) {
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < g.cells();
          i += (int64_t)gridDim.x * blockDim.x) {
-        int64_t c[3], gc[3];
-        int64_t at = cell_at(g, i, c);
-        bool interior = false;
-        bool filled = expected_global(g, c, gc, &interior);
-        uint64_t v = filled ? cell_value(seed, *round, field_id, gc) : 0;
-        for (int b = 0; b < g.elem; b++) {
-            uint8_t want = filled ? (uint8_t)(v >> (8 * b)) : kPoison;
-            if (field[at + b] != want) {
-                atomicAdd(errors, 1ull);
-                atomicMin(first_bad, (unsigned long long)i);
-                break;
-            }
+        bool interior;
+        uint8_t want[8];
+        int64_t at = expected_cell(g, i, seed, *round, field_id, &interior, want);
+        if (!cell_matches(field + at, want, g.elem)) {
+            atomicAdd(errors, 1ull);
+            atomicMin(first_bad, (unsigned long long)i);
         }
     }
 }
 
 // Writes every interior cell of field with its value for *round.
 static __global__ void fill_interior(Geo g, uint8_t *field, const uint32_t *round, int field_id,
-                              uint64_t seed) {
-    int64_t cells = g.cells();
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < cells;
+                                     uint64_t seed) {
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < g.cells();
          i += (int64_t)gridDim.x * blockDim.x) {
-        int64_t c[3], gc[3];
-        int64_t at = cell_at(g, i, c);
-        bool interior = false;
-        if (!expected_global(g, c, gc, &interior) || !interior)
-            continue;
-        uint64_t v = cell_value(seed, *round, field_id, gc);
-        for (int b = 0; b < g.elem; b++)
-            field[at + b] = (uint8_t)(v >> (8 * b));
+        bool interior;
+        uint8_t want[8];
+        int64_t at = expected_cell(g, i, seed, *round, field_id, &interior, want);
+        for (int b = 0; interior && b < g.elem; b++)
+            field[at + b] = want[b];
     }
 }
 
@@ -216,16 +227,10 @@ inline int64_t host_mismatches(const Geo &g, const std::vector<uint8_t> &field, 
                                int field_id, uint64_t seed) {
     int64_t bad = 0;
     for (int64_t i = 0; i < g.cells(); i++) {
-        int64_t c[3], gc[3];
-        int64_t at = cell_at(g, i, c);
-        bool interior = false;
-        bool filled = expected_global(g, c, gc, &interior);
-        uint64_t v = filled ? cell_value(seed, round, field_id, gc) : 0;
-        for (int b = 0; b < g.elem; b++)
-            if (field[(size_t)(at + b)] != (filled ? (uint8_t)(v >> (8 * b)) : kPoison)) {
-                bad++;
-                break;
-            }
+        bool interior;
+        uint8_t want[8];
+        int64_t at = expected_cell(g, i, seed, round, field_id, &interior, want);
+        bad += !cell_matches(field.data() + at, want, g.elem);
     }
     return bad;
 }

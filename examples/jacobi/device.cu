@@ -81,56 +81,58 @@ static __global__ void __launch_bounds__(JACOBI_BLOCK *JACOBI_BLOCK)
     }
 }
 
+typedef struct {
+    symcoll_halo_device_t hh;
+    dim3 grid;
+    norm_state_t norm;
+} device_state_t;
+
+static void iteration(jacobi_t *j, void *ctx, float *next, const float *cur, int calc_norm) {
+    device_state_t *s = (device_state_t *)ctx;
+    fused_kernel<<<s->grid, dim3(JACOBI_BLOCK, JACOBI_BLOCK), 0, j->compute>>>(
+        s->hh, next, cur, j->rows, j->nx, calc_norm, s->norm);
+    CHECK_CUDA(cudaGetLastError());
+    if (calc_norm)
+        CHECK_CUDA(cudaMemcpyAsync(j->norm_host, j->norm_sum, sizeof(float), cudaMemcpyDeviceToHost,
+                                   j->compute));
+}
+
 double jacobi_device(jacobi_t *j) {
     if (j->rows < 2) {
         fprintf(stderr, "jacobi device: needs at least 2 rows per PE (has %d)\n", j->rows);
         exit(2);
     }
     symcoll_halo_t plan = jacobi_plan(j);
-    symcoll_halo_device_t hh = symcoll_halo_device_handle(plan);
-    norm_state_t s;
-    CHECK_CUDA(cudaMalloc(&s.partial, sizeof(float)));
-    CHECK_CUDA(cudaMalloc(&s.done, sizeof(unsigned)));
-    CHECK_CUDA(cudaMalloc(&s.failed, sizeof(int)));
-    CHECK_CUDA(cudaMemset(s.partial, 0, sizeof(float)));
-    CHECK_CUDA(cudaMemset(s.done, 0, sizeof(unsigned)));
-    CHECK_CUDA(cudaMemset(s.failed, 0, sizeof(int)));
-    s.team_norm = j->norm_sum;
+    device_state_t state;
+    state.hh = symcoll_halo_device_handle(plan);
+    norm_state_t *s = &state.norm;
+    CHECK_CUDA(cudaMalloc(&s->partial, sizeof(float)));
+    CHECK_CUDA(cudaMalloc(&s->done, sizeof(unsigned)));
+    CHECK_CUDA(cudaMalloc(&s->failed, sizeof(int)));
+    CHECK_CUDA(cudaMemset(s->partial, 0, sizeof(float)));
+    CHECK_CUDA(cudaMemset(s->done, 0, sizeof(unsigned)));
+    CHECK_CUDA(cudaMemset(s->failed, 0, sizeof(int)));
+    s->team_norm = j->norm_sum;
     /* Interior blocks as in the reference's grid over rows 2 .. rows - 1, plus the edges. */
     unsigned across = (unsigned)(j->nx + JACOBI_BLOCK - 1) / JACOBI_BLOCK;
     unsigned down = (unsigned)(j->rows - 2 + JACOBI_BLOCK - 1) / JACOBI_BLOCK;
     unsigned blocks = across * down + EDGE_BLOCKS;
-    dim3 grid(blocks < 65535 ? blocks : 65535, (blocks + 65534) / 65535);
+    state.grid = dim3(blocks < 65535 ? blocks : 65535, (blocks + 65534) / 65535);
     cudaGraphExec_t graphs[2][2];
-    for (int calc_norm = 0; calc_norm < 2; calc_norm++)
-        for (int parity = 0; parity < 2; parity++) {
-            float *cur = parity ? j->a_new : j->a, *next = parity ? j->a : j->a_new;
-            cudaGraph_t graph;
-            CHECK_CUDA(cudaStreamBeginCapture(j->compute, cudaStreamCaptureModeThreadLocal));
-            fused_kernel<<<grid, dim3(JACOBI_BLOCK, JACOBI_BLOCK), 0, j->compute>>>(
-                hh, next, cur, j->rows, j->nx, calc_norm, s);
-            CHECK_CUDA(cudaGetLastError());
-            if (calc_norm)
-                CHECK_CUDA(cudaMemcpyAsync(j->norm_host, j->norm_sum, sizeof(float),
-                                           cudaMemcpyDeviceToHost, j->compute));
-            CHECK_CUDA(cudaStreamEndCapture(j->compute, &graph));
-            CHECK_CUDA(cudaGraphInstantiate(&graphs[calc_norm][parity], graph, 0));
-            CHECK_CUDA(cudaGraphDestroy(graph));
-        }
+    jacobi_capture(j, iteration, &state, graphs);
     double seconds = jacobi_run_graphs(j, graphs);
     int failed = 0;
-    CHECK_CUDA(cudaMemcpy(&failed, s.failed, sizeof failed, cudaMemcpyDeviceToHost));
+    CHECK_CUDA(cudaMemcpy(&failed, s->failed, sizeof failed, cudaMemcpyDeviceToHost));
     if (failed) {
         fprintf(stderr, "PE %d: a device wait timed out: %s\n", j->me,
                 symcoll_team_status(SYMCOLL_TEAM_WORLD) == SYMCOLL_SUCCESS ? "(no record)"
                                                                            : symcoll_last_error());
         exit(1);
     }
-    for (int i = 0; i < 4; i++)
-        CHECK_CUDA(cudaGraphExecDestroy(graphs[i / 2][i % 2]));
-    CHECK_CUDA(cudaFree(s.partial));
-    CHECK_CUDA(cudaFree(s.done));
-    CHECK_CUDA(cudaFree(s.failed));
+    jacobi_destroy_graphs(graphs);
+    CHECK_CUDA(cudaFree(s->partial));
+    CHECK_CUDA(cudaFree(s->done));
+    CHECK_CUDA(cudaFree(s->failed));
     CHECK_SYMCOLL(symcoll_halo_destroy(plan));
     return seconds;
 }

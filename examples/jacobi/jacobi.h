@@ -5,30 +5,10 @@
 #ifndef JACOBI_H
 #define JACOBI_H
 
-#include <stdio.h>
-#include <stdlib.h>
-#include "symcoll.h"
+#include "example_common.h"
 
 #define JACOBI_TOL 1.0e-8f
 #define JACOBI_BLOCK 32 /* 32 x 32 threads, one per cell */
-
-#define CHECK_CUDA(call)                                                                           \
-    do {                                                                                           \
-        cudaError_t err_ = (call);                                                                 \
-        if (err_ != cudaSuccess) {                                                                 \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                          \
-                    cudaGetErrorString(err_));                                                     \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-#define CHECK_SYMCOLL(call)                                                                        \
-    do {                                                                                           \
-        symcoll_status_t st_ = (call);                                                             \
-        if (st_ != SYMCOLL_SUCCESS) {                                                              \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, symcoll_last_error());   \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 /* This PE's slab: rows 1 .. rows of a (rows + 2) x nx grid, global rows first_row .. */
 typedef struct {
@@ -65,6 +45,26 @@ void jacobi_launch(float *a_new, const float *a, float *norm, int iy_start, int 
                    int calc_norm, cudaStream_t stream);
 /* Seconds since an arbitrary start. */
 double jacobi_now(void);
+/* One iteration cur -> next of a variant, enqueued on j->compute (and captured); ctx is the
+ * variant's own state. */
+typedef void (*jacobi_iteration_t)(jacobi_t *j, void *ctx, float *next, const float *cur,
+                                   int calc_norm);
+/* Captures graphs[norm iteration][parity] of one iteration each (parity 1: a_new -> a). */
+void jacobi_capture(jacobi_t *j, jacobi_iteration_t iteration, void *ctx,
+                    cudaGraphExec_t graphs[2][2]);
+void jacobi_destroy_graphs(cudaGraphExec_t graphs[2][2]);
+/* The reference's iteration (split.cu): exchange enqueues the halo rows' exchange of next on
+ * j->push, sum_norm the team's sum of j->norm into j->norm_sum on j->compute. */
+typedef struct {
+    void (*exchange)(jacobi_t *j, void *ctx, float *next);
+    void (*sum_norm)(jacobi_t *j, void *ctx);
+    void *ctx;
+    cudaEvent_t forked, pushed;
+} jacobi_split_t;
+void jacobi_split_iteration(jacobi_t *j, void *split, float *next, const float *cur, int calc_norm);
+/* Captures, warms up and times the split iteration; returns the seconds of the loop. */
+double jacobi_split_run(jacobi_t *j, jacobi_split_t *split);
+
 /* The timed loop of every variant: warm-up with each graph, re-initialization, then one
  * graphs[norm iteration][iteration parity] per iteration, the host reading the team's norm
  * after norm iterations. Returns the seconds of the loop; afterwards j->a holds the result. */

@@ -56,6 +56,26 @@ static void everyone_idle(jacobi_t *j) {
     CHECK_CUDA(cudaStreamSynchronize(j->compute));
 }
 
+void jacobi_capture(jacobi_t *j, jacobi_iteration_t iteration, void *ctx,
+                    cudaGraphExec_t graphs[2][2]) {
+    for (int calc_norm = 0; calc_norm < 2; calc_norm++)
+        for (int parity = 0; parity < 2; parity++) {
+            float *cur = parity ? j->a_new : j->a, *next = parity ? j->a : j->a_new;
+            cudaGraph_t graph;
+            CHECK_CUDA(cudaStreamBeginCapture(j->compute, cudaStreamCaptureModeGlobal));
+            iteration(j, ctx, next, cur, calc_norm);
+            CHECK_CUDA(cudaStreamEndCapture(j->compute, &graph));
+            CHECK_CUDA(cudaGraphInstantiateWithFlags(&graphs[calc_norm][parity], graph,
+                                                     cudaGraphInstantiateFlagUseNodePriority));
+            CHECK_CUDA(cudaGraphDestroy(graph));
+        }
+}
+
+void jacobi_destroy_graphs(cudaGraphExec_t graphs[2][2]) {
+    for (int i = 0; i < 4; i++)
+        CHECK_CUDA(cudaGraphExecDestroy(graphs[i / 2][i % 2]));
+}
+
 double jacobi_run_graphs(jacobi_t *j, cudaGraphExec_t graphs[2][2]) {
     for (int i = 0; i < 2; i++) /* warm-up: every graph a few times, an even count */
         for (int w = 0; w < 4; w++)

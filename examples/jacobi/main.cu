@@ -52,18 +52,7 @@ static int team_mismatches(jacobi_t *j, const float *ref) {
                         x, got, want);
         }
     free(mine);
-    int *count = (int *)symcoll_malloc(sizeof(int));
-    if (!count) {
-        fprintf(stderr, "symcoll_malloc: %s\n", symcoll_last_error());
-        exit(1);
-    }
-    CHECK_CUDA(cudaMemcpy(count, &bad, sizeof bad, cudaMemcpyHostToDevice));
-    CHECK_SYMCOLL(symcoll_reduce_on_stream(SYMCOLL_TEAM_WORLD, count, count, 1, SYMCOLL_INT32,
-                                           SYMCOLL_SUM, j->compute));
-    CHECK_CUDA(cudaStreamSynchronize(j->compute));
-    CHECK_CUDA(cudaMemcpy(&bad, count, sizeof bad, cudaMemcpyDeviceToHost));
-    symcoll_free(count);
-    return bad;
+    return example_sum_over_pes(bad, j->compute);
 }
 
 int main(int argc, char **argv) {
@@ -90,12 +79,7 @@ int main(int argc, char **argv) {
                 argv[0]);
         return 2;
     }
-    symcoll_status_t st = symcoll_init(NULL);
-    if (st == SYMCOLL_ERROR_NO_GPU) {
-        printf("no GPU: %s\n", symcoll_last_error());
-        return 77;
-    }
-    CHECK_SYMCOLL(st);
+    example_init();
     j.me = symcoll_my_pe();
     j.npes = symcoll_n_pes();
     if (j.ny - 2 < j.npes) {
@@ -105,14 +89,10 @@ int main(int argc, char **argv) {
     split_rows(&j);
     int max_rows = (j.ny - 2 + j.npes - 1) / j.npes;
     size_t grid_bytes = (size_t)(max_rows + 2) * j.nx * sizeof(float);
-    j.a = (float *)symcoll_malloc(grid_bytes);
-    j.a_new = (float *)symcoll_malloc(grid_bytes);
-    j.norm = (float *)symcoll_malloc(sizeof(float));
-    j.norm_sum = (float *)symcoll_malloc(sizeof(float));
-    if (!j.a || !j.a_new || !j.norm || !j.norm_sum) {
-        fprintf(stderr, "symcoll_malloc: %s\n", symcoll_last_error());
-        return 1;
-    }
+    j.a = (float *)example_symmetric(grid_bytes);
+    j.a_new = (float *)example_symmetric(grid_bytes);
+    j.norm = (float *)example_symmetric(sizeof(float));
+    j.norm_sum = (float *)example_symmetric(sizeof(float));
     CHECK_CUDA(cudaMallocHost(&j.norm_host, sizeof(float)));
     int least, greatest;
     CHECK_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
