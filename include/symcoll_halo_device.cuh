@@ -64,8 +64,9 @@ SYMCOLL_DEV bool symcoll_dev_halo_await_credit(const symcoll_halo_device_t &hh, 
                                               SYMCOLL_COLL_HALO, m.pe);
 }
 
-/* After a system fence that orders every block's stores of this direction: tells the
- * neighbour that its halo holds our cells of exchange k. */
+/* Tells the neighbour that its halo holds our cells of exchange k, with release semantics:
+ * the stores this thread made or has seen (through a block barrier, or a system fence and an
+ * atomic from other blocks) are visible to it first. */
 SYMCOLL_DEV void symcoll_dev_halo_publish(const symcoll_halo_device_t &hh, int dir, uint64_t k) {
     const symcoll_halo_msg_t &m = hh.msg[dir];
     if (m.self)
@@ -154,7 +155,7 @@ SYMCOLL_DEV void symcoll_dev_halo_copy(const symcoll_halo_device_t &hh, const sy
  * then stores, then publishes. Returns false in every thread on timeout. */
 SYMCOLL_DEV bool symcoll_dev_halo_send_block(const symcoll_halo_device_t &hh, const void *field,
                                              int dir) {
-    const symcoll_halo_msg_t &m = hh.msg[dir];
+    const symcoll_halo_msg_t m = hh.msg[dir]; /* in registers: the stores cannot alias it */
     uint64_t k = hh.send_epoch[dir] + 1;
     bool credit = false;
     if (symcoll_dev_block_rank() == 0) {
@@ -166,9 +167,8 @@ SYMCOLL_DEV bool symcoll_dev_halo_send_block(const symcoll_halo_device_t &hh, co
     int unit = symcoll_dev_halo_unit(m, field);
     symcoll_dev_halo_copy(hh, m, field, unit, 0, symcoll_dev_halo_units(m, unit),
                           symcoll_dev_block_rank(), symcoll_dev_block_size());
-    __syncthreads();
+    __syncthreads(); /* the block's stores, carried by the release of the publish */
     if (symcoll_dev_block_rank() == 0) {
-        symcoll_dev_fence_sys();
         symcoll_dev_halo_publish(hh, dir, k);
         hh.send_epoch[dir] = k;
     }

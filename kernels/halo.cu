@@ -18,7 +18,7 @@ static __global__ void __launch_bounds__(SYMCOLL_HALO_THREADS) halo_kernel(symco
     const int dir = a.dir[entry];
     const unsigned blocks = a.first_block[entry + 1] - a.first_block[entry];
     const unsigned index = blockIdx.x - a.first_block[entry];
-    const symcoll_halo_msg_t &m = hh.msg[dir];
+    const symcoll_halo_msg_t m = hh.msg[dir]; /* in registers: the stores cannot alias it */
 
     /* Every direction advances together, so this direction's count is the exchange number.
      * It is read before this block's ticket below, and only the last ticket advances it. */
@@ -43,8 +43,11 @@ static __global__ void __launch_bounds__(SYMCOLL_HALO_THREADS) halo_kernel(symco
     __syncthreads();
     if (t != 0)
         return;
-    symcoll_dev_fence_sys();
+    /* One block: its stores reach thread 0 through the block barrier, and the release of the
+     * publish carries them. Several: each orders its stores before its ticket, and the last
+     * one orders everything it has seen before the publish. */
     if (blocks > 1) {
+        symcoll_dev_fence_sys();
         unsigned long long *ticket = (unsigned long long *)&hh.sent_blocks[dir];
         if (atomicAdd(ticket, 1ull) != blocks - 1)
             return;
