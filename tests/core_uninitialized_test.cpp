@@ -84,6 +84,28 @@ TEST(Uninitialized, TeamCallsFail) {
     EXPECT_EQ(handle.team_size, 0);
     EXPECT_EQ(handle.heap_base, nullptr);
     expect_reason_names("symcoll_device_handle");
+    EXPECT_EQ(symcoll_topology_text(nullptr, 0), 0u);
+    expect_reason_names("symcoll_topology_text");
+}
+
+// A kernel built against another header version gets no handle, whatever the library state.
+TEST(DeviceHandle, OtherHeaderVersionsAreRefused) {
+    symcoll_device_t handle;
+    std::memset(&handle, 0x5a, sizeof handle);
+    EXPECT_EQ(symcoll_device_handle_get(SYMCOLL_TEAM_WORLD, SYMCOLL_DEVICE_HANDLE_VERSION + 1,
+                                        sizeof handle, &handle),
+              SYMCOLL_ERROR_UNSUPPORTED);
+    EXPECT_EQ(handle.team_size, 0);
+    EXPECT_EQ(handle.version, 0u);
+    std::string why = symcoll_last_error();
+    EXPECT_NE(why.find("version 2"), std::string::npos) << why;
+    EXPECT_NE(why.find("rebuild"), std::string::npos) << why;
+    EXPECT_EQ(symcoll_device_handle_get(SYMCOLL_TEAM_WORLD, SYMCOLL_DEVICE_HANDLE_VERSION,
+                                        sizeof handle - 8, &handle),
+              SYMCOLL_ERROR_UNSUPPORTED);
+    EXPECT_EQ(symcoll_device_handle_get(SYMCOLL_TEAM_WORLD, SYMCOLL_DEVICE_HANDLE_VERSION,
+                                        sizeof handle, nullptr),
+              SYMCOLL_ERROR_INVALID_ARGUMENT);
 }
 
 TEST(Uninitialized, FinalizeFails) {

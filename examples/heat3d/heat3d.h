@@ -5,7 +5,7 @@
 #ifndef HEAT3D_H
 #define HEAT3D_H
 
-#include "example_common.h"
+#include "example_nccl.h"
 
 typedef struct {
     int n, niter, corners;

@@ -5,7 +5,7 @@
 #ifndef JACOBI_H
 #define JACOBI_H
 
-#include "example_common.h"
+#include "example_nccl.h"
 
 #define JACOBI_TOL 1.0e-8f
 #define JACOBI_BLOCK 32 /* 32 x 32 threads, one per cell */

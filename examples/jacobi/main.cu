@@ -79,7 +79,7 @@ int main(int argc, char **argv) {
                 argv[0]);
         return 2;
     }
-    example_init();
+    example_init(NULL);
     j.me = symcoll_my_pe();
     j.npes = symcoll_n_pes();
     if (j.ny - 2 < j.npes) {

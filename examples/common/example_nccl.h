@@ -1,31 +1,13 @@
-/* Helpers shared by the mini-apps (examples/jacobi, examples/heat3d): checked calls, an NCCL
- * communicator over the PEs for the baselines, and a sum over the PEs on the host. */
-#ifndef SYMCOLL_EXAMPLE_COMMON_H
-#define SYMCOLL_EXAMPLE_COMMON_H
+/* What the halo mini-apps (jacobi, heat3d) share beyond example_check.h: checked NCCL calls,
+ * an NCCL communicator over the PEs for the baselines, symmetric memory that must exist, and
+ * a sum over the PEs on the host. */
+#ifndef SYMCOLL_EXAMPLE_NCCL_H
+#define SYMCOLL_EXAMPLE_NCCL_H
 
 #include <nccl.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include "symcoll.h"
+#include "example_check.h"
 
-#define CHECK_CUDA(call)                                                                           \
-    do {                                                                                           \
-        cudaError_t err_ = (call);                                                                 \
-        if (err_ != cudaSuccess) {                                                                 \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                          \
-                    cudaGetErrorString(err_));                                                     \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-#define CHECK_SYMCOLL(call)                                                                        \
-    do {                                                                                           \
-        symcoll_status_t st_ = (call);                                                             \
-        if (st_ != SYMCOLL_SUCCESS) {                                                              \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, symcoll_last_error());   \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 #define CHECK_NCCL(call)                                                                           \
     do {                                                                                           \
         ncclResult_t rc_ = (call);                                                                 \
@@ -35,16 +17,6 @@
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)
-
-/* symcoll_init from the launcher's environment; exits with 77 (skipped) without a GPU. */
-static inline void example_init(void) {
-    symcoll_status_t st = symcoll_init(NULL);
-    if (st == SYMCOLL_ERROR_NO_GPU) {
-        printf("no GPU: %s\n", symcoll_last_error());
-        exit(77);
-    }
-    CHECK_SYMCOLL(st);
-}
 
 /* Symmetric memory of bytes, or exit with the reason. */
 static inline void *example_symmetric(size_t bytes) {
