@@ -18,6 +18,14 @@
         }                                                                                          \
     } while (0)
 
+/* example_init with a symmetric heap of bytes (plus room for the library's own areas) per PE. */
+static inline void example_init_heap(size_t bytes) {
+    symcoll_init_attr_t attr;
+    symcoll_init_attr_default(&attr);
+    attr.heap_size = bytes + ((size_t)64 << 20);
+    example_init(&attr);
+}
+
 /* Symmetric memory of bytes, or exit with the reason. */
 static inline void *example_symmetric(size_t bytes) {
     void *p = symcoll_calloc(1, bytes);

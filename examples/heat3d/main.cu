@@ -154,7 +154,7 @@ int main(int argc, char **argv) {
                 argv[0]);
         return 2;
     }
-    example_init(NULL);
+    example_init_heap(2 * heat_cells(h.n) * sizeof(float));
     h.me = symcoll_my_pe();
     h.npes = symcoll_n_pes();
     CHECK_CUDA(cudaStreamCreateWithFlags(&h.stream, cudaStreamNonBlocking));

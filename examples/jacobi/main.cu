@@ -79,7 +79,8 @@ int main(int argc, char **argv) {
                 argv[0]);
         return 2;
     }
-    example_init(NULL);
+    /* Room for both grids even when one PE holds them whole. */
+    example_init_heap(2 * (size_t)j.ny * j.nx * sizeof(float));
     j.me = symcoll_my_pe();
     j.npes = symcoll_n_pes();
     if (j.ny - 2 < j.npes) {
