@@ -4,20 +4,39 @@
 #include "halo_plan.h"
 #include "internal.h"
 
-/* Bytes one block of the exchange kernel moves. */
-#define HALO_BLOCK_BYTES 8192
+/* Accesses one block of the exchange kernel makes per direction: one round of loads in
+ * flight per thread. Up to twice that, a direction gets a single block: a second one would
+ * cost the multi-block handshake (two system fences and an atomic, about 2 us) for less than
+ * a round's worth of saving. */
+#define HALO_BLOCK_UNITS ((size_t)SYMCOLL_HALO_THREADS * SYMCOLL_HALO_DEPTH)
 
-/* Blocks per direction: by bytes, at least one each, scaled down to the plan's grid limit. */
-static void plan_grid(const struct symcoll_halo_plan *p, int n_fields, symcoll_halo_args_t *a) {
+/* The widest access the kernel makes for list entry i on these fields: the message's, capped
+ * by each field's alignment, as the kernel caps it. */
+static size_t entry_unit(const struct symcoll_halo_plan *p, int i, void *const *fields, int n) {
+    size_t unit = (size_t)p->dir_msg[i].unit;
+    for (int f = 0; f < n; f++)
+        while ((uintptr_t)fields[f] & (unit - 1))
+            unit >>= 1;
+    return unit;
+}
+
+/* Blocks per direction: by accesses, so that a strided face of narrow rows gets as many
+ * blocks as a contiguous one of as many 16-byte units; one for a small face; scaled down to
+ * the plan's grid limit. */
+static void plan_grid(const struct symcoll_halo_plan *p, void *const *fields, int n_fields,
+                      symcoll_halo_args_t *a) {
     size_t want[SYMCOLL_HALO_DIRS], total = 0;
     for (int i = 0; i < p->n_dirs; i++) {
-        want[i] = (p->dir_bytes[i] * (size_t)n_fields + HALO_BLOCK_BYTES - 1) / HALO_BLOCK_BYTES;
+        size_t units = p->dir_bytes[i] / entry_unit(p, i, fields, n_fields) * (size_t)n_fields;
+        want[i] =
+            units <= 2 * HALO_BLOCK_UNITS ? 1 : (units + HALO_BLOCK_UNITS - 1) / HALO_BLOCK_UNITS;
         total += want[i];
     }
     int first = 0;
     for (int i = 0; i < p->n_dirs; i++) {
         size_t blocks = total > (size_t)p->max_blocks ? want[i] * p->max_blocks / total : want[i];
         a->dir[i] = p->dir[i];
+        a->msg[i] = p->dir_msg[i];
         a->first_block[i] = (uint16_t)first;
         first += blocks > 0 ? (int)blocks : 1;
     }
@@ -58,7 +77,7 @@ static symcoll_status_t exchange(const char *fn, symcoll_halo_t h, void *const *
         return st;
     a.hh = h->dev;
     a.n_fields = n;
-    plan_grid(h, n, &a);
+    plan_grid(h, fields, n, &a);
     return symcoll_cuda_status(symcoll_halo_launch(&a, stream), fn, "halo kernel launch");
 }
 

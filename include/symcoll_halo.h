@@ -82,6 +82,9 @@ SYMCOLL_API symcoll_status_t symcoll_halo_destroy(symcoll_halo_t h);
 
 /* ---- device handle (by value to user kernels; see symcoll_halo_device.cuh) ---- */
 
+/* Accesses each thread of a sending block loads before it stores them (all in flight). */
+#define SYMCOLL_HALO_DEPTH 4
+
 /* Directions: index (dx + 1) + 3 * (dy + 1) + 9 * (dz + 1) for d in {-1, 0, 1}^3; 13 (no
  * move) is never used. */
 #define SYMCOLL_HALO_DIRS 27

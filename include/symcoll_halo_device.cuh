@@ -44,11 +44,12 @@ SYMCOLL_DEV bool symcoll_dev_halo_sends(const symcoll_halo_device_t &hh, int dir
     return (hh.dirs >> dir) & 1u;
 }
 
-/* ---- steps of an exchange, per direction (one thread each) ---- */
+/* ---- steps of an exchange, per direction (one thread each; m is hh.msg[dir], or a copy of
+ * it in registers or kernel parameters) ---- */
 
 /* Tells the neighbour at dir that this PE entered exchange k: it may write our halo. */
-SYMCOLL_DEV void symcoll_dev_halo_arrive(const symcoll_halo_device_t &hh, int dir, uint64_t k) {
-    const symcoll_halo_msg_t &m = hh.msg[dir];
+SYMCOLL_DEV void symcoll_dev_halo_arrive(const symcoll_halo_device_t &hh,
+                                         const symcoll_halo_msg_t &m, int dir, uint64_t k) {
     if (m.self)
         return;
     uint64_t *flag = hh.arrive + symcoll_dev_halo_opposite(dir);
@@ -57,9 +58,8 @@ SYMCOLL_DEV void symcoll_dev_halo_arrive(const symcoll_halo_device_t &hh, int di
 
 /* Waits until the neighbour at dir has entered exchange k (our credit to write into it). A
  * neighbour that is this PE has finished its earlier reads in stream order: no wait. */
-SYMCOLL_DEV bool symcoll_dev_halo_await_credit(const symcoll_halo_device_t &hh, int dir,
-                                               uint64_t k) {
-    const symcoll_halo_msg_t &m = hh.msg[dir];
+SYMCOLL_DEV bool symcoll_dev_halo_await_credit(const symcoll_halo_device_t &hh,
+                                               const symcoll_halo_msg_t &m, int dir, uint64_t k) {
     return m.self || symcoll_dev_wait_relaxed(hh.team, hh.arrive + dir, SYMCOLL_CMP_GE, k,
                                               SYMCOLL_COLL_HALO, m.pe);
 }
@@ -67,19 +67,28 @@ SYMCOLL_DEV bool symcoll_dev_halo_await_credit(const symcoll_halo_device_t &hh, 
 /* Tells the neighbour that its halo holds our cells of exchange k, with release semantics:
  * the stores this thread made or has seen (through a block barrier, or a system fence and an
  * atomic from other blocks) are visible to it first. */
-SYMCOLL_DEV void symcoll_dev_halo_publish(const symcoll_halo_device_t &hh, int dir, uint64_t k) {
-    const symcoll_halo_msg_t &m = hh.msg[dir];
+SYMCOLL_DEV void symcoll_dev_halo_publish(const symcoll_halo_device_t &hh,
+                                          const symcoll_halo_msg_t &m, int dir, uint64_t k) {
     if (m.self)
         return;
     uint64_t *flag = hh.data + symcoll_dev_halo_opposite(dir);
     symcoll_dev_store_release(symcoll_dev_peer(hh.team, flag, m.pe), k);
 }
 
-/* Waits until our halo on side dir holds the neighbour's cells of exchange k (acquire). */
-SYMCOLL_DEV bool symcoll_dev_halo_await_data(const symcoll_halo_device_t &hh, int dir, uint64_t k) {
-    const symcoll_halo_msg_t &m = hh.msg[dir];
-    return m.self ||
-           symcoll_dev_wait(hh.team, hh.data + dir, SYMCOLL_CMP_GE, k, SYMCOLL_COLL_HALO, m.pe);
+/* Waits until our halo on side dir holds the neighbour's cells of exchange k. With acquire,
+ * this thread sees them afterwards; without, only later kernels do (they start with fresh L1
+ * caches, and the sender's release put the cells in our memory before the flag). */
+SYMCOLL_DEV bool symcoll_dev_halo_await_data(const symcoll_halo_device_t &hh,
+                                             const symcoll_halo_msg_t &m, int dir, uint64_t k,
+                                             bool acquire) {
+    if (m.self)
+        return true;
+    if (!symcoll_dev_wait_relaxed(hh.team, hh.data + dir, SYMCOLL_CMP_GE, k, SYMCOLL_COLL_HALO,
+                                  m.pe))
+        return false;
+    if (acquire)
+        symcoll_dev_fence_sys();
+    return true;
 }
 
 /* ---- moving a box of cells ---- */
@@ -108,68 +117,88 @@ SYMCOLL_DEV int64_t symcoll_dev_halo_at(const symcoll_halo_msg_t &m, const int64
 }
 
 /* Copies units [begin, end) of m's box from src (field + src_offset) to dst (the neighbour's
- * field + dst_offset), thread t of nt; four loads in flight before their stores. */
+ * field + dst_offset); every thread of the block calls, thread t of nt. When gated, the first
+ * round's loads are issued before thread 0 waits for the credit of exchange k toward dir, so
+ * their latency overlaps the neighbour's arrival, and nothing is stored before the credit.
+ * Returns false in every thread when that wait timed out. */
 template <typename U>
-SYMCOLL_DEV void symcoll_dev_halo_copy_as(const symcoll_halo_msg_t &m, const char *src, char *dst,
-                                          uint32_t begin, uint32_t end, unsigned t, unsigned nt) {
+SYMCOLL_DEV bool symcoll_dev_halo_copy_as(const symcoll_halo_device_t &hh, int dir, uint64_t k,
+                                          bool gated, const symcoll_halo_msg_t &m, const char *src,
+                                          char *dst, uint32_t begin, uint32_t end, unsigned t,
+                                          unsigned nt) {
     uint32_t per_row = m.row_bytes / sizeof(U);
-    uint32_t u = begin + t;
-    for (; u + 3 * nt < end; u += 4 * nt) {
-        U v[4];
+    uint32_t base = begin;
+    do { /* at least once, so that a block with no units still passes the gate */
+        U v[SYMCOLL_HALO_DEPTH];
 #pragma unroll
-        for (int j = 0; j < 4; j++)
-            v[j] = *(const U *)(src + symcoll_dev_halo_at<U>(m, m.src_pitch, u + j * nt, per_row));
+        for (int j = 0; j < SYMCOLL_HALO_DEPTH; j++) {
+            uint32_t u = base + t + j * nt;
+            if (u < end)
+                v[j] = *(const U *)(src + symcoll_dev_halo_at<U>(m, m.src_pitch, u, per_row));
+        }
+        if (gated) {
+            bool credit = false;
+            if (t == 0)
+                credit = symcoll_dev_halo_await_credit(hh, m, dir, k);
+            if (!__syncthreads_or(credit))
+                return false;
+            gated = false;
+        }
 #pragma unroll
-        for (int j = 0; j < 4; j++)
-            *(U *)(dst + symcoll_dev_halo_at<U>(m, m.dst_pitch, u + j * nt, per_row)) = v[j];
-    }
-    for (; u < end; u += nt)
-        *(U *)(dst + symcoll_dev_halo_at<U>(m, m.dst_pitch, u, per_row)) =
-            *(const U *)(src + symcoll_dev_halo_at<U>(m, m.src_pitch, u, per_row));
+        for (int j = 0; j < SYMCOLL_HALO_DEPTH; j++) {
+            uint32_t u = base + t + j * nt;
+            if (u < end)
+                *(U *)(dst + symcoll_dev_halo_at<U>(m, m.dst_pitch, u, per_row)) = v[j];
+        }
+        base += SYMCOLL_HALO_DEPTH * nt;
+    } while (base < end);
+    return true;
 }
 
-/* Copies units [begin, end) (of `unit` bytes) of m's box of field into the neighbour's halo. */
-SYMCOLL_DEV void symcoll_dev_halo_copy(const symcoll_halo_device_t &hh, const symcoll_halo_msg_t &m,
-                                       const void *field, int unit, uint32_t begin, uint32_t end,
-                                       unsigned t, unsigned nt) {
+/* Copies units [begin, end) (of `unit` bytes) of m's box of field into the neighbour's halo,
+ * as symcoll_dev_halo_copy_as. */
+SYMCOLL_DEV bool symcoll_dev_halo_copy(const symcoll_halo_device_t &hh, int dir, uint64_t k,
+                                       bool gated, const symcoll_halo_msg_t &m, const void *field,
+                                       int unit, uint32_t begin, uint32_t end, unsigned t,
+                                       unsigned nt) {
     const char *src = (const char *)field + m.src_offset;
     char *dst = (char *)symcoll_dev_peer(hh.team, (void *)field, m.pe) + m.dst_offset;
     switch (unit) {
     case 16:
-        return symcoll_dev_halo_copy_as<uint4>(m, src, dst, begin, end, t, nt);
+        return symcoll_dev_halo_copy_as<uint4>(hh, dir, k, gated, m, src, dst, begin, end, t, nt);
     case 8:
-        return symcoll_dev_halo_copy_as<uint2>(m, src, dst, begin, end, t, nt);
+        return symcoll_dev_halo_copy_as<uint2>(hh, dir, k, gated, m, src, dst, begin, end, t, nt);
     case 4:
-        return symcoll_dev_halo_copy_as<uint32_t>(m, src, dst, begin, end, t, nt);
+        return symcoll_dev_halo_copy_as<uint32_t>(hh, dir, k, gated, m, src, dst, begin, end, t,
+                                                  nt);
     case 2:
-        return symcoll_dev_halo_copy_as<uint16_t>(m, src, dst, begin, end, t, nt);
+        return symcoll_dev_halo_copy_as<uint16_t>(hh, dir, k, gated, m, src, dst, begin, end, t,
+                                                  nt);
     default:
-        return symcoll_dev_halo_copy_as<uint8_t>(m, src, dst, begin, end, t, nt);
+        return symcoll_dev_halo_copy_as<uint8_t>(hh, dir, k, gated, m, src, dst, begin, end, t, nt);
     }
 }
 
 /* ==== User-facing calls: every thread of the calling block calls them ==== */
 
 /* Sends field's cells toward dir into the neighbour's halo and signals it: first tells the
- * neighbour that this PE entered the exchange, then waits for the same from it (the credit),
- * then stores, then publishes. Returns false in every thread on timeout. */
+ * neighbour that this PE entered the exchange, loads the first cells, waits for the same from
+ * the neighbour (the credit), then stores and publishes. Returns false in every thread on
+ * timeout. */
 SYMCOLL_DEV bool symcoll_dev_halo_send_block(const symcoll_halo_device_t &hh, const void *field,
                                              int dir) {
     const symcoll_halo_msg_t m = hh.msg[dir]; /* in registers: the stores cannot alias it */
+    const unsigned t = symcoll_dev_block_rank();
     uint64_t k = hh.send_epoch[dir] + 1;
-    bool credit = false;
-    if (symcoll_dev_block_rank() == 0) {
-        symcoll_dev_halo_arrive(hh, dir, k);
-        credit = symcoll_dev_halo_await_credit(hh, dir, k);
-    }
-    if (!__syncthreads_or(credit))
-        return false;
+    if (t == 0)
+        symcoll_dev_halo_arrive(hh, m, dir, k);
     int unit = symcoll_dev_halo_unit(m, field);
-    symcoll_dev_halo_copy(hh, m, field, unit, 0, symcoll_dev_halo_units(m, unit),
-                          symcoll_dev_block_rank(), symcoll_dev_block_size());
+    if (!symcoll_dev_halo_copy(hh, dir, k, true, m, field, unit, 0, symcoll_dev_halo_units(m, unit),
+                               t, symcoll_dev_block_size()))
+        return false;
     __syncthreads(); /* the block's stores, carried by the release of the publish */
-    if (symcoll_dev_block_rank() == 0) {
-        symcoll_dev_halo_publish(hh, dir, k);
+    if (t == 0) {
+        symcoll_dev_halo_publish(hh, m, dir, k);
         hh.send_epoch[dir] = k;
     }
     return true;
@@ -181,7 +210,7 @@ SYMCOLL_DEV bool symcoll_dev_halo_wait_block(const symcoll_halo_device_t &hh, in
     bool arrived = false;
     if (symcoll_dev_block_rank() == 0) {
         uint64_t k = hh.recv_epoch[dir] + 1;
-        arrived = symcoll_dev_halo_await_data(hh, dir, k);
+        arrived = symcoll_dev_halo_await_data(hh, hh.msg[dir], dir, k, true);
         if (arrived)
             hh.recv_epoch[dir] = k;
     }

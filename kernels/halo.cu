@@ -18,7 +18,9 @@ static __global__ void __launch_bounds__(SYMCOLL_HALO_THREADS) halo_kernel(symco
     const int dir = a.dir[entry];
     const unsigned blocks = a.first_block[entry + 1] - a.first_block[entry];
     const unsigned index = blockIdx.x - a.first_block[entry];
-    const symcoll_halo_msg_t m = hh.msg[dir]; /* in registers: the stores cannot alias it */
+    /* From the parameters: no dependent load of the table at the start; in registers, so the
+     * stores cannot alias it. */
+    const symcoll_halo_msg_t m = a.msg[entry];
 
     /* Every direction advances together, so this direction's count is the exchange number.
      * It is read before this block's ticket below, and only the last ticket advances it. */
@@ -26,19 +28,16 @@ static __global__ void __launch_bounds__(SYMCOLL_HALO_THREADS) halo_kernel(symco
     /* Every block announces the arrival to every neighbour: whichever block runs first lets
      * the neighbours start, however many blocks are resident. */
     if (t < (unsigned)a.n_dirs)
-        symcoll_dev_halo_arrive(hh, a.dir[t], k);
-    bool credit = false;
-    if (t == 0)
-        credit = symcoll_dev_halo_await_credit(hh, dir, k);
-    if (!__syncthreads_or(credit))
-        return;
+        symcoll_dev_halo_arrive(hh, a.msg[t], a.dir[t], k);
 
+    /* The first field's first loads go out before the credit wait (the gate), hiding it. */
     for (int f = 0; f < a.n_fields; f++) {
         int unit = symcoll_dev_halo_unit(m, a.fields[f]);
         uint32_t units = symcoll_dev_halo_units(m, unit);
         uint32_t share = (units + blocks - 1) / blocks;
         uint32_t begin = min(units, index * share), end = min(units, begin + share);
-        symcoll_dev_halo_copy(hh, m, a.fields[f], unit, begin, end, t, nt);
+        if (!symcoll_dev_halo_copy(hh, dir, k, f == 0, m, a.fields[f], unit, begin, end, t, nt))
+            return;
     }
     __syncthreads();
     if (t != 0)
@@ -54,9 +53,10 @@ static __global__ void __launch_bounds__(SYMCOLL_HALO_THREADS) halo_kernel(symco
         *ticket = 0;
         symcoll_dev_fence_sys();
     }
-    symcoll_dev_halo_publish(hh, dir, k);
+    symcoll_dev_halo_publish(hh, m, dir, k);
     hh.send_epoch[dir] = k;
-    if (symcoll_dev_halo_await_data(hh, dir, k))
+    /* No acquire: this kernel reads none of the halo cells. */
+    if (symcoll_dev_halo_await_data(hh, m, dir, k, false))
         hh.recv_epoch[dir] = k;
 }
 

@@ -10,12 +10,13 @@ extern "C" {
 #endif
 
 /* Threads per block of the exchange kernel. */
-#define SYMCOLL_HALO_THREADS 256
+#define SYMCOLL_HALO_THREADS 512
 
 /* One exchange: the directions with a message, in order, and the blocks each one gets
  * (blocks of list entry i: first_block[i] .. first_block[i + 1] - 1). */
 typedef struct {
     symcoll_halo_device_t hh;
+    symcoll_halo_msg_t msg[SYMCOLL_HALO_DIRS]; /* hh.msg of list entry i, in the parameters */
     void *fields[SYMCOLL_HALO_MAX_FIELDS];
     int32_t n_fields;
     int32_t n_dirs;

@@ -111,6 +111,7 @@ static symcoll_status_t build_messages(const char *fn, struct symcoll_halo_plan 
         msg[dir].pe = world;
         msg[dir].self = world == symcoll_g.my_pe;
         p->dir[p->n_dirs] = (uint8_t)dir;
+        p->dir_msg[p->n_dirs] = msg[dir];
         p->dir_bytes[p->n_dirs++] = (size_t)msg[dir].row_bytes * msg[dir].rows * msg[dir].planes;
     }
     return SYMCOLL_SUCCESS;

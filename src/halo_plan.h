@@ -31,10 +31,11 @@ struct symcoll_halo_plan {
     size_t span;              /* bytes every field must hold (the largest team PE's layout) */
     char *area;               /* symmetric, SYMCOLL_HALO_AREA_BYTES(team size) */
     symcoll_halo_device_t dev;
-    int n_dirs;                          /* directions with a message */
-    uint8_t dir[SYMCOLL_HALO_DIRS];      /* in increasing order */
-    size_t dir_bytes[SYMCOLL_HALO_DIRS]; /* box bytes per list entry */
-    int max_blocks;                      /* grid limit of one exchange */
+    int n_dirs;                                    /* directions with a message */
+    uint8_t dir[SYMCOLL_HALO_DIRS];                /* in increasing order */
+    size_t dir_bytes[SYMCOLL_HALO_DIRS];           /* box bytes per list entry */
+    symcoll_halo_msg_t dir_msg[SYMCOLL_HALO_DIRS]; /* the message per list entry */
+    int max_blocks;                                /* grid limit of one exchange */
 };
 
 #ifdef __cplusplus
