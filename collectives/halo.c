@@ -1,5 +1,6 @@
 /* Halo exchange on a stream: checks, the grid (blocks per direction by bytes), one launch. */
 #include <stdio.h>
+#include <string.h>
 #include "halo_launch.h"
 #include "halo_plan.h"
 #include "internal.h"
@@ -20,14 +21,30 @@ static size_t entry_unit(const struct symcoll_halo_plan *p, int i, void *const *
     return unit;
 }
 
-/* Blocks per direction: by accesses, so that a strided face of narrow rows gets as many
- * blocks as a contiguous one of as many 16-byte units; one for a small face; scaled down to
- * the plan's grid limit. */
+/* True when list entry i travels as LL lines in an exchange of n fields: a neighbour that is
+ * another PE, and both boxes of the pair (ours and the incoming one, computed alike on both
+ * PEs) within an LL slot. */
+static int entry_is_ll(const struct symcoll_halo_plan *p, int i, int n) {
+    size_t in = p->dir_in_bytes[i], out = p->dir_bytes[i];
+    size_t words = ((in > out ? in : out) + 7) / 8 * (size_t)n;
+    return !p->dir_msg[i].self && words * 8 <= SYMCOLL_HALO_LL_BYTES;
+}
+
+/* Blocks per direction: by accesses (LL: by words), so that a strided face of narrow rows
+ * gets as many blocks as a contiguous one of as many 16-byte units; one for a small face;
+ * scaled down to the plan's grid limit. */
 static void plan_grid(const struct symcoll_halo_plan *p, void *const *fields, int n_fields,
                       symcoll_halo_args_t *a) {
     size_t want[SYMCOLL_HALO_DIRS], total = 0;
+    a->ll_entries = 0;
     for (int i = 0; i < p->n_dirs; i++) {
-        size_t units = p->dir_bytes[i] / entry_unit(p, i, fields, n_fields) * (size_t)n_fields;
+        size_t units;
+        if (entry_is_ll(p, i, n_fields)) {
+            a->ll_entries |= 1u << i;
+            units = (p->dir_bytes[i] + 7) / 8 * (size_t)n_fields;
+        } else {
+            units = p->dir_bytes[i] / entry_unit(p, i, fields, n_fields) * (size_t)n_fields;
+        }
         want[i] =
             units <= 2 * HALO_BLOCK_UNITS ? 1 : (units + HALO_BLOCK_UNITS - 1) / HALO_BLOCK_UNITS;
         total += want[i];
@@ -76,6 +93,9 @@ static symcoll_status_t exchange(const char *fn, symcoll_halo_t h, void *const *
     if (st != SYMCOLL_SUCCESS || h->n_dirs == 0)
         return st;
     a.hh = h->dev;
+    a.in = (const symcoll_halo_msg_t *)(h->area + SYMCOLL_HALO_AREA_IN);
+    a.ll = h->area + SYMCOLL_HALO_AREA_LL(h->dev.team.team_size);
+    memcpy(a.ll_slot, h->ll_slot, sizeof a.ll_slot);
     a.n_fields = n;
     plan_grid(h, fields, n, &a);
     return symcoll_cuda_status(symcoll_halo_launch(&a, stream), fn, "halo kernel launch");

@@ -3,10 +3,16 @@
  *
  * A plan describes how a team is laid out as a 1-3 dimensional grid of PEs and how each PE's
  * field is laid out: its interior cells, a halo of width[d] cells on both sides of every
- * dimension d, and the pitches. An exchange stores each PE's boundary cells straight into its
- * neighbours' halo cells over NVLink (no packing, no host work), sets one flag per neighbour
- * and waits for its own neighbours' flags. x (dimension 0) varies fastest, in memory and in
- * the numbering of the PEs: team PE r sits at coordinates (r % g0, r / g0 % g1, r / (g0*g1)).
+ * dimension d, and the pitches. An exchange (one kernel, no host work) moves each PE's
+ * boundary cells into its neighbours' halo cells over NVLink. A face of up to 64 KiB per
+ * neighbour travels as flagged 16-byte lines (8 bytes of cells each) into a slot of the plan
+ * on the neighbour, which copies them into its own halo in the same exchange: one one-way
+ * trip, no credit, no fence. A larger face is stored straight into the neighbour's halo
+ * cells, then one flag per neighbour is set and the neighbours' flags are awaited. A plan
+ * holds 256 KiB of symmetric memory for the lines per direction it uses (2 to 26).
+ *
+ * x (dimension 0) varies fastest, in memory and in the numbering of the PEs: team PE r sits
+ * at coordinates (r % g0, r / g0 % g1, r / (g0*g1)).
  *
  * Field layout: cell (x, y, z), with 0 <= x < interior[0] + 2 * width[0] etc. and the interior
  * starting at (width[0], width[1], width[2]), is element x + y * pitch[0] + z * pitch[1] of the
@@ -59,7 +65,8 @@ SYMCOLL_API symcoll_status_t symcoll_halo_create(symcoll_team_t team, const symc
 /* One fused kernel: this PE's boundary cells of field go into the neighbours' halo cells, and
  * the call completes (in stream order) once this PE's own halo cells hold the neighbours'
  * boundary cells. Correct for any sequence of fields: a neighbour's halo is written only after
- * that neighbour has reached the same exchange, so it has finished with the previous one.
+ * that neighbour has reached the same exchange, so it has finished with the previous one (by
+ * the neighbour itself, in that exchange, for faces that travel as lines).
  * Graph-capturable; a captured graph replays correctly any number of times. Every team PE
  * makes the same sequence of exchange calls on a plan. Errors: INVALID_ARGUMENT (field not
  * symmetric or too small for the layout), TIMEOUT (the team is broken), CUDA. */

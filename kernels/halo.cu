@@ -1,7 +1,123 @@
-/* The fused halo exchange kernel: strided boxes of every field stored straight into the
- * neighbours' halo cells, one flag per neighbour, waits with timeouts. */
+/* The fused halo exchange kernel: small boxes as LL lines that the receiver copies into its
+ * halo, larger strided boxes of every field stored straight into the neighbours' halo cells
+ * with one flag per neighbour; waits with timeouts. */
+#include "coll_ll.cuh"
 #include "halo_launch.h"
 #include "symcoll_halo_device.cuh"
+
+/* Bytes [8 w, 8 w + 8) of m's box in row-major order (the packed stream), read from (gather)
+ * or written to (scatter) the box at base with the given pitches, in units of U. */
+template <typename U>
+static __device__ uint64_t halo_gather_word(const symcoll_halo_msg_t &m, const char *base,
+                                            uint32_t w, uint32_t units) {
+    const uint32_t per_word = 8 / sizeof(U), per_row = m.row_bytes / sizeof(U);
+    uint64_t v = 0;
+#pragma unroll
+    for (uint32_t j = 0; j < per_word; j++) {
+        uint32_t u = w * per_word + j;
+        if (u < units)
+            v |= (uint64_t) * (const U *)(base + symcoll_dev_halo_at<U>(m, m.src_pitch, u, per_row))
+                 << (8 * sizeof(U) * j);
+    }
+    return v;
+}
+template <typename U>
+static __device__ void halo_scatter_word(const symcoll_halo_msg_t &m, char *base, uint32_t w,
+                                         uint32_t units, uint64_t v) {
+    const uint32_t per_word = 8 / sizeof(U), per_row = m.row_bytes / sizeof(U);
+#pragma unroll
+    for (uint32_t j = 0; j < per_word; j++) {
+        uint32_t u = w * per_word + j;
+        if (u < units)
+            *(U *)(base + symcoll_dev_halo_at<U>(m, m.dst_pitch, u, per_row)) =
+                (U)(v >> (8 * sizeof(U) * j));
+    }
+}
+
+/* The access width for the packed stream of m on field: at most 8 bytes (one word). */
+static __device__ int halo_word_unit(const symcoll_halo_msg_t &m, const void *field) {
+    int unit = symcoll_dev_halo_unit(m, field);
+    return unit > 8 ? 8 : unit;
+}
+
+static __device__ uint64_t halo_gather(const symcoll_halo_msg_t &m, const void *field, uint32_t w) {
+    const char *base = (const char *)field + m.src_offset;
+    int unit = halo_word_unit(m, field);
+    uint32_t units = symcoll_dev_halo_units(m, unit);
+    switch (unit) {
+    case 8:
+        return halo_gather_word<uint64_t>(m, base, w, units);
+    case 4:
+        return halo_gather_word<uint32_t>(m, base, w, units);
+    case 2:
+        return halo_gather_word<uint16_t>(m, base, w, units);
+    default:
+        return halo_gather_word<uint8_t>(m, base, w, units);
+    }
+}
+
+static __device__ void halo_scatter(const symcoll_halo_msg_t &m, void *field, uint32_t w,
+                                    uint64_t v) {
+    char *base = (char *)field + m.dst_offset;
+    int unit = halo_word_unit(m, field);
+    uint32_t units = symcoll_dev_halo_units(m, unit);
+    switch (unit) {
+    case 8:
+        return halo_scatter_word<uint64_t>(m, base, w, units, v);
+    case 4:
+        return halo_scatter_word<uint32_t>(m, base, w, units, v);
+    case 2:
+        return halo_scatter_word<uint16_t>(m, base, w, units, v);
+    default:
+        return halo_scatter_word<uint8_t>(m, base, w, units, v);
+    }
+}
+
+/* Words of one field's box in the packed stream. */
+static __device__ uint32_t halo_words(const symcoll_halo_msg_t &m) {
+    return (uint32_t)(((uint64_t)m.row_bytes * m.rows * m.planes + 7) / 8);
+}
+
+/* Block `index` of `blocks` of an LL direction: sends its share of the packed stream of every
+ * field (field after field) as LL lines of exchange k into the neighbour's slot, then copies
+ * its share of the incoming lines into our halo. No credit: the neighbour wrote our previous
+ * lines of this parity before its exchange k - 1, which we have received. False in every
+ * thread on timeout. */
+static __device__ bool halo_ll_block(const symcoll_halo_args_t &a, const symcoll_halo_msg_t &m,
+                                     int dir, uint64_t k, unsigned index, unsigned blocks) {
+    const symcoll_halo_device_t &hh = a.hh;
+    const symcoll_halo_msg_t in = a.in[dir];
+    const unsigned t = threadIdx.x, nt = blockDim.x;
+    const size_t parity = (size_t)(k & 1);
+    const char *slot_to = a.ll + ((size_t)a.ll_slot[symcoll_dev_halo_opposite(dir)] * 2 + parity) *
+                                     SYMCOLL_HALO_LL_SLOT_BYTES;
+    char *peer_slot = (char *)symcoll_dev_peer(hh.team, (void *)slot_to, m.pe);
+    const char *slot = a.ll + ((size_t)a.ll_slot[dir] * 2 + parity) * SYMCOLL_HALO_LL_SLOT_BYTES;
+
+    uint32_t out_words = halo_words(m), out_total = out_words * (uint32_t)a.n_fields;
+    uint32_t share = (out_total + blocks - 1) / blocks;
+    uint32_t begin = min(out_total, index * share), end = min(out_total, begin + share);
+    for (uint32_t w = begin + t; w < end; w += nt) {
+        uint32_t f = w / out_words;
+        symcoll_dev_ll_store(peer_slot + 16 * (size_t)w,
+                             halo_gather(m, a.fields[f], w - f * out_words), (uint32_t)k);
+    }
+
+    uint32_t in_words = halo_words(in), in_total = in_words * (uint32_t)a.n_fields;
+    share = (in_total + blocks - 1) / blocks;
+    begin = min(in_total, index * share), end = min(in_total, begin + share);
+    bool ok = true;
+    for (uint32_t w = begin + t; w < end && ok; w += nt) {
+        uint64_t v;
+        ok = symcoll_dev_ll_load(hh.team, slot + 16 * (size_t)w, (uint32_t)k, &v, SYMCOLL_COLL_HALO,
+                                 m.pe);
+        if (ok) {
+            uint32_t f = w / in_words;
+            halo_scatter(in, a.fields[f], w - f * in_words, v);
+        }
+    }
+    return __syncthreads_and(ok);
+}
 
 /* Index of the direction list entry that owns block b. */
 static __device__ int halo_entry_of(const symcoll_halo_args_t &a, unsigned b) {
@@ -11,7 +127,8 @@ static __device__ int halo_entry_of(const symcoll_halo_args_t &a, unsigned b) {
     return i;
 }
 
-static __global__ void __launch_bounds__(SYMCOLL_HALO_THREADS) halo_kernel(symcoll_halo_args_t a) {
+static __global__ void __launch_bounds__(SYMCOLL_HALO_THREADS, 2)
+    halo_kernel(symcoll_halo_args_t a) {
     const symcoll_halo_device_t &hh = a.hh;
     const unsigned t = threadIdx.x, nt = blockDim.x;
     const int entry = halo_entry_of(a, blockIdx.x);
@@ -25,6 +142,18 @@ static __global__ void __launch_bounds__(SYMCOLL_HALO_THREADS) halo_kernel(symco
     /* Every direction advances together, so this direction's count is the exchange number.
      * It is read before this block's ticket below, and only the last ticket advances it. */
     const uint64_t k = hh.send_epoch[dir] + 1;
+    const bool ll = (a.ll_entries >> entry) & 1u;
+    if (ll) {
+        if (!halo_ll_block(a, m, dir, k, index, blocks) || t != 0)
+            return;
+        /* The counts advance once every block of the direction has read them. */
+        if (blocks > 1 && atomicAdd((unsigned long long *)&hh.sent_blocks[dir], 1ull) != blocks - 1)
+            return;
+        hh.sent_blocks[dir] = 0;
+        hh.send_epoch[dir] = k;
+        hh.recv_epoch[dir] = k;
+        return;
+    }
     /* Every block announces the arrival to every neighbour: whichever block runs first lets
      * the neighbours start, however many blocks are resident. */
     if (t < (unsigned)a.n_dirs)

@@ -12,11 +12,24 @@ extern "C" {
 /* Threads per block of the exchange kernel. */
 #define SYMCOLL_HALO_THREADS 512
 
+/* Small messages travel as LL lines (8 bytes of payload and the exchange number twice in 16
+ * bytes) into a slot of the receiver, which copies them into its own halo: one one-way trip,
+ * no credit (the receiver writes its halo itself) and no fence. Each used direction has two
+ * slots (by the parity of the exchange number) of SYMCOLL_HALO_LL_BYTES of payload. A sender
+ * writes the slot of exchange k once it has received exchange k - 1 from that neighbour, so
+ * the neighbour has finished exchange k - 2, the last reader of the slot. */
+#define SYMCOLL_HALO_LL_BYTES ((size_t)65536)
+#define SYMCOLL_HALO_LL_SLOT_BYTES (2 * SYMCOLL_HALO_LL_BYTES)
+
 /* One exchange: the directions with a message, in order, and the blocks each one gets
  * (blocks of list entry i: first_block[i] .. first_block[i + 1] - 1). */
 typedef struct {
     symcoll_halo_device_t hh;
     symcoll_halo_msg_t msg[SYMCOLL_HALO_DIRS]; /* hh.msg of list entry i, in the parameters */
+    const symcoll_halo_msg_t *in;              /* by direction: the neighbour's message to us */
+    char *ll;                                  /* symmetric: the plan's LL slots */
+    uint8_t ll_slot[SYMCOLL_HALO_DIRS];        /* by direction: its LL slot pair */
+    uint32_t ll_entries;                       /* bit i: list entry i travels as LL lines */
     void *fields[SYMCOLL_HALO_MAX_FIELDS];
     int32_t n_fields;
     int32_t n_dirs;
@@ -24,9 +37,11 @@ typedef struct {
     uint16_t first_block[SYMCOLL_HALO_DIRS + 1];
 } symcoll_halo_args_t;
 
-/* One kernel of first_block[n_dirs] blocks: every block tells every neighbour that this PE
- * entered the exchange, waits for its own neighbour's credit, stores its share of the cells;
- * the last block of a direction publishes it and waits for the neighbour's cells. */
+/* One kernel of first_block[n_dirs] blocks. An LL entry's blocks each send a share of the
+ * packed cells as LL lines and copy the same share of the incoming lines into the halo. The
+ * others': every block tells every neighbour that this PE entered the exchange, waits for its
+ * own neighbour's credit, stores its share of the cells; the last block of a direction
+ * publishes it and waits for the neighbour's cells. */
 cudaError_t symcoll_halo_launch(const symcoll_halo_args_t *args, cudaStream_t stream);
 
 #ifdef __cplusplus

@@ -83,7 +83,7 @@ static symcoll_status_t team_descs(const char *fn, const halo_record_t *all, int
 static symcoll_status_t build_messages(const char *fn, struct symcoll_halo_plan *p,
                                        const symcoll_team_state_t *t,
                                        const symcoll_halo_desc_t *descs, int team_size,
-                                       symcoll_halo_msg_t *msg) {
+                                       symcoll_halo_msg_t *msg, symcoll_halo_msg_t *in) {
     for (int pe = 0; pe < team_size; pe++) {
         size_t span = symcoll_halo_span(&descs[pe]);
         p->span = span > p->span ? span : p->span;
@@ -92,7 +92,9 @@ static symcoll_status_t build_messages(const char *fn, struct symcoll_halo_plan 
         return SYMCOLL_SUCCESS;
     for (int dir = 0; dir < SYMCOLL_HALO_DIRS; dir++) {
         memset(&msg[dir], 0, sizeof msg[dir]);
+        memset(&in[dir], 0, sizeof in[dir]);
         msg[dir].pe = -1;
+        in[dir].pe = -1;
         int nb = symcoll_halo_neighbor_of(&p->desc, p->team_pe, dir);
         if (nb < 0 || !symcoll_halo_dir_used(&p->desc, dir))
             continue;
@@ -108,26 +110,41 @@ static symcoll_status_t build_messages(const char *fn, struct symcoll_halo_plan 
                                      "reachable from PE %d; halo exchanges need a P2P path",
                                      fn, world, dir % 3 - 1, dir / 3 % 3 - 1, dir / 9 - 1,
                                      symcoll_g.my_pe);
-        msg[dir].pe = world;
-        msg[dir].self = world == symcoll_g.my_pe;
+        /* The neighbour's message toward us, as it computes it: its cells land in our halo. */
+        symcoll_halo_message(&descs[nb], &p->desc, SYMCOLL_HALO_DIRS - 1 - dir, &in[dir]);
+        msg[dir].pe = in[dir].pe = world;
+        msg[dir].self = in[dir].self = world == symcoll_g.my_pe;
         p->dir[p->n_dirs] = (uint8_t)dir;
         p->dir_msg[p->n_dirs] = msg[dir];
+        p->dir_in_bytes[p->n_dirs] = (size_t)in[dir].row_bytes * in[dir].rows * in[dir].planes;
         p->dir_bytes[p->n_dirs++] = (size_t)msg[dir].row_bytes * msg[dir].rows * msg[dir].planes;
     }
     return SYMCOLL_SUCCESS;
 }
 
-/* Zeroes this PE's area and writes its message table; the caller waits for every PE. */
+/* LL slot pairs, one per direction the description uses (the same on every team PE, so a
+ * sender finds the receiver's slot). */
+static void number_ll_slots(struct symcoll_halo_plan *p, const symcoll_halo_desc_t *member) {
+    for (int dir = 0; dir < SYMCOLL_HALO_DIRS; dir++)
+        if (symcoll_halo_dir_used(member, dir))
+            p->ll_slot[dir] = (uint8_t)p->ll_dirs++;
+}
+
+/* Zeroes this PE's area and writes its message tables; the caller waits for every PE. */
 static symcoll_status_t fill_area(const char *fn, struct symcoll_halo_plan *p,
                                   const symcoll_team_state_t *t, const symcoll_halo_msg_t *msg,
-                                  int team_size) {
-    symcoll_status_t st = symcoll_cuda_status(
-        cudaMemset(p->area, 0, SYMCOLL_HALO_AREA_BYTES(team_size)), fn, "cudaMemset");
+                                  const symcoll_halo_msg_t *in) {
+    symcoll_status_t st =
+        symcoll_cuda_status(cudaMemset(p->area, 0, p->area_bytes), fn, "cudaMemset");
     if (st != SYMCOLL_SUCCESS || p->team_pe < 0)
         return st;
     st = symcoll_cuda_status(cudaMemcpy(p->area + SYMCOLL_HALO_AREA_MSG, msg,
                                         SYMCOLL_HALO_DIRS * sizeof *msg, cudaMemcpyHostToDevice),
                              fn, "cudaMemcpy of the message table");
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_cuda_status(cudaMemcpy(p->area + SYMCOLL_HALO_AREA_IN, in,
+                                            SYMCOLL_HALO_DIRS * sizeof *in, cudaMemcpyHostToDevice),
+                                 fn, "cudaMemcpy of the incoming message table");
     symcoll_halo_device_t *d = &p->dev;
     d->team = symcoll_team_device(t);
     d->msg = (const symcoll_halo_msg_t *)(p->area + SYMCOLL_HALO_AREA_MSG);
@@ -158,20 +175,23 @@ static symcoll_status_t create_agreed(const char *fn, struct symcoll_halo_plan *
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_halo_check_team(fn, team_size, descs);
     symcoll_team_state_t *t = NULL;
-    symcoll_halo_msg_t msg[SYMCOLL_HALO_DIRS];
+    symcoll_halo_msg_t msg[SYMCOLL_HALO_DIRS], in[SYMCOLL_HALO_DIRS];
     if (st == SYMCOLL_SUCCESS && p->team_pe >= 0)
         st = symcoll_team_for_call(fn, p->team, &t);
-    if (st == SYMCOLL_SUCCESS)
-        st = build_messages(fn, p, t, descs, team_size, msg);
+    if (st == SYMCOLL_SUCCESS) {
+        number_ll_slots(p, &descs[0]);
+        st = build_messages(fn, p, t, descs, team_size, msg, in);
+    }
     free(descs);
     if (team_size == 0) /* every PE failed the same way in team_descs */
         return st;
     st = agree(fn, st);
+    p->area_bytes = SYMCOLL_HALO_AREA_BYTES(team_size, p->ll_dirs);
     if (st == SYMCOLL_SUCCESS)
-        st = symcoll_heap_alloc(fn, SYMCOLL_HALO_AREA_BYTES(team_size), (void **)&p->area);
+        st = symcoll_heap_alloc(fn, p->area_bytes, (void **)&p->area);
     if (st != SYMCOLL_SUCCESS)
         return st;
-    st = fill_area(fn, p, t, msg, team_size);
+    st = fill_area(fn, p, t, msg, in);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_cuda_status(cudaDeviceSynchronize(), fn, "synchronize");
     /* No PE signals into an area before every PE has zeroed its copy. */

@@ -4,6 +4,7 @@
 #define SYMCOLL_HALO_PLAN_H
 
 #include <stdint.h>
+#include "halo_launch.h"
 #include "symcoll.h"
 
 #ifdef __cplusplus
@@ -12,7 +13,8 @@ extern "C" {
 
 /* Byte offsets in a plan's symmetric area for a team of n PEs: flags written by the
  * neighbours (arrive, data), this PE's own counters (send and receive epochs, block tickets,
- * team sums), the message table, and the slots of the team sum written by the members. */
+ * team sums), the tables of outgoing and incoming messages, the slots of the team sum written
+ * by the members, then the LL slots (SYMCOLL_HALO_AREA_LL). */
 #define SYMCOLL_HALO_AREA_ARRIVE ((size_t)0)
 #define SYMCOLL_HALO_AREA_DATA ((size_t)256)
 #define SYMCOLL_HALO_AREA_SEND_EPOCH ((size_t)512)
@@ -20,22 +22,31 @@ extern "C" {
 #define SYMCOLL_HALO_AREA_SENT_BLOCKS ((size_t)1024)
 #define SYMCOLL_HALO_AREA_SUM_EPOCH ((size_t)1280)
 #define SYMCOLL_HALO_AREA_MSG ((size_t)1536)
-#define SYMCOLL_HALO_AREA_SUM                                                                      \
-    ((SYMCOLL_HALO_AREA_MSG + SYMCOLL_HALO_DIRS * sizeof(symcoll_halo_msg_t) + 127) & ~(size_t)127)
-#define SYMCOLL_HALO_AREA_BYTES(n) (SYMCOLL_HALO_AREA_SUM + (size_t)(n)*2 * 64)
+#define SYMCOLL_HALO_TABLE_BYTES                                                                   \
+    ((SYMCOLL_HALO_DIRS * sizeof(symcoll_halo_msg_t) + 127) & ~(size_t)127)
+#define SYMCOLL_HALO_AREA_IN (SYMCOLL_HALO_AREA_MSG + SYMCOLL_HALO_TABLE_BYTES)
+#define SYMCOLL_HALO_AREA_SUM (SYMCOLL_HALO_AREA_IN + SYMCOLL_HALO_TABLE_BYTES)
+#define SYMCOLL_HALO_AREA_LL(n) (SYMCOLL_HALO_AREA_SUM + (size_t)(n)*2 * 64)
+
+#define SYMCOLL_HALO_AREA_BYTES(n, ll_dirs)                                                        \
+    (SYMCOLL_HALO_AREA_LL(n) + (size_t)(ll_dirs)*2 * SYMCOLL_HALO_LL_SLOT_BYTES)
 
 struct symcoll_halo_plan {
     symcoll_team_t team;
     int team_pe;              /* -1: this PE is outside the team */
     symcoll_halo_desc_t desc; /* normalized */
     size_t span;              /* bytes every field must hold (the largest team PE's layout) */
-    char *area;               /* symmetric, SYMCOLL_HALO_AREA_BYTES(team size) */
+    char *area;               /* symmetric, area_bytes */
     symcoll_halo_device_t dev;
     int n_dirs;                                    /* directions with a message */
     uint8_t dir[SYMCOLL_HALO_DIRS];                /* in increasing order */
     size_t dir_bytes[SYMCOLL_HALO_DIRS];           /* box bytes per list entry */
     symcoll_halo_msg_t dir_msg[SYMCOLL_HALO_DIRS]; /* the message per list entry */
-    int max_blocks;                                /* grid limit of one exchange */
+    size_t dir_in_bytes[SYMCOLL_HALO_DIRS];        /* the incoming box's bytes per entry */
+    size_t area_bytes;
+    int ll_dirs;                        /* directions the plan's description uses */
+    uint8_t ll_slot[SYMCOLL_HALO_DIRS]; /* by direction: its LL slot pair */
+    int max_blocks;                     /* grid limit of one exchange */
 };
 
 #ifdef __cplusplus

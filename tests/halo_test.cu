@@ -1,7 +1,8 @@
 // Halo exchanges against the expected cells on every PE count (1, 2, 4): 1D/2D/3D, periodic
 // or not, widths 1-3, element sizes 1/2/4/8, odd and unequal extents, padded pitches, faces
 // only and with corners; the same field every call, alternating fields, several fields in
-// one call, and a captured graph replayed. Each round writes new interior values, so a halo
+// one call, and a captured graph replayed; small faces as LL lines, larger ones stored into
+// the neighbours' halos. Each round writes new interior values, so a halo
 // written too early (without its credit) or too late shows up as a mismatch.
 #include "halo_testing.h"
 
@@ -87,11 +88,16 @@ TEST(HaloExchange, EveryShape) {
                     }
 }
 
-// Faces of several blocks per direction (16-byte accesses on the aligned PEs).
+// Faces of several blocks per direction (16-byte accesses on the aligned PEs): LL faces of
+// several blocks (up to 64 KiB), and faces beyond that stored straight into the neighbours'
+// halos, contiguous, strided by planes, and as narrow columns, next to LL edges and corners.
 TEST(HaloExchange, LargeFaces) {
     run_config(Config{2, 1, 1, 0, 2, 8, 0, {3000, 9, 1}});
     run_config(Config{3, 1, 0, 1, 1, 4, 0, {128, 96, 4}});
     run_config(Config{3, 0, 1, 0, 2, 2, 1, {66, 40, 12}});
+    run_config(Config{2, 1, 0, 1, 1, 8, 0, {9000, 5, 1}});
+    run_config(Config{3, 1, 1, 1, 1, 4, 1, {200, 120, 3}});
+    run_config(Config{2, 0, 0, 0, 1, 4, 0, {8, 20000, 1}});
 }
 
 TEST(HaloExchange, NeighborsMatchTheGrid) {

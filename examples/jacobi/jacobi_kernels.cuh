@@ -13,9 +13,8 @@ static __device__ __forceinline__ float jacobi_cell(float *a_new, const float *a
     return v - a[at];
 }
 
-/* Adds the block's sum of change2 (a squared change per thread) to *norm, one atomic per
- * block; every thread calls. */
-static __device__ __forceinline__ void jacobi_block_norm(float change2, float *norm) {
+/* The block's sum of change2 (a squared change per thread), in thread 0; every thread calls. */
+static __device__ __forceinline__ float jacobi_block_sum(float change2) {
     __shared__ float warp_sums[32];
     float s = change2;
     for (int o = 16; o > 0; o >>= 1)
@@ -28,9 +27,15 @@ static __device__ __forceinline__ void jacobi_block_norm(float change2, float *n
         s = t < warps ? warp_sums[t] : 0.0f;
         for (int o = 16; o > 0; o >>= 1)
             s += __shfl_down_sync(0xffffffffu, s, o);
-        if (t == 0)
-            atomicAdd(norm, s);
     }
+    return s;
+}
+
+/* Adds the block's sum of change2 to *norm, one atomic per block; every thread calls. */
+static __device__ __forceinline__ void jacobi_block_norm(float change2, float *norm) {
+    float s = jacobi_block_sum(change2);
+    if (threadIdx.x == 0 && threadIdx.y == 0)
+        atomicAdd(norm, s);
 }
 
 #endif
