@@ -94,7 +94,7 @@ static symcoll_status_t exchange(const char *fn, symcoll_halo_t h, void *const *
         return st;
     a.hh = h->dev;
     a.in = (const symcoll_halo_msg_t *)(h->area + SYMCOLL_HALO_AREA_IN);
-    a.ll = h->area + SYMCOLL_HALO_AREA_LL(h->dev.team.team_size);
+    a.ll = h->ll;
     memcpy(a.ll_slot, h->ll_slot, sizeof a.ll_slot);
     a.n_fields = n;
     plan_grid(h, fields, n, &a);

@@ -191,6 +191,7 @@ static symcoll_status_t create_agreed(const char *fn, struct symcoll_halo_plan *
         st = symcoll_heap_alloc(fn, p->area_bytes, (void **)&p->area);
     if (st != SYMCOLL_SUCCESS)
         return st;
+    p->ll = p->area + SYMCOLL_HALO_AREA_LL(team_size);
     st = fill_area(fn, p, t, msg, in);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_cuda_status(cudaDeviceSynchronize(), fn, "synchronize");

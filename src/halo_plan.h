@@ -44,6 +44,7 @@ struct symcoll_halo_plan {
     symcoll_halo_msg_t dir_msg[SYMCOLL_HALO_DIRS]; /* the message per list entry */
     size_t dir_in_bytes[SYMCOLL_HALO_DIRS];        /* the incoming box's bytes per entry */
     size_t area_bytes;
+    char *ll;                           /* in area: the LL slots */
     int ll_dirs;                        /* directions the plan's description uses */
     uint8_t ll_slot[SYMCOLL_HALO_DIRS]; /* by direction: its LL slot pair */
     int max_blocks;                     /* grid limit of one exchange */
