@@ -87,6 +87,10 @@ typedef enum {
     SYMCOLL_CMP_LE = 5
 } symcoll_cmp_t;
 
+/* The most PEs one job may have: a device handle keeps one reachability bit per PE. More
+ * PEs make symcoll_init fail with UNSUPPORTED; symcoll-run refuses -n above it. */
+#define SYMCOLL_MAX_PES 64
+
 /* Team handle. WORLD is every PE of the job, NODE the PEs on this PE's host. */
 typedef int32_t symcoll_team_t;
 #define SYMCOLL_TEAM_INVALID ((symcoll_team_t)-1)
@@ -281,7 +285,7 @@ typedef struct {
     char *heap_base;      /* this PE's heap in this PE's address space */
     uint64_t heap_stride; /* PE p's heap starts at heap_base + (p - my_pe) * heap_stride */
     uint64_t heap_size;   /* usable bytes of one PE's heap */
-    uint64_t reachable;   /* bit p: WORLD PE p (p < 64) is load/store reachable */
+    uint64_t reachable;   /* bit p: WORLD PE p is load/store reachable (p < SYMCOLL_MAX_PES) */
     int32_t my_pe, n_pes; /* WORLD numbering */
     int32_t team;         /* team handle */
     int32_t team_start, team_stride, team_size, team_my_pe; /* WORLD PE of member i:
