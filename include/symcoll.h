@@ -210,16 +210,25 @@ symcoll_status_t symcoll_alltoall_on_stream(symcoll_team_t team, void *dst, cons
                                             size_t count_per_pe, symcoll_datatype_t type,
                                             cudaStream_t stream);
 
-/* Teams. split_strided: collective over the parent team: the new team holds the parent
- * PEs start, start+stride, ... (size of them); PEs outside it get SYMCOLL_TEAM_INVALID in
- * *new_team and SUCCESS. Errors: INVALID_ARGUMENT, OUT_OF_MEMORY, SYMMETRY. */
+/* Teams. A handle names the same team on every PE that holds it.
+ * split_strided: collective over WORLD (not only the parent), so that every PE agrees on the
+ * new handle and on its synchronization area: every PE calls it, in the same order relative
+ * to the other splits. The members of parent ask for the team of parent PEs start,
+ * start+stride, ... (size of them); every other PE takes part with parent or
+ * SYMCOLL_TEAM_INVALID. PEs outside the new team get SYMCOLL_TEAM_INVALID in *new_team and
+ * SUCCESS. If any PE rejects its arguments, the call fails on every PE and creates nothing.
+ * At most 6 split teams are alive at once. Errors: INVALID_ARGUMENT, OUT_OF_MEMORY (too many
+ * teams), SYMMETRY (members asked for different teams), TIMEOUT, NCCL, BOOTSTRAP. */
 symcoll_status_t symcoll_team_split_strided(symcoll_team_t parent, int start, int stride, int size,
                                             symcoll_team_t *new_team);
 int symcoll_team_my_pe(symcoll_team_t team); /* -1 if not a member or invalid */
 int symcoll_team_n_pes(symcoll_team_t team); /* -1 if invalid */
 /* pe of src_team as numbered in dest_team, -1 if not a member. */
 int symcoll_team_translate_pe(symcoll_team_t src_team, int pe, symcoll_team_t dest_team);
-/* Collective over the team; WORLD and NODE cannot be destroyed. */
+/* Called by every member of team: waits for this PE's GPU, then releases the team on this
+ * PE. It exchanges nothing: the handle and synchronization area go back into use only when a
+ * later split finds them free on every PE, i.e. once every member has destroyed the team.
+ * WORLD and NODE cannot be destroyed. Errors: INVALID_ARGUMENT, NOT_INITIALIZED, CUDA. */
 symcoll_status_t symcoll_team_destroy(symcoll_team_t team);
 /* SUCCESS, or TIMEOUT with the record (collective, epoch, missing PE) in
  * symcoll_last_error() when a device wait of this team has timed out. Does not sync. */
