@@ -128,7 +128,8 @@ void symcoll_init_attr_default(symcoll_init_attr_t *attr);
 
 /* Starts symcoll on this process: finds the other PEs (see the README for the launch paths
  * and their precedence), selects the GPU, maps the symmetric heap of every reachable PE and
- * creates SYMCOLL_TEAM_WORLD and SYMCOLL_TEAM_NODE. Collective over all PEs.
+ * creates SYMCOLL_TEAM_WORLD and SYMCOLL_TEAM_NODE. Collective over all PEs. It also loads
+ * every kernel of the library, so that no later call pays for module loading.
  * attr: NULL for defaults. Errors: INVALID_ARGUMENT (bad version, size, rank, device),
  * NO_GPU, BOOTSTRAP (no launch path found, peers missing), TIMEOUT, CUDA, NCCL, SYSTEM,
  * OUT_OF_MEMORY (heap could not be created). A second init without finalize is an error. */

@@ -1,5 +1,7 @@
 /* The team barrier kernel: one block, one synchronization point on slot 0. */
+#include "arch_check.cuh"
 #include "barrier_launch.h"
+#include "kernel_load.h"
 #include "symcoll_device.cuh"
 
 /* One warp: each thread signals and awaits team_size / 32 peers at most. */
@@ -12,4 +14,8 @@ static __global__ void barrier_kernel(symcoll_device_t h) {
 extern "C" cudaError_t symcoll_barrier_launch(symcoll_device_t h, cudaStream_t stream) {
     barrier_kernel<<<1, BARRIER_THREADS, 0, stream>>>(h);
     return cudaGetLastError();
+}
+
+extern "C" cudaError_t symcoll_barrier_kernels_load(void) {
+    return symcoll_kernel_load((const void *)barrier_kernel);
 }

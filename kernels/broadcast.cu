@@ -1,6 +1,7 @@
 /* broadcast: the root's src into every member's dst (LL, pull from the root, or push
  * from the root). */
 #include "coll_move.cuh"
+#include "kernel_load.h"
 #include "tuning.h"
 
 static __global__ void COLL_LAUNCH_BOUNDS broadcast_kernel(symcoll_coll_args_t a) {
@@ -13,4 +14,8 @@ static __global__ void COLL_LAUNCH_BOUNDS broadcast_kernel(symcoll_coll_args_t a
 extern "C" cudaError_t symcoll_broadcast_launch(const symcoll_coll_args_t *args, int blocks,
                                                 int threads, cudaStream_t stream) {
     return coll_launch(broadcast_kernel, args, blocks, threads, stream);
+}
+
+extern "C" cudaError_t symcoll_broadcast_kernels_load(void) {
+    return symcoll_kernel_load((const void *)broadcast_kernel);
 }

@@ -4,6 +4,7 @@
 #define SYMCOLL_COLL_KERNEL_CUH
 
 #include <stdint.h>
+#include "arch_check.cuh"
 #include "coll_launch.h"
 #include "symcoll_device.cuh"
 

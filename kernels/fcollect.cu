@@ -1,6 +1,7 @@
 /* fcollect: every member's src into block <member> of every member's dst (LL, push or
  * pull). */
 #include "coll_move.cuh"
+#include "kernel_load.h"
 #include "tuning.h"
 
 static __global__ void COLL_LAUNCH_BOUNDS fcollect_kernel(symcoll_coll_args_t a) {
@@ -13,4 +14,8 @@ static __global__ void COLL_LAUNCH_BOUNDS fcollect_kernel(symcoll_coll_args_t a)
 extern "C" cudaError_t symcoll_fcollect_launch(const symcoll_coll_args_t *args, int blocks,
                                                int threads, cudaStream_t stream) {
     return coll_launch(fcollect_kernel, args, blocks, threads, stream);
+}
+
+extern "C" cudaError_t symcoll_fcollect_kernels_load(void) {
+    return symcoll_kernel_load((const void *)fcollect_kernel);
 }

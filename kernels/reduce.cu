@@ -5,6 +5,7 @@
  * two_shot: member c reduces chunk c of each block's part and stores it into every member's
  * dst (in place is safe: chunk c of any src is only read by member c, before it stores). */
 #include "coll_ll.cuh"
+#include "kernel_load.h"
 #include "reduce_ops.cuh"
 #include "tuning.h"
 
@@ -190,4 +191,16 @@ extern "C" cudaError_t symcoll_reduce_launch(const symcoll_coll_args_t *args,
         !reduce_kernels[type][op])
         return cudaErrorInvalidValue;
     return coll_launch(reduce_kernels[type][op], args, blocks, threads, stream);
+}
+
+extern "C" cudaError_t symcoll_reduce_kernels_load(void) {
+    for (int type = 0; type < SYMCOLL_NUM_DATATYPES; type++)
+        for (int op = 0; op < SYMCOLL_NUM_OPS; op++) {
+            cudaError_t err = reduce_kernels[type][op]
+                                  ? symcoll_kernel_load((const void *)reduce_kernels[type][op])
+                                  : cudaSuccess;
+            if (err != cudaSuccess)
+                return err;
+        }
+    return cudaSuccess;
 }

@@ -1,4 +1,6 @@
 /* Kernels of the host-side RMA calls (src/rma.c). */
+#include "arch_check.cuh"
+#include "kernel_load.h"
 #include "rma_launch.h"
 #include "symcoll_device.cuh"
 
@@ -31,4 +33,9 @@ extern "C" cudaError_t symcoll_signal_wait_launch(symcoll_device_t h, const uint
                                                   cudaStream_t stream) {
     signal_wait_kernel<<<1, 1, 0, stream>>>(h, sig, cmp, value);
     return cudaGetLastError();
+}
+
+extern "C" cudaError_t symcoll_rma_kernels_load(void) {
+    cudaError_t err = symcoll_kernel_load((const void *)put_signal_kernel);
+    return err != cudaSuccess ? err : symcoll_kernel_load((const void *)signal_wait_kernel);
 }

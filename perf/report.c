@@ -110,3 +110,19 @@ void perf_table_row(FILE *out, const perf_row_t *r, bool compare) {
     fputc('\n', out);
     fflush(out);
 }
+
+void perf_first_call_header(FILE *out) {
+    fputs("#\n# first calls: the first call of each collective in this process (cold) and the "
+          "median of\n# later calls (warm), each one call + stream sync on the host clock, "
+          "slowest PE\n",
+          out);
+    fprintf(out, "# %9s %12s %9s %9s %9s %9s\n", "op", "size", "type", "cold", "warm", "cold-warm");
+    fprintf(out, "# %9s %12s %9s %9s %9s %9s\n", "", "(B)", "", "(us)", "(us)", "(us)");
+}
+
+void perf_first_call_row(FILE *out, const char *op, size_t bytes, const char *type, double cold_us,
+                         double warm_us) {
+    fprintf(out, "  %9s %12zu %9s %9.2f %9.2f %9.2f\n", op, bytes, type, cold_us, warm_us,
+            cold_us - warm_us);
+    fflush(out);
+}

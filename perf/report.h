@@ -39,6 +39,12 @@ void perf_csv_row(FILE *out, const perf_row_t *row);
 void perf_table_header(FILE *out, const char *mode, bool compare);
 void perf_table_row(FILE *out, const perf_row_t *row, bool compare);
 
+/* The first-call table: each collective's first call in the process (cold) beside the median
+ * of later single calls timed alike (warm). */
+void perf_first_call_header(FILE *out);
+void perf_first_call_row(FILE *out, const char *op, size_t bytes, const char *type, double cold_us,
+                         double warm_us);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,6 @@
 #include "sweep.h"
 
+#include "call.h"
 #include "check.h"
 #include "choice.h"
 #include "exchange.h"
@@ -15,6 +16,15 @@
 
 #define POISON_BYTE 0xa5
 #define MIN_BUFFER_BYTES 256 /* NCCL's one-float barrier needs some */
+#define FIRST_CALL_WARM_CALLS 20
+
+/* One collective's first call in the process and later calls timed alike. */
+typedef struct {
+    bool measured;
+    perf_call_t call;
+    size_t bytes;
+    double us[2]; /* cold, warm */
+} first_call_t;
 
 typedef struct {
     const perf_args_t *args;
@@ -33,6 +43,7 @@ typedef struct {
     uint64_t seed;             /* check round */
     FILE *csv;
     long long my_wrong;
+    first_call_t first[PERF_NUM_OPS];
 } sweep_t;
 
 /* What each PE measures for one row; combined on the reporter. */
@@ -46,31 +57,8 @@ typedef struct {
 
 static int enqueue_symcoll(void *ctx, cudaStream_t stream) {
     const case_t *k = ctx;
-    const perf_call_t *c = &k->call;
-    const sweep_t *sw = k->sw;
-    symcoll_status_t st = SYMCOLL_ERROR_INTERNAL;
-    switch (c->op) {
-    case PERF_OP_BARRIER:
-        st = symcoll_barrier_on_stream(sw->team, stream);
-        break;
-    case PERF_OP_BROADCAST:
-        st = symcoll_broadcast_on_stream(sw->team, sw->dst, sw->src, c->count, c->type, c->root,
-                                         stream);
-        break;
-    case PERF_OP_REDUCE:
-        st = symcoll_reduce_on_stream(sw->team, sw->dst, sw->src, c->count, c->type, c->redop,
-                                      stream);
-        break;
-    case PERF_OP_FCOLLECT:
-        st = symcoll_fcollect_on_stream(sw->team, sw->dst, sw->src, c->count, c->type, stream);
-        break;
-    case PERF_OP_ALLTOALL:
-        st = symcoll_alltoall_on_stream(sw->team, sw->dst, sw->src, c->count, c->type, stream);
-        break;
-    case PERF_NUM_OPS:
-        break;
-    }
-    return perf_symcoll_check(st, perf_op_info(c->op)->name);
+    symcoll_status_t st = perf_call_enqueue(&k->call, k->sw->team, k->sw->dst, k->sw->src, stream);
+    return perf_symcoll_check(st, perf_op_info(k->call.op)->name);
 }
 
 static int enqueue_nccl(void *ctx, cudaStream_t stream) {
@@ -270,7 +258,127 @@ static int run_mode(sweep_t *sw, const char *mode, int graph_calls, const size_t
     return 0;
 }
 
-static int setup(sweep_t *sw, size_t buffer_bytes, char *temp_csv, size_t temp_len) {
+/* The call of op that the first-call table times: the sweep's first type and reduction op, at
+ * bytes. False when bytes hold no element. */
+static bool first_call_of(const sweep_t *sw, perf_op_t op, size_t bytes, perf_call_t *call) {
+    const perf_args_t *a = sw->args;
+    *call = (perf_call_t){.op = op, .root = a->root};
+    if (op == PERF_OP_BARRIER) {
+        return true;
+    }
+    for (int t = 0; t < SYMCOLL_NUM_DATATYPES; t++) {
+        for (int r = 0; r < SYMCOLL_NUM_OPS && a->types[t]; r++) {
+            call->type = (symcoll_datatype_t)t;
+            call->redop = (symcoll_op_t)r;
+            if (op == PERF_OP_REDUCE ? a->redops[r] && perf_redop_valid(call->type, call->redop)
+                                     : r == 0) {
+                call->count = perf_op_count(op, bytes, symcoll_datatype_size(call->type), sw->npes);
+                return call->count > 0;
+            }
+        }
+    }
+    return false;
+}
+
+/* Lines the PEs up without a kernel: a collective allocation goes through the bootstrap. */
+static int align_pes(void) {
+    void *p = symcoll_malloc(1);
+    if (p == NULL) {
+        return perf_fail("symcoll_malloc(1): %s", symcoll_last_error());
+    }
+    symcoll_free(p);
+    return 0;
+}
+
+/* One call timed on the host clock, the PEs lined up before it. */
+static int time_aligned_call(sweep_t *sw, case_t *k, double *us) {
+    return align_pes() != 0 ? -1 : perf_time_one_call(enqueue_symcoll, k, sw->stream, us);
+}
+
+/* Times each collective's first call in this process, before anything else of the sweep
+ * launches a kernel, then warm calls alike. */
+static int measure_first_calls(sweep_t *sw, size_t bytes) {
+    for (int op = 0; op < PERF_NUM_OPS; op++) {
+        first_call_t *f = &sw->first[op];
+        if (!sw->args->ops[op] || !first_call_of(sw, (perf_op_t)op, bytes, &f->call)) {
+            continue;
+        }
+        case_t k = {.sw = sw, .call = f->call};
+        double warm[FIRST_CALL_WARM_CALLS];
+        if (time_aligned_call(sw, &k, &f->us[0]) != 0) {
+            return -1;
+        }
+        for (int i = 0; i < FIRST_CALL_WARM_CALLS; i++) {
+            if (time_aligned_call(sw, &k, &warm[i]) != 0) {
+                return -1;
+            }
+        }
+        f->us[1] = perf_median(warm, FIRST_CALL_WARM_CALLS);
+        f->measured = true;
+        f->bytes = op == PERF_OP_BARRIER
+                       ? 0
+                       : perf_op_bytes(f->call.op, f->call.count,
+                                       symcoll_datatype_size(f->call.type), sw->npes);
+    }
+    return 0;
+}
+
+/* The first-call table from the slowest PE's times, and its CSV rows (modes "cold" and
+ * "warm-single"). */
+static int report_first_calls(sweep_t *sw) {
+    double mine[PERF_NUM_OPS * 2], all[SYMCOLL_TOPO_MAX_PES * PERF_NUM_OPS * 2];
+    _Static_assert(sizeof mine <= PERF_EXCHANGE_BYTES, "first-call times fit");
+    for (int op = 0; op < PERF_NUM_OPS; op++) {
+        mine[2 * op] = sw->first[op].us[0];
+        mine[2 * op + 1] = sw->first[op].us[1];
+    }
+    if (perf_exchange_gather(&sw->ex, mine, sizeof mine, all) != 0) {
+        return -1;
+    }
+    if (!sw->reporter) {
+        return 0;
+    }
+    perf_first_call_header(stdout);
+    for (int op = 0; op < PERF_NUM_OPS; op++) {
+        const first_call_t *f = &sw->first[op];
+        if (!f->measured) {
+            continue;
+        }
+        double slowest[2] = {0, 0};
+        for (int p = 0; p < sw->npes; p++) {
+            for (int i = 0; i < 2; i++) {
+                double us = all[(size_t)p * PERF_NUM_OPS * 2 + 2 * op + i];
+                slowest[i] = us > slowest[i] ? us : slowest[i];
+            }
+        }
+        bool barrier = op == PERF_OP_BARRIER;
+        const char *type = barrier ? "none" : symcoll_datatype_name(f->call.type);
+        perf_first_call_row(stdout, perf_op_info((perf_op_t)op)->name, f->bytes, type, slowest[0],
+                            slowest[1]);
+        for (int i = 0; i < 2 && sw->csv != NULL; i++) {
+            perf_row_t row = {
+                .op = perf_op_info((perf_op_t)op)->name,
+                .mode = i == 0 ? "cold" : "warm-single",
+                .bytes = f->bytes,
+                .count = f->call.count,
+                .type = type,
+                .redop = op == PERF_OP_REDUCE ? symcoll_op_name(f->call.redop) : "none",
+                .root = op == PERF_OP_BROADCAST ? f->call.root : -1,
+                .npes = sw->npes,
+                .algorithm = "",
+                .time_us = slowest[i],
+                .wrong = -1,
+                .nccl_us = -1,
+                .nccl_sym_us = -1,
+            };
+            perf_csv_row(sw->csv, &row);
+        }
+    }
+    return 0;
+}
+
+static int setup(sweep_t *sw, size_t buffer_bytes, size_t first_call_bytes, char *temp_csv,
+                 size_t temp_len) {
     const perf_args_t *a = sw->args;
     symcoll_team_state_t *team;
     PERF_SYMCOLL(symcoll_team_for_call("symcoll-perf", sw->team, &team));
@@ -288,6 +396,9 @@ static int setup(sweep_t *sw, size_t buffer_bytes, char *temp_csv, size_t temp_l
     if (a->check) {
         PERF_CUDA(cudaMallocHost(&sw->host_src, buffer_bytes));
         PERF_CUDA(cudaMallocHost(&sw->host_dst, buffer_bytes));
+    }
+    if (measure_first_calls(sw, first_call_bytes) != 0) {
+        return -1;
     }
     if (perf_exchange_init(&sw->ex, sw->team, sw->stream) != 0 ||
         perf_bench_init(&sw->bench, a, sw->team, sw->stream) != 0 ||
@@ -348,7 +459,8 @@ int perf_sweep(const perf_args_t *a) {
     size_t buffer_bytes = n_sizes > 0 && sizes[n_sizes - 1] > MIN_BUFFER_BYTES ? sizes[n_sizes - 1]
                                                                                : MIN_BUFFER_BYTES;
     char temp_csv[4096] = "";
-    if (setup(&sw, buffer_bytes, temp_csv, sizeof temp_csv) != 0) {
+    if (setup(&sw, buffer_bytes, n_sizes > 0 ? sizes[0] : 0, temp_csv, sizeof temp_csv) != 0 ||
+        report_first_calls(&sw) != 0) {
         return -1;
     }
     if (((a->modes & PERF_MODE_STREAM) && run_mode(&sw, "stream", 0, sizes, n_sizes) != 0) ||

@@ -1,6 +1,7 @@
 #include "timing.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 #include "exchange.h"
 #include "fail.h"
@@ -103,4 +104,20 @@ void perf_bench_end(perf_bench_t *b) {
         cudaGraphExecDestroy(b->graph);
         b->graph = NULL;
     }
+}
+
+static double now_us(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec * 1e-3;
+}
+
+int perf_time_one_call(perf_enqueue_fn enqueue, void *ctx, cudaStream_t stream, double *us) {
+    double start = now_us();
+    if (enqueue(ctx, stream) != 0) {
+        return -1;
+    }
+    PERF_CUDA(cudaStreamSynchronize(stream));
+    *us = now_us() - start;
+    return 0;
 }

@@ -39,6 +39,11 @@ int perf_bench_run_once(perf_bench_t *b);
 int perf_bench_measure(perf_bench_t *b, double *us_per_call);
 void perf_bench_end(perf_bench_t *b);
 
+/* One call timed on the host clock, from just before its enqueue to the end of a stream
+ * sync, in *us. A program's first call shows its cost only this way: loading a kernel at its
+ * first launch delays the enqueue itself, before the GPU sees any work. */
+int perf_time_one_call(perf_enqueue_fn enqueue, void *ctx, cudaStream_t stream, double *us);
+
 #ifdef __cplusplus
 }
 #endif

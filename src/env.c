@@ -195,6 +195,15 @@ static void accepts_PES(const char *name, char *out, size_t len) {
              SYMCOLL_MAX_PES, SYMCOLL_MAX_PES);
 }
 
+static int parse_FD(const char *name, const char *text, long *out) {
+    (void)name;
+    return parse_range(text, -1, INT_MAX, out);
+}
+static void accepts_FD(const char *name, char *out, size_t len) {
+    (void)name;
+    snprintf(out, len, "a file descriptor number, or -1");
+}
+
 static const char *const bootstrap_names[] = {"auto",     "launcher", "pmix",
                                               "torchrun", "single",   NULL};
 

@@ -18,6 +18,7 @@ extern "C" {
 #define SYMCOLL_ENV_TYPE_PORT long
 #define SYMCOLL_ENV_TYPE_PE long
 #define SYMCOLL_ENV_TYPE_PES long
+#define SYMCOLL_ENV_TYPE_FD long
 #define SYMCOLL_ENV_TYPE_BOOTSTRAP const char *
 #define SYMCOLL_ENV_TYPE_UNIQUEID const char *
 #define SYMCOLL_ENV_TYPE_ALGO const char *

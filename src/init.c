@@ -9,6 +9,8 @@
 #include "env.h"
 #include "heap.h"
 #include "internal.h"
+#include "kernel_load.h"
+#include "launcher_report.h"
 #include "topology_probe.h"
 
 symcoll_state_t symcoll_g = {.my_pe = -1, .n_pes = -1};
@@ -192,6 +194,9 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
     symcoll_g.heap_size = symcoll_g.heap->size;
     symcoll_g.heap_stride = symcoll_g.heap->stride;
     symcoll_g.reachable = symcoll_g.heap->reachable;
+    st = symcoll_cuda_status(symcoll_kernels_load(), "symcoll_init", "loading the kernels");
+    if (st != SYMCOLL_SUCCESS)
+        return st;
     symcoll_g.initialized = true;
     st = symcoll_teams_create_builtin();
     if (st != SYMCOLL_SUCCESS)
@@ -205,15 +210,17 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
     return SYMCOLL_SUCCESS;
 }
 
+/* The bootstrap goes first: after a failure its NCCL kernels may still wait for a missing PE,
+ * and freeing memory would wait for them forever; aborting the communicator ends them. */
 static void release_runtime(int abort) {
-    symcoll_teams_destroy_all();
-    if (symcoll_g.heap)
-        symcoll_heap_destroy(symcoll_g.heap);
     if (symcoll_g.boot)
         symcoll_g.boot->destroy(symcoll_g.boot, abort);
     if (pmix_launcher && pmix_launcher != symcoll_g.boot)
         pmix_launcher->destroy(pmix_launcher, abort);
     pmix_launcher = NULL;
+    symcoll_teams_destroy_all();
+    if (symcoll_g.heap)
+        symcoll_heap_destroy(symcoll_g.heap);
     memset(&symcoll_g, 0, sizeof symcoll_g);
     symcoll_g.my_pe = symcoll_g.n_pes = -1;
 }
@@ -236,6 +243,8 @@ symcoll_status_t symcoll_init(const symcoll_init_attr_t *attr) {
         snprintf(reason, sizeof reason, "%s", symcoll_last_error());
         release_runtime(1);
         symcoll_restore_error(reason);
+    } else {
+        symcoll_launcher_report("init");
     }
     return st;
 }
@@ -244,11 +253,20 @@ symcoll_status_t symcoll_finalize(void) {
     symcoll_status_t st = symcoll_check_initialized("symcoll_finalize");
     if (st != SYMCOLL_SUCCESS)
         return st;
+    /* Every device wait times out, so this returns even when a peer is gone. */
     st = symcoll_cuda_status(cudaDeviceSynchronize(), "symcoll_finalize", "waiting for the device");
-    /* No PE unmaps its heap while a peer may still access it. */
-    symcoll_status_t synced = symcoll_g.boot->barrier(symcoll_g.boot);
+    /* No PE unmaps its heap while a peer may still access it. A broken team means a peer is
+     * missing: waiting for it would only add SYMCOLL_INIT_TIMEOUT_MS. */
+    symcoll_status_t broken = symcoll_teams_check_broken("symcoll_finalize");
+    symcoll_status_t synced =
+        broken == SYMCOLL_SUCCESS ? symcoll_g.boot->barrier(symcoll_g.boot) : broken;
     if (st == SYMCOLL_SUCCESS)
         st = synced;
+    char reason[512];
+    snprintf(reason, sizeof reason, "%s", symcoll_last_error());
     release_runtime(st != SYMCOLL_SUCCESS);
+    symcoll_launcher_report("finalize");
+    if (st != SYMCOLL_SUCCESS)
+        symcoll_set_error(st, "%s", reason);
     return st;
 }

@@ -107,6 +107,8 @@ symcoll_status_t symcoll_team_for_call(const char *fn, symcoll_team_t team,
                                        symcoll_team_state_t **out);
 symcoll_device_t symcoll_team_device(const symcoll_team_state_t *t);
 symcoll_status_t symcoll_teams_create_builtin(void);
+/* TIMEOUT naming the first broken team (fn as the message's prefix), or SUCCESS. */
+symcoll_status_t symcoll_teams_check_broken(const char *fn);
 void symcoll_teams_destroy_all(void);
 
 /* ---- symmetric heap (src/heap.c) ---- */

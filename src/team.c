@@ -130,6 +130,15 @@ symcoll_status_t symcoll_team_for_call(const char *fn, symcoll_team_t team,
     return SYMCOLL_SUCCESS;
 }
 
+symcoll_status_t symcoll_teams_check_broken(const char *fn) {
+    for (int team = 0; team < SYMCOLL_MAX_TEAMS; team++) {
+        const symcoll_team_state_t *t = &symcoll_g.teams[team];
+        if (t->in_use && t->my_pe >= 0 && t->record->expired == 1)
+            return broken_team(fn, t);
+    }
+    return SYMCOLL_SUCCESS;
+}
+
 symcoll_status_t symcoll_team_status(symcoll_team_t team) {
     symcoll_team_state_t *t = NULL;
     return symcoll_team_for_call("symcoll_team_status", team, &t);

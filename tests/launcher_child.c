@@ -8,6 +8,7 @@
      exit CODE            exits with CODE on every rank
      exit-on RANK CODE    exits with CODE on RANK
      signal-on RANK SIG   kills itself with signal SIG on RANK
+     report EVENT         tells the launcher EVENT ("init", "finalize") as libsymcoll does
    It exits 0 after the last action, and 99 on a bad command line. */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
@@ -76,6 +77,15 @@ int main(int argc, char **argv) {
             int code = atoi(take_argument(argc, argv, &next));
             if (rank == my_rank())
                 exit(code);
+        } else if (strcmp(action, "report") == 0) {
+            const char *event = take_argument(argc, argv, &next);
+            const char *fd = getenv("SYMCOLL_LAUNCHER_FD");
+            char line[64];
+            int len = snprintf(line, sizeof line, "%d %s\n", my_rank(), event);
+            if (fd == NULL || write(atoi(fd), line, (size_t)len) != len) {
+                fprintf(stderr, "launcher_child: cannot report %s\n", event);
+                return EXIT_BAD_USAGE;
+            }
         } else if (strcmp(action, "signal-on") == 0) {
             int rank = atoi(take_argument(argc, argv, &next));
             int signal_number = atoi(take_argument(argc, argv, &next));

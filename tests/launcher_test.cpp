@@ -277,6 +277,46 @@ TEST(Launcher, RankKilledBySignalGives128PlusSignal) {
         << run.err;
 }
 
+TEST(Launcher, RankEndingWithoutFinalizeFailsAndStopsTheOthers) {
+    RunResult run =
+        run_launcher({"-n", "2", kChild, "report", "init", "exit-on", "1", "0", "sleep", "60"});
+    EXPECT_EQ(run.exit_code, 1) << run.err;
+    EXPECT_LT(run.seconds, 10);
+    EXPECT_NE(run.err.find("rank 1 exited with status 0 without calling symcoll_finalize while "
+                           "ranks 0 still run\n"),
+              std::string::npos)
+        << run.err;
+    EXPECT_NE(run.err.find("stopping the other ranks"), std::string::npos) << run.err;
+}
+
+TEST(Launcher, KeepGoingLetsTheOthersFinish) {
+    RunResult run = run_launcher({"--keep-going", "-n", "2", kChild, "report", "init", "exit-on",
+                                  "1", "0", "sleep", "1", "report", "finalize", "print-pid"});
+    EXPECT_EQ(run.exit_code, 1) << run.err;
+    EXPECT_GE(run.seconds, 0.9);
+    EXPECT_NE(run.err.find("rank 1 exited with status 0 without calling symcoll_finalize"),
+              std::string::npos)
+        << run.err;
+    EXPECT_EQ(run.err.find("stopping"), std::string::npos) << run.err;
+    EXPECT_EQ(printed_pids(run.out).count(0), 1u) << run.out;
+}
+
+TEST(Launcher, KeepGoingStillReportsAKilledRank) {
+    RunResult run = run_launcher({"--keep-going", "-n", "2", kChild, "signal-on", "1",
+                                  std::to_string(SIGUSR1), "sleep", "1", "print-pid"});
+    EXPECT_EQ(run.exit_code, 128 + SIGUSR1) << run.err;
+    EXPECT_NE(run.err.find("rank 1 killed by signal " + std::to_string(SIGUSR1)), std::string::npos)
+        << run.err;
+    EXPECT_EQ(printed_pids(run.out).count(0), 1u) << run.out;
+}
+
+TEST(Launcher, RankEndingAfterFinalizeIsNoFailure) {
+    RunResult run = run_launcher({"-n", "2", kChild, "report", "init", "report", "finalize",
+                                  "exit-on", "1", "0", "sleep", "1"});
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(run.err.find("without calling"), std::string::npos) << run.err;
+}
+
 TEST(Launcher, TimeoutKillsTheRanksAndExits124) {
     RunResult run = run_launcher({"--timeout", "1", "-n", "2", kChild, "print-pid", "sleep", "60"});
     EXPECT_EQ(run.exit_code, 124) << run.err;

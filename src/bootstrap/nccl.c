@@ -92,9 +92,20 @@ static symcoll_status_t ensure_buffer(nccl_impl_t *p, size_t bytes) {
     return SYMCOLL_SUCCESS;
 }
 
+/* After a failed exchange NCCL's kernel may wait forever for a missing PE, and everything that
+ * synchronizes the device with it: aborting the communicator ends that kernel. */
+static void abort_comm(nccl_impl_t *p) {
+    ncclCommAbort(p->comm);
+    p->comm = NULL;
+}
+
 static symcoll_status_t nccl_allgather(symcoll_bootstrap_t *b, const void *mine, void *all,
                                        size_t bytes) {
     nccl_impl_t *p = b->impl;
+    if (!p->comm)
+        return symcoll_set_error(SYMCOLL_ERROR_BOOTSTRAP,
+                                 "NCCL bootstrap: the communicator was aborted after an earlier "
+                                 "failure (a PE missing?)");
     size_t total = bytes * (size_t)b->size;
     symcoll_status_t st = ensure_buffer(p, total + bytes);
     if (st != SYMCOLL_SUCCESS)
@@ -107,10 +118,17 @@ static symcoll_status_t nccl_allgather(symcoll_bootstrap_t *b, const void *mine,
                      "ncclAllGather");
     if (st == SYMCOLL_SUCCESS)
         st = wait_stream(p, "allgather");
+    /* On the exchange's own stream, once it is idle: a copy to pageable memory blocks the host,
+     * and the legacy stream would also wait for the application's streams. */
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_cuda_status(
+            cudaMemcpyAsync(all, p->device_buffer, total, cudaMemcpyDeviceToHost, p->stream),
+            "NCCL bootstrap", "cudaMemcpyAsync");
+    if (st == SYMCOLL_SUCCESS)
+        st = wait_stream(p, "copying the allgather's result");
     if (st != SYMCOLL_SUCCESS)
-        return st;
-    err = cudaMemcpy(all, p->device_buffer, total, cudaMemcpyDeviceToHost);
-    return symcoll_cuda_status(err, "NCCL bootstrap", "cudaMemcpy");
+        abort_comm(p);
+    return st;
 }
 
 static symcoll_status_t nccl_barrier(symcoll_bootstrap_t *b) {
@@ -125,9 +143,9 @@ static symcoll_status_t nccl_barrier(symcoll_bootstrap_t *b) {
 
 static void nccl_destroy(symcoll_bootstrap_t *b, int abort) {
     nccl_impl_t *p = b->impl;
-    if (abort) {
-        ncclCommAbort(p->comm);
-    } else {
+    if (p->comm && abort) {
+        abort_comm(p);
+    } else if (p->comm) {
         ncclCommFinalize(p->comm);
         if (wait_comm(p->comm, p->timeout_ms, "ncclCommFinalize") == SYMCOLL_SUCCESS)
             ncclCommDestroy(p->comm);

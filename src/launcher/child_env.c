@@ -10,6 +10,7 @@ enum {
     VAR_SIZE,
     VAR_LOCAL_RANK,
     VAR_LOCAL_SIZE,
+    VAR_LAUNCHER_FD,
     VAR_UNIQUEID,
     N_LAUNCH_VARIABLES,
 };
@@ -20,6 +21,7 @@ static const char *const launch_variables[N_LAUNCH_VARIABLES] = {
     [VAR_SIZE] = "SYMCOLL_SIZE=",
     [VAR_LOCAL_RANK] = "SYMCOLL_LOCAL_RANK=",
     [VAR_LOCAL_SIZE] = "SYMCOLL_LOCAL_SIZE=",
+    [VAR_LAUNCHER_FD] = LAUNCHER_FD_VARIABLE "=",
     [VAR_UNIQUEID] = "SYMCOLL_UNIQUEID=",
 };
 
@@ -30,7 +32,8 @@ static bool is_launch_variable(const char *entry) {
     return false;
 }
 
-bool child_env_create(struct child_env *env, int rank, int size, const char *uniqueid_hex) {
+bool child_env_create(struct child_env *env, int rank, int size, const char *uniqueid_hex,
+                      int launcher_fd) {
     size_t n_inherited = 0;
     while (environ[n_inherited] != NULL)
         n_inherited++;
@@ -56,6 +59,7 @@ bool child_env_create(struct child_env *env, int rank, int size, const char *uni
         [VAR_SIZE] = size,
         [VAR_LOCAL_RANK] = rank,
         [VAR_LOCAL_SIZE] = size,
+        [VAR_LAUNCHER_FD] = launcher_fd,
     };
     for (int i = 0; i < VAR_UNIQUEID; i++) {
         env->vars[n_vars++] = cursor;

@@ -24,6 +24,7 @@
 struct launch_options {
     int n_pes; /* 0: one per local GPU */
     bool tag_output;
+    bool keep_going;        /* a failed PE does not stop the others */
     double timeout_seconds; /* 0: none */
     char **program_argv;    /* the program and its arguments, NULL-terminated */
 };
@@ -47,9 +48,11 @@ struct child_env {
     char *own_vars; /* the SYMCOLL_ launch variables, which vars points into */
 };
 
-/* The launcher's environment minus inherited launch variables, plus this rank's.
-   uniqueid_hex may be NULL. Returns false when out of memory. */
-bool child_env_create(struct child_env *env, int rank, int size, const char *uniqueid_hex);
+/* The launcher's environment minus inherited launch variables, plus this rank's and the
+   status pipe's write end (launcher_fd). uniqueid_hex may be NULL. Returns false when out of
+   memory. */
+bool child_env_create(struct child_env *env, int rank, int size, const char *uniqueid_hex,
+                      int launcher_fd);
 void child_env_destroy(struct child_env *env);
 
 #define TAG_PREFIX_MAX 16
@@ -75,7 +78,8 @@ struct child {
     pid_t pid;    /* also its process group */
     bool running; /* not yet reaped */
     int wait_status;
-    int exit_code; /* exit status, or 128 + signal */
+    int exit_code;               /* exit status, or 128 + signal */
+    bool initialized, finalized; /* as its symcoll library reported (rank_status) */
     struct tagged_stream out;
     struct tagged_stream err;
 };
@@ -97,6 +101,20 @@ void signals_reset_in_child(const sigset_t *old_mask);
 int exit_code_of_wait_status(int wait_status);
 bool exit_code_is_failure(int exit_code);
 
+#define LAUNCHER_FD_VARIABLE "SYMCOLL_LAUNCHER_FD"
+
+struct rank_status {
+    int read_fd, write_fd;
+    char line[64]; /* the line being read */
+    size_t line_len;
+};
+
+/* The pipe on which the ranks report init and finalize. Returns false after saying why. */
+bool rank_status_open(struct rank_status *status);
+void rank_status_close(struct rank_status *status);
+/* Reads what has arrived and marks the children it names. */
+void rank_status_pump(struct rank_status *status, struct child *children, int n_children);
+
 struct supervisor {
     struct child *children;
     int n_children; /* started so far */
@@ -108,13 +126,16 @@ struct supervisor {
     double kill_deadline; /* when stopping: SIGKILL the stragglers then */
     bool killed;
     int first_failure; /* exit code of the first failed child; -1: none */
+    bool keep_going;   /* a failed child does not stop the others */
+    struct rank_status *status;
     struct pollfd *poll_fds;
     struct tagged_stream **poll_streams; /* the stream behind each poll_fds entry but the first */
 };
 
 /* Returns false when out of memory. */
 bool supervisor_init(struct supervisor *sup, struct child *children, int max_children,
-                     int signal_fd, double timeout_seconds);
+                     int signal_fd, double timeout_seconds, struct rank_status *status,
+                     bool keep_going);
 void supervisor_destroy(struct supervisor *sup);
 /* Stops every running child (SIGTERM, SIGKILL after a grace) and records exit_code as the
    failure if none came first. */

@@ -11,7 +11,7 @@ static void start_children(struct supervisor *sup, const struct launch_options *
         struct child *child = &sup->children[rank];
         struct child_env env;
         child->rank = rank;
-        if (!child_env_create(&env, rank, options->n_pes, uniqueid_hex)) {
+        if (!child_env_create(&env, rank, options->n_pes, uniqueid_hex, sup->status->write_fd)) {
             fprintf(stderr, LAUNCHER_NAME ": out of memory\n");
             supervisor_fail(sup, EXIT_FAILURE);
             return;
@@ -55,9 +55,11 @@ int main(int argc, char **argv) {
 
     int signal_fd = signals_install();
     struct child *children = calloc((size_t)options.n_pes, sizeof *children);
+    struct rank_status status;
     struct supervisor sup;
-    if (signal_fd < 0 || children == NULL ||
-        !supervisor_init(&sup, children, options.n_pes, signal_fd, options.timeout_seconds)) {
+    if (signal_fd < 0 || children == NULL || !rank_status_open(&status) ||
+        !supervisor_init(&sup, children, options.n_pes, signal_fd, options.timeout_seconds, &status,
+                         options.keep_going)) {
         fprintf(stderr, LAUNCHER_NAME ": cannot set up the run\n");
         return EXIT_FAILURE;
     }
@@ -67,6 +69,7 @@ int main(int argc, char **argv) {
     start_children(&sup, &options, have_uniqueid ? uniqueid_hex : NULL);
     int exit_code = supervisor_run(&sup);
     supervisor_destroy(&sup);
+    rank_status_close(&status);
     free(children);
     return exit_code;
 }

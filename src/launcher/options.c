@@ -12,7 +12,8 @@ void print_usage(FILE *out) {
             "Runs N copies of program on this node, one per PE, and exits with:\n"
             "  the status of the first PE that failed (128 + signal if killed),\n"
             "  77 if every PE exited 77 (skipped), 124 on timeout, else 0.\n"
-            "When a PE fails the others get SIGTERM, then SIGKILL after %.0f s.\n"
+            "When a PE fails, or exits without symcoll_finalize while others still run, the\n"
+            "others get SIGTERM, then SIGKILL after %.0f s (unless --keep-going).\n"
             "SIGINT and SIGTERM sent to " LAUNCHER_NAME " are forwarded to the PEs.\n"
             "Each PE sees SYMCOLL_RANK, SYMCOLL_SIZE, SYMCOLL_LOCAL_RANK, SYMCOLL_LOCAL_SIZE\n"
             "and SYMCOLL_UNIQUEID; its stdin is /dev/null.\n"
@@ -21,6 +22,9 @@ void print_usage(FILE *out) {
             "  -n, --np N           number of PEs (default: number of local GPUs, or 1)\n"
             "      --tag-output     prefix every output line with \"[rank] \"\n"
             "      --timeout SEC    kill the PEs after SEC seconds and exit 124\n"
+            "      --keep-going     let the other PEs run on when one fails (they see\n"
+            "                       SYMCOLL_ERROR_TIMEOUT); the exit status is still the\n"
+            "                       first failure's\n"
             "  -h, --help           print this help\n",
             KILL_GRACE_SECONDS);
 }
@@ -53,13 +57,14 @@ static bool parse_timeout(const char *text, double *seconds) {
     return true;
 }
 
-enum { OPTION_TAG_OUTPUT = 256, OPTION_TIMEOUT };
+enum { OPTION_TAG_OUTPUT = 256, OPTION_TIMEOUT, OPTION_KEEP_GOING };
 
 enum parse_result parse_options(int argc, char **argv, struct launch_options *options) {
     static const struct option long_options[] = {
         {"np", required_argument, NULL, 'n'},
         {"tag-output", no_argument, NULL, OPTION_TAG_OUTPUT},
         {"timeout", required_argument, NULL, OPTION_TIMEOUT},
+        {"keep-going", no_argument, NULL, OPTION_KEEP_GOING},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -75,6 +80,9 @@ enum parse_result parse_options(int argc, char **argv, struct launch_options *op
             break;
         case OPTION_TAG_OUTPUT:
             options->tag_output = true;
+            break;
+        case OPTION_KEEP_GOING:
+            options->keep_going = true;
             break;
         case OPTION_TIMEOUT:
             if (!parse_timeout(optarg, &options->timeout_seconds))

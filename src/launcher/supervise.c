@@ -15,14 +15,17 @@ double monotonic_seconds(void) {
 }
 
 bool supervisor_init(struct supervisor *sup, struct child *children, int max_children,
-                     int signal_fd, double timeout_seconds) {
-    size_t max_fds = 1 + 2 * (size_t)max_children;
+                     int signal_fd, double timeout_seconds, struct rank_status *status,
+                     bool keep_going) {
+    size_t max_fds = 2 + 2 * (size_t)max_children;
     *sup = (struct supervisor){
         .children = children,
         .signal_fd = signal_fd,
         .timeout_seconds = timeout_seconds,
         .run_deadline = timeout_seconds > 0 ? monotonic_seconds() + timeout_seconds : 0,
         .first_failure = -1,
+        .keep_going = keep_going,
+        .status = status,
         .poll_fds = calloc(max_fds, sizeof *sup->poll_fds),
         .poll_streams = calloc(max_fds, sizeof *sup->poll_streams),
     };
@@ -61,15 +64,6 @@ void supervisor_fail(struct supervisor *sup, int exit_code) {
     stop_children(sup, SIGTERM);
 }
 
-static void report_failure(const struct child *child) {
-    if (WIFSIGNALED(child->wait_status))
-        fprintf(stderr, LAUNCHER_NAME ": rank %d killed by signal %d (%s)\n", child->rank,
-                WTERMSIG(child->wait_status), strsignal(WTERMSIG(child->wait_status)));
-    else
-        fprintf(stderr, LAUNCHER_NAME ": rank %d exited with status %d\n", child->rank,
-                child->exit_code);
-}
-
 static int count_running(const struct supervisor *sup) {
     int running = 0;
     for (int i = 0; i < sup->n_children; i++)
@@ -77,22 +71,57 @@ static int count_running(const struct supervisor *sup) {
     return running;
 }
 
+static void report_failure(const struct supervisor *sup, const struct child *child,
+                           bool abandoned) {
+    if (WIFSIGNALED(child->wait_status))
+        fprintf(stderr, LAUNCHER_NAME ": rank %d killed by signal %d (%s)", child->rank,
+                WTERMSIG(child->wait_status), strsignal(WTERMSIG(child->wait_status)));
+    else
+        fprintf(stderr, LAUNCHER_NAME ": rank %d exited with status %d", child->rank,
+                child->exit_code);
+    if (abandoned)
+        fprintf(stderr, " without calling symcoll_finalize");
+    if (count_running(sup) > 0) {
+        fprintf(stderr, " while ranks");
+        for (int i = 0; i < sup->n_children; i++)
+            if (sup->children[i].running)
+                fprintf(stderr, " %d", sup->children[i].rank);
+        fprintf(stderr, " still run");
+    }
+    fputc('\n', stderr);
+}
+
+/* A child that initialized symcoll and ended without finalize while others still run has
+   left them waiting for it: a failure even with exit status 0. */
+static int failure_of(const struct supervisor *sup, const struct child *child, bool *abandoned) {
+    *abandoned = child->initialized && !child->finalized && count_running(sup) > 0;
+    if (exit_code_is_failure(child->exit_code))
+        return child->exit_code;
+    return *abandoned ? EXIT_FAILURE : 0;
+}
+
 static void reap_children(struct supervisor *sup) {
+    /* What a child reported before it ended is in the pipe by now. */
+    rank_status_pump(sup->status, sup->children, sup->n_children);
     for (int i = 0; i < sup->n_children; i++) {
         struct child *child = &sup->children[i];
         if (!child->running || waitpid(child->pid, &child->wait_status, WNOHANG) != child->pid)
             continue;
         child->running = false;
         child->exit_code = exit_code_of_wait_status(child->wait_status);
-        if (!exit_code_is_failure(child->exit_code) || sup->first_failure >= 0)
+        bool abandoned;
+        int failure = failure_of(sup, child, &abandoned);
+        if (failure == 0)
             continue;
-        /* Once stopping, failures are the ones the launcher caused: not news. */
-        if (!sup->stopping) {
-            report_failure(child);
-            if (count_running(sup) > 0)
-                fprintf(stderr, LAUNCHER_NAME ": stopping the other ranks\n");
+        bool news = !sup->stopping; /* once stopping, the launcher caused the failures */
+        if (news)
+            report_failure(sup, child, abandoned);
+        if (sup->first_failure < 0)
+            sup->first_failure = failure;
+        if (news && !sup->keep_going && count_running(sup) > 0) {
+            fprintf(stderr, LAUNCHER_NAME ": stopping the other ranks\n");
+            stop_children(sup, SIGTERM);
         }
-        supervisor_fail(sup, child->exit_code);
     }
 }
 
@@ -143,6 +172,7 @@ static int poll_timeout_ms(const struct supervisor *sup) {
 static size_t gather_poll_fds(struct supervisor *sup) {
     size_t n_fds = 0;
     sup->poll_fds[n_fds++] = (struct pollfd){.fd = sup->signal_fd, .events = POLLIN};
+    sup->poll_fds[n_fds++] = (struct pollfd){.fd = sup->status->read_fd, .events = POLLIN};
     for (int i = 0; i < sup->n_children; i++) {
         struct tagged_stream *pair[] = {&sup->children[i].out, &sup->children[i].err};
         for (int j = 0; j < 2; j++)
@@ -192,7 +222,9 @@ int supervisor_run(struct supervisor *sup) {
         }
         if (sup->poll_fds[0].revents != 0)
             forward_signals(sup);
-        for (size_t i = 1; i < n_fds; i++)
+        if (sup->poll_fds[1].revents != 0)
+            rank_status_pump(sup->status, sup->children, sup->n_children);
+        for (size_t i = 2; i < n_fds; i++)
             if (sup->poll_fds[i].revents != 0)
                 tagged_stream_pump(sup->poll_streams[i]);
     }

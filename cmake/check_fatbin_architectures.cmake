@@ -1,0 +1,25 @@
+# Lists the cubins and PTX embedded in a binary with cuobjdump and checks that they are for
+# sm_${MIN_ARCH} or newer, with PTX present. Prints SKIPPED when the toolkit has no cuobjdump.
+# Usage: cmake -DCUOBJDUMP=<path> -DBINARY=<file> -DMIN_ARCH=90 -P check_fatbin_architectures.cmake
+if(NOT CUOBJDUMP)
+  message(STATUS "SKIPPED: this CUDA toolkit has no cuobjdump")
+  return()
+endif()
+foreach(kind elf ptx)
+  execute_process(COMMAND ${CUOBJDUMP} --list-${kind} ${BINARY} OUTPUT_VARIABLE listing
+                  RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "cuobjdump --list-${kind} ${BINARY} failed (${rc})")
+  endif()
+  message(STATUS "cuobjdump --list-${kind} ${BINARY}:\n${listing}")
+  string(REGEX MATCHALL "(sm|compute)_[0-9]+" archs "${listing}")
+  if(NOT archs)
+    message(FATAL_ERROR "${BINARY} embeds no ${kind} image")
+  endif()
+  foreach(arch IN LISTS archs)
+    string(REGEX MATCH "[0-9]+" number "${arch}")
+    if(number LESS MIN_ARCH)
+      message(FATAL_ERROR "${BINARY} embeds ${kind} for ${arch}, older than sm_${MIN_ARCH}")
+    endif()
+  endforeach()
+endforeach()

@@ -1,0 +1,33 @@
+/* Loading the library's kernels into the current context at init. With the CUDA runtime's
+ * lazy loading (the default), a kernel is otherwise loaded at its first launch, inside the
+ * user's first collective call. */
+#ifndef SYMCOLL_KERNEL_LOAD_H
+#define SYMCOLL_KERNEL_LOAD_H
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every kernel of the library, on the current device, then a first launch. */
+cudaError_t symcoll_kernels_load(void);
+
+/* The kernels of one source file each; symcoll_kernels_load calls them all. */
+cudaError_t symcoll_barrier_kernels_load(void);
+cudaError_t symcoll_broadcast_kernels_load(void);
+cudaError_t symcoll_reduce_kernels_load(void);
+cudaError_t symcoll_fcollect_kernels_load(void);
+cudaError_t symcoll_alltoall_kernels_load(void);
+cudaError_t symcoll_rma_kernels_load(void);
+
+#ifdef __cplusplus
+}
+
+/* Loads one kernel: querying its attributes makes the runtime load it now. */
+static inline cudaError_t symcoll_kernel_load(const void *kernel) {
+    cudaFuncAttributes attributes;
+    return cudaFuncGetAttributes(&attributes, kernel);
+}
+#endif
+#endif

@@ -1,0 +1,65 @@
+/* What the ranks' symcoll libraries tell the launcher: one pipe that every rank inherits, its
+   write end named by SYMCOLL_LAUNCHER_FD; each message is one line, "<rank> init" after a
+   successful symcoll_init and "<rank> finalize" when symcoll_finalize returns. Lines are
+   shorter than PIPE_BUF, so the ranks' writes never interleave. */
+#include "launcher.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+bool rank_status_open(struct rank_status *status) {
+    int fds[2];
+    *status = (struct rank_status){.read_fd = -1, .write_fd = -1};
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        fprintf(stderr, LAUNCHER_NAME ": status pipe: %s\n", strerror(errno));
+        return false;
+    }
+    /* The write end stays open across exec, for the ranks; the read end never blocks. */
+    if (fcntl(fds[1], F_SETFD, 0) != 0 || fcntl(fds[0], F_SETFL, O_NONBLOCK) != 0) {
+        fprintf(stderr, LAUNCHER_NAME ": status pipe: %s\n", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        return false;
+    }
+    status->read_fd = fds[0];
+    status->write_fd = fds[1];
+    return true;
+}
+
+void rank_status_close(struct rank_status *status) {
+    if (status->read_fd >= 0)
+        close(status->read_fd);
+    if (status->write_fd >= 0)
+        close(status->write_fd);
+    status->read_fd = status->write_fd = -1;
+}
+
+static void apply_line(const char *line, struct child *children, int n_children) {
+    char *end;
+    long rank = strtol(line, &end, 10);
+    if (end == line || rank < 0 || rank >= n_children || *end != ' ')
+        return;
+    if (strcmp(end + 1, "init") == 0)
+        children[rank].initialized = true;
+    else if (strcmp(end + 1, "finalize") == 0)
+        children[rank].finalized = true;
+}
+
+void rank_status_pump(struct rank_status *status, struct child *children, int n_children) {
+    char chunk[512];
+    ssize_t got;
+    while ((got = read(status->read_fd, chunk, sizeof chunk)) > 0) {
+        for (ssize_t i = 0; i < got; i++) {
+            if (chunk[i] == '\n') {
+                status->line[status->line_len] = '\0';
+                apply_line(status->line, children, n_children);
+                status->line_len = 0;
+            } else if (status->line_len + 1 < sizeof status->line) {
+                status->line[status->line_len++] = chunk[i];
+            }
+        }
+    }
+}
