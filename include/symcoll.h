@@ -130,9 +130,12 @@ void symcoll_init_attr_default(symcoll_init_attr_t *attr);
  * and their precedence), selects the GPU, maps the symmetric heap of every reachable PE and
  * creates SYMCOLL_TEAM_WORLD and SYMCOLL_TEAM_NODE. Collective over all PEs. It also loads
  * every kernel of the library, so that no later call pays for module loading.
- * attr: NULL for defaults. Errors: INVALID_ARGUMENT (bad version, size, rank, device),
- * NO_GPU, BOOTSTRAP (no launch path found, peers missing), TIMEOUT, CUDA, NCCL, SYSTEM,
- * OUT_OF_MEMORY (heap could not be created). A second init without finalize is an error. */
+ * attr: NULL for defaults. Every attr field and every SYMCOLL_* variable is checked before
+ * any GPU, NCCL or PMIx work. Errors: INVALID_ARGUMENT (an attr field or a variable, named
+ * with its value and what is accepted; a second init without finalize), NO_GPU (says which
+ * is missing: the driver, a driver as new as the CUDA runtime, or a device), UNSUPPORTED
+ * (more than SYMCOLL_MAX_PES PEs), BOOTSTRAP (no launch path found, peers missing), TIMEOUT,
+ * CUDA, NCCL, SYSTEM, OUT_OF_MEMORY (heap could not be created). */
 symcoll_status_t symcoll_init(const symcoll_init_attr_t *attr);
 
 /* Waits for this PE's GPU, unmaps and releases everything. Collective. Safe to call after a
