@@ -81,7 +81,7 @@ symcoll_status_t symcoll_coll_prepare(const symcoll_coll_call_t *call, size_t tu
     };
     st = symcoll_tuning_choose(&query, choice);
     if (st != SYMCOLL_SUCCESS)
-        return st;
+        return symcoll_set_error(st, "%s: %s", call->fn, choice->why);
     *args = (symcoll_coll_args_t){
         .h = symcoll_team_device(t),
         .dst = dst,

@@ -124,7 +124,7 @@ typedef struct {
 } symcoll_init_attr_t;
 
 /* Fills *attr with defaults: version set, heap from env, device -1, bootstrap AUTO. */
-void symcoll_init_attr_default(symcoll_init_attr_t *attr);
+SYMCOLL_API void symcoll_init_attr_default(symcoll_init_attr_t *attr);
 
 /* Starts symcoll on this process: finds the other PEs (see the README for the launch paths
  * and their precedence), selects the GPU, maps the symmetric heap of every reachable PE and
@@ -136,62 +136,64 @@ void symcoll_init_attr_default(symcoll_init_attr_t *attr);
  * is missing: the driver, a driver as new as the CUDA runtime, or a device), UNSUPPORTED
  * (more than SYMCOLL_MAX_PES PEs), BOOTSTRAP (no launch path found, peers missing), TIMEOUT,
  * CUDA, NCCL, SYSTEM, OUT_OF_MEMORY (heap could not be created). */
-symcoll_status_t symcoll_init(const symcoll_init_attr_t *attr);
+SYMCOLL_API symcoll_status_t symcoll_init(const symcoll_init_attr_t *attr);
 
 /* Waits for this PE's GPU, unmaps and releases everything. Collective. Safe to call after a
  * failed or missing init (returns NOT_INITIALIZED then). */
-symcoll_status_t symcoll_finalize(void);
+SYMCOLL_API symcoll_status_t symcoll_finalize(void);
 
 /* This PE's number and the number of PEs in WORLD; -1 before init. */
-int symcoll_my_pe(void);
-int symcoll_n_pes(void);
+SYMCOLL_API int symcoll_my_pe(void);
+SYMCOLL_API int symcoll_n_pes(void);
 
 /* Creates a new NCCL unique id for SYMCOLL_BOOTSTRAP_UNIQUEID; the application sends it to
  * every PE (MPI_Bcast, a file, torch.distributed). Callable before init. Errors: NCCL. */
-symcoll_status_t symcoll_get_uniqueid(symcoll_uniqueid_t *id);
+SYMCOLL_API symcoll_status_t symcoll_get_uniqueid(symcoll_uniqueid_t *id);
 
 /* Collective symmetric allocation: every PE must call with the same size in the same order;
  * the result has the same offset on every PE, aligned to 256 bytes. Returns NULL on error:
  * SYMMETRY (PEs asked for different sizes or called in a different order), OUT_OF_MEMORY
  * (names the heap size, the request and SYMCOLL_SYMMETRIC_SIZE; the heap stays usable),
  * NOT_INITIALIZED. bytes == 0 returns NULL with SUCCESS status. Synchronizes the host. */
-void *symcoll_malloc(size_t bytes);
+SYMCOLL_API void *symcoll_malloc(size_t bytes);
 /* As symcoll_malloc, zero-filled on every PE before it returns. n * size overflow fails. */
-void *symcoll_calloc(size_t n, size_t size);
+SYMCOLL_API void *symcoll_calloc(size_t n, size_t size);
 /* Collective: waits for this PE's GPU, then releases ptr on every PE. NULL is a no-op.
  * A non-symmetric pointer or a mismatch between PEs is reported by symcoll_last_error(). */
-void symcoll_free(void *ptr);
+SYMCOLL_API void symcoll_free(void *ptr);
 /* Same as symcoll_free, returning the status. */
-symcoll_status_t symcoll_free_checked(void *ptr);
+SYMCOLL_API symcoll_status_t symcoll_free_checked(void *ptr);
 
 /* Address of pe's copy of sym_addr, usable by this PE's GPU with loads and stores, or NULL
  * when pe is not load/store-reachable (or the arguments are bad; see symcoll_last_error). */
-void *symcoll_ptr(const void *sym_addr, int pe);
+SYMCOLL_API void *symcoll_ptr(const void *sym_addr, int pe);
 
 /* One-sided RMA on a stream. dst of a put and src of a get must be symmetric; the other
  * pointer may be any memory of this PE's GPU. The range [ptr, ptr+bytes) must stay inside
  * one allocation. pe: a WORLD PE. The operation is complete when it completes in stream
  * order on this PE (remote writes are visible to pe after a later barrier or signal).
  * Errors: INVALID_ARGUMENT, NOT_INITIALIZED, UNSUPPORTED (pe not reachable), CUDA. */
-symcoll_status_t symcoll_put_on_stream(void *dst, const void *src, size_t bytes, int pe,
-                                       cudaStream_t stream);
-symcoll_status_t symcoll_get_on_stream(void *dst, const void *src, size_t bytes, int pe,
-                                       cudaStream_t stream);
+SYMCOLL_API symcoll_status_t symcoll_put_on_stream(void *dst, const void *src, size_t bytes, int pe,
+                                                   cudaStream_t stream);
+SYMCOLL_API symcoll_status_t symcoll_get_on_stream(void *dst, const void *src, size_t bytes, int pe,
+                                                   cudaStream_t stream);
 /* Put, then update pe's copy of the symmetric 64-bit signal sig (set to, or add, value)
  * once the data is visible on pe. */
-symcoll_status_t symcoll_put_signal_on_stream(void *dst, const void *src, size_t bytes,
-                                              uint64_t *sig, uint64_t value, symcoll_signal_op_t op,
-                                              int pe, cudaStream_t stream);
+SYMCOLL_API symcoll_status_t symcoll_put_signal_on_stream(void *dst, const void *src, size_t bytes,
+                                                          uint64_t *sig, uint64_t value,
+                                                          symcoll_signal_op_t op, int pe,
+                                                          cudaStream_t stream);
 /* Stream waits until this PE's copy of the symmetric signal satisfies (*sig cmp value).
  * The wait times out after SYMCOLL_TIMEOUT_MS; later calls then return TIMEOUT. */
-symcoll_status_t symcoll_signal_wait_until_on_stream(uint64_t *sig, symcoll_cmp_t cmp,
-                                                     uint64_t value, cudaStream_t stream);
+SYMCOLL_API symcoll_status_t symcoll_signal_wait_until_on_stream(uint64_t *sig, symcoll_cmp_t cmp,
+                                                                 uint64_t value,
+                                                                 cudaStream_t stream);
 
 /* Team barrier on a stream: one kernel; also a quiet (puts issued before it on this PE,
  * from the host on earlier stream work or from earlier kernels, are complete and visible on
  * every PE of the team after it). Errors: INVALID_ARGUMENT, NOT_INITIALIZED, TIMEOUT (the
  * team is broken by an earlier timeout), CUDA. */
-symcoll_status_t symcoll_barrier_on_stream(symcoll_team_t team, cudaStream_t stream);
+SYMCOLL_API symcoll_status_t symcoll_barrier_on_stream(symcoll_team_t team, cudaStream_t stream);
 
 /* Collectives. dst and src are symmetric; dst == src (in place) is allowed for broadcast
  * and reduce; for fcollect and alltoall dst and src must not overlap.
@@ -201,18 +203,22 @@ symcoll_status_t symcoll_barrier_on_stream(symcoll_team_t team, cudaStream_t str
  * fcollect: dst (count_per_pe * n elements) = concatenation of every PE's src in PE order.
  * alltoall: block j of this PE's src (count_per_pe elements) goes to block me of PE j's dst.
  * Errors: INVALID_ARGUMENT (names the argument), NOT_INITIALIZED, TIMEOUT, CUDA. */
-symcoll_status_t symcoll_broadcast_on_stream(symcoll_team_t team, void *dst, const void *src,
-                                             size_t count, symcoll_datatype_t type, int root,
-                                             cudaStream_t stream);
-symcoll_status_t symcoll_reduce_on_stream(symcoll_team_t team, void *dst, const void *src,
-                                          size_t count, symcoll_datatype_t type, symcoll_op_t op,
-                                          cudaStream_t stream);
-symcoll_status_t symcoll_fcollect_on_stream(symcoll_team_t team, void *dst, const void *src,
-                                            size_t count_per_pe, symcoll_datatype_t type,
-                                            cudaStream_t stream);
-symcoll_status_t symcoll_alltoall_on_stream(symcoll_team_t team, void *dst, const void *src,
-                                            size_t count_per_pe, symcoll_datatype_t type,
-                                            cudaStream_t stream);
+SYMCOLL_API symcoll_status_t symcoll_broadcast_on_stream(symcoll_team_t team, void *dst,
+                                                         const void *src, size_t count,
+                                                         symcoll_datatype_t type, int root,
+                                                         cudaStream_t stream);
+SYMCOLL_API symcoll_status_t symcoll_reduce_on_stream(symcoll_team_t team, void *dst,
+                                                      const void *src, size_t count,
+                                                      symcoll_datatype_t type, symcoll_op_t op,
+                                                      cudaStream_t stream);
+SYMCOLL_API symcoll_status_t symcoll_fcollect_on_stream(symcoll_team_t team, void *dst,
+                                                        const void *src, size_t count_per_pe,
+                                                        symcoll_datatype_t type,
+                                                        cudaStream_t stream);
+SYMCOLL_API symcoll_status_t symcoll_alltoall_on_stream(symcoll_team_t team, void *dst,
+                                                        const void *src, size_t count_per_pe,
+                                                        symcoll_datatype_t type,
+                                                        cudaStream_t stream);
 
 /* Teams. A handle names the same team on every PE that holds it.
  * split_strided: collective over WORLD (not only the parent), so that every PE agrees on the
@@ -223,33 +229,42 @@ symcoll_status_t symcoll_alltoall_on_stream(symcoll_team_t team, void *dst, cons
  * SUCCESS. If any PE rejects its arguments, the call fails on every PE and creates nothing.
  * At most 6 split teams are alive at once. Errors: INVALID_ARGUMENT, OUT_OF_MEMORY (too many
  * teams), SYMMETRY (members asked for different teams), TIMEOUT, NCCL, BOOTSTRAP. */
-symcoll_status_t symcoll_team_split_strided(symcoll_team_t parent, int start, int stride, int size,
-                                            symcoll_team_t *new_team);
-int symcoll_team_my_pe(symcoll_team_t team); /* -1 if not a member or invalid */
-int symcoll_team_n_pes(symcoll_team_t team); /* -1 if invalid */
+SYMCOLL_API symcoll_status_t symcoll_team_split_strided(symcoll_team_t parent, int start,
+                                                        int stride, int size,
+                                                        symcoll_team_t *new_team);
+SYMCOLL_API int symcoll_team_my_pe(symcoll_team_t team); /* -1 if not a member or invalid */
+SYMCOLL_API int symcoll_team_n_pes(symcoll_team_t team); /* -1 if invalid */
 /* pe of src_team as numbered in dest_team, -1 if not a member. */
-int symcoll_team_translate_pe(symcoll_team_t src_team, int pe, symcoll_team_t dest_team);
+SYMCOLL_API int symcoll_team_translate_pe(symcoll_team_t src_team, int pe,
+                                          symcoll_team_t dest_team);
 /* Called by every member of team: waits for this PE's GPU, then releases the team on this
  * PE. It exchanges nothing: the handle and synchronization area go back into use only when a
  * later split finds them free on every PE, i.e. once every member has destroyed the team.
  * WORLD and NODE cannot be destroyed. Errors: INVALID_ARGUMENT, NOT_INITIALIZED, CUDA. */
-symcoll_status_t symcoll_team_destroy(symcoll_team_t team);
+SYMCOLL_API symcoll_status_t symcoll_team_destroy(symcoll_team_t team);
 /* SUCCESS, or TIMEOUT with the record (collective, epoch, missing PE) in
  * symcoll_last_error() when a device wait of this team has timed out. Does not sync. */
-symcoll_status_t symcoll_team_status(symcoll_team_t team);
+SYMCOLL_API symcoll_status_t symcoll_team_status(symcoll_team_t team);
+
+/* The links between the GPUs of the job as text: the number of PEs, then one row per WORLD
+ * PE with its link to every PE: "X" itself, "SAME" the same GPU, "NV<k>" k NVLinks (NV0:
+ * count unknown), "PIX" PCIe P2P, "-" no load/store path (symcoll-perf --topology-file reads
+ * this form). Writes at most len bytes, NUL-terminated, and returns the length of the whole
+ * text (buf NULL and len 0 measure it); 0 on error (NOT_INITIALIZED, INVALID_ARGUMENT). */
+SYMCOLL_API size_t symcoll_topology_text(char *buf, size_t len);
 
 /* Reason for the last failure on this thread, "" if none. */
-const char *symcoll_last_error(void);
+SYMCOLL_API const char *symcoll_last_error(void);
 /* Constant name of a status, datatype or op ("SYMCOLL_ERROR_SYMMETRY", "float32", "sum"). */
-const char *symcoll_status_string(symcoll_status_t status);
-const char *symcoll_datatype_name(symcoll_datatype_t type);
-const char *symcoll_op_name(symcoll_op_t op);
+SYMCOLL_API const char *symcoll_status_string(symcoll_status_t status);
+SYMCOLL_API const char *symcoll_datatype_name(symcoll_datatype_t type);
+SYMCOLL_API const char *symcoll_op_name(symcoll_op_t op);
 /* Size in bytes of one element of type, 0 for an invalid type. */
-size_t symcoll_datatype_size(symcoll_datatype_t type);
+SYMCOLL_API size_t symcoll_datatype_size(symcoll_datatype_t type);
 
 /* ---- Device handle (passed by value to user kernels; see symcoll_device.cuh) ---- */
 
-/* Identifies the operation in a timeout record. */
+/* Identifies the operation in a timeout record (symcoll_collective_name names it). */
 typedef enum {
     SYMCOLL_COLL_NONE = 0,
     SYMCOLL_COLL_BARRIER = 1,
@@ -261,6 +276,9 @@ typedef enum {
     SYMCOLL_COLL_DEVICE_API = 7
 } symcoll_collective_t;
 
+/* Constant name of a collective ("reduce"), "none" for an unknown value. */
+SYMCOLL_API const char *symcoll_collective_name(symcoll_collective_t collective);
+
 /* Written by the first device wait of a team that times out (host-mapped memory). */
 typedef struct {
     volatile int32_t expired; /* 0, or 1 once a wait has timed out */
@@ -270,31 +288,13 @@ typedef struct {
     uint64_t epoch;           /* the value that was awaited */
 } symcoll_timeout_record_t;
 
-/* Layout of a team's synchronization area (symmetric, one per team): slots 0 ..
- * SYMCOLL_SYNC_SLOTS-2 belong to the library's kernels (one per thread block), the last slot
- * to the device API's block barrier. */
-#define SYMCOLL_MAX_BLOCKS 128
-#define SYMCOLL_SYNC_SLOTS (SYMCOLL_MAX_BLOCKS + 1)
-#define SYMCOLL_USER_SYNC_SLOT SYMCOLL_MAX_BLOCKS
-#define SYMCOLL_LL_BLOCKS 16
-#define SYMCOLL_LL_SLOT_BYTES (16 * 1024) /* one LL buffer: 8 KiB of payload */
-
-/* Byte offsets inside a team's synchronization area for a team of n PEs:
- * counter[slot]      uint64, this PE's own count of sync points per slot (never read by peers)
- * ll_epoch[block]    uint64, this PE's own count of LL rounds per LL block
- * flag[slot][i]      uint64, written by team member i with its counter value
- * ack[block][i]      uint64, written by team member i with the LL epoch it has consumed
- * ll[block][i][2]    LL buffers written by team member i, double-buffered by epoch parity */
-#define SYMCOLL_SYNC_COUNTER_OFF ((size_t)0)
-#define SYMCOLL_SYNC_LL_EPOCH_OFF ((size_t)SYMCOLL_SYNC_SLOTS * 8)
-#define SYMCOLL_SYNC_FLAG_OFF ((size_t)(SYMCOLL_SYNC_SLOTS + SYMCOLL_LL_BLOCKS) * 8)
-#define SYMCOLL_SYNC_ACK_OFF(n) (SYMCOLL_SYNC_FLAG_OFF + (size_t)SYMCOLL_SYNC_SLOTS * (n)*8)
-#define SYMCOLL_SYNC_LL_OFF(n)                                                                     \
-    ((SYMCOLL_SYNC_ACK_OFF(n) + (size_t)SYMCOLL_LL_BLOCKS * (n)*8 + 127) & ~(size_t)127)
-#define SYMCOLL_SYNC_BYTES(n)                                                                      \
-    (SYMCOLL_SYNC_LL_OFF(n) + (size_t)SYMCOLL_LL_BLOCKS * (n)*2 * SYMCOLL_LL_SLOT_BYTES)
+/* Version of symcoll_device_t and of the device API's view of a team's synchronization area.
+ * A kernel compiled against one version works with a library that fills that version. */
+#define SYMCOLL_DEVICE_HANDLE_VERSION 1
 
 typedef struct {
+    uint32_t version;     /* SYMCOLL_DEVICE_HANDLE_VERSION it was filled for; 0: no handle */
+    uint32_t size;        /* sizeof(symcoll_device_t) of that version */
     char *heap_base;      /* this PE's heap in this PE's address space */
     uint64_t heap_stride; /* PE p's heap starts at heap_base + (p - my_pe) * heap_stride */
     uint64_t heap_size;   /* usable bytes of one PE's heap */
@@ -308,9 +308,21 @@ typedef struct {
     symcoll_timeout_record_t *record; /* the team's timeout record (host-mapped) */
 } symcoll_device_t;
 
-/* Handle of team for user kernels (by value). On error (invalid team, not initialized) the
- * returned handle has team_size 0 and symcoll_last_error() says why. */
-symcoll_device_t symcoll_device_handle(symcoll_team_t team);
+/* Fills *out with the handle of team for user kernels. version and size are those of the
+ * caller's header (SYMCOLL_DEVICE_HANDLE_VERSION, sizeof(symcoll_device_t)); use
+ * symcoll_device_handle below, which passes them. Errors: INVALID_ARGUMENT (out NULL, bad
+ * team), NOT_INITIALIZED, UNSUPPORTED (a version or size this library does not fill: rebuild
+ * the kernels against the installed headers). On error *out is zeroed (team_size 0). */
+SYMCOLL_API symcoll_status_t symcoll_device_handle_get(symcoll_team_t team, uint32_t version,
+                                                       size_t size, symcoll_device_t *out);
+
+/* Handle of team for user kernels (by value), checked against this header's version. On
+ * error the handle has team_size 0 and symcoll_last_error() says why. */
+static inline symcoll_device_t symcoll_device_handle(symcoll_team_t team) {
+    symcoll_device_t handle;
+    symcoll_device_handle_get(team, SYMCOLL_DEVICE_HANDLE_VERSION, sizeof handle, &handle);
+    return handle;
+}
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,6 @@
  * from the root). */
 #include "coll_move.cuh"
 #include "kernel_load.h"
-#include "tuning.h"
 
 static __global__ void COLL_LAUNCH_BOUNDS broadcast_kernel(symcoll_coll_args_t a) {
     if (a.algo == SYMCOLL_BROADCAST_LL)

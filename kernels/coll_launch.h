@@ -4,6 +4,7 @@
 #define SYMCOLL_COLL_LAUNCH_H
 
 #include <stddef.h>
+#include "coll_algorithms.h"
 #include "symcoll.h"
 
 #ifdef __cplusplus
@@ -17,7 +18,7 @@ typedef struct {
     const char *src;    /* symmetric, this PE's address */
     size_t bytes;       /* broadcast, reduce: the message; fcollect, alltoall: one PE's block */
     int root;           /* broadcast: the root's team PE number */
-    int algo;           /* the collective's algorithm index (tuning.h) */
+    int algo;           /* the collective's algorithm (coll_algorithms.h) */
 } symcoll_coll_args_t;
 
 cudaError_t symcoll_broadcast_launch(const symcoll_coll_args_t *args, int blocks, int threads,

@@ -1,4 +1,4 @@
-/* LL exchange through the team's scratch (symcoll.h: ll_epoch, ack, ll buffers).
+/* LL exchange through the team's scratch (symcoll_sync_layout.h: ll_epoch, ack, ll buffers).
  *
  * A message is cut into rounds; in each round, block b of the kernel moves one piece of at
  * most COLL_LL_PAYLOAD bytes per peer, as 16-byte packets (8 bytes of data, the epoch twice)
@@ -14,6 +14,57 @@
 #include "coll_kernel.cuh"
 
 #define COLL_LL_PAYLOAD (SYMCOLL_LL_SLOT_BYTES / 2)
+
+/* ---- the LL part of the team synchronization area ---- */
+
+SYMCOLL_DEV uint64_t *symcoll_dev_ll_epoch(const symcoll_device_t &h, int block) {
+    return (uint64_t *)(h.team_sync + SYMCOLL_SYNC_LL_EPOCH_OFF) + block;
+}
+SYMCOLL_DEV uint64_t *symcoll_dev_ll_ack(const symcoll_device_t &h, int block, int member) {
+    return (uint64_t *)(h.team_sync + SYMCOLL_SYNC_ACK_OFF(h.team_size)) +
+           (size_t)block * h.team_size + member;
+}
+/* LL buffer on this PE written by team member `from`, for LL epoch parity. */
+SYMCOLL_DEV char *symcoll_dev_ll_buffer(const symcoll_device_t &h, int block, int from,
+                                        uint64_t epoch) {
+    return h.team_sync + SYMCOLL_SYNC_LL_OFF(h.team_size) +
+           (((size_t)block * h.team_size + from) * 2 + (epoch & 1)) * SYMCOLL_LL_SLOT_BYTES;
+}
+
+/* ---- LL packets: 8 bytes of payload and two 32-bit copies of the epoch in 16 bytes ---- */
+
+SYMCOLL_DEV void symcoll_dev_ll_store(char *packet, uint64_t data, uint32_t epoch) {
+    asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(packet),
+                 "r"((uint32_t)data), "r"(epoch), "r"((uint32_t)(data >> 32)), "r"(epoch)
+                 : "memory");
+}
+
+/* Reads one packet until both halves carry epoch; false on timeout. */
+SYMCOLL_DEV bool symcoll_dev_ll_load(const symcoll_device_t &h, const char *packet, uint32_t epoch,
+                                     uint64_t *data, int collective, int from_pe) {
+    uint32_t d0, f0, d1, f1;
+    uint64_t start = 0;
+    for (uint32_t spins = 0;; spins++) {
+        asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(d0), "=r"(f0), "=r"(d1), "=r"(f1)
+                     : "l"(packet)
+                     : "memory");
+        if (f0 == epoch && f1 == epoch)
+            break;
+        if (spins == 0)
+            start = symcoll_dev_now_ns();
+        else if ((spins & 1023) == 0) {
+            if (symcoll_dev_team_broken(h))
+                return false;
+            if (h.timeout_ns && symcoll_dev_now_ns() - start > h.timeout_ns) {
+                symcoll_dev_record_timeout(h, collective, from_pe, epoch);
+                return false;
+            }
+        }
+    }
+    *data = ((uint64_t)d1 << 32) | d0;
+    return true;
+}
 
 /* Bytes [0, 8) of p as a little-endian word, at any alignment; avail < 8 reads only avail
  * bytes (the last word of a message) and leaves the rest zero. */

@@ -7,7 +7,6 @@
 #include "coll_ll.cuh"
 #include "kernel_load.h"
 #include "reduce_ops.cuh"
-#include "tuning.h"
 
 /* Units each thread holds in registers between its loads and its stores. */
 #define REDUCE_STAGE 4

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "choice.h"
 #include "topology.h"
 
 typedef struct {
@@ -346,11 +347,9 @@ static int finish(parser_t *p) {
     if (a->explain && a->topology) {
         return fail(p, "--explain and --topology exclude each other: give one");
     }
-    if (a->explain && !p->npes_given && p->iters_given) {
-        a->npes = a->iters; /* under --explain, -n is the team size */
-        if (a->npes > SYMCOLL_TOPO_MAX_PES) {
-            return fail(p, "--explain -n %d: at most %d PEs", a->npes, SYMCOLL_TOPO_MAX_PES);
-        }
+    if (a->explain && p->iters_given) {
+        return fail(p, "--explain: -n/--iters is the number of calls per timing, which --explain "
+                       "does not run; give the team size with --npes");
     }
     if (a->explain && a->ops[PERF_OP_BROADCAST] && a->root >= a->npes && a->topology_file == NULL) {
         return fail(p, "-r/--root %d out of range for %d PEs", a->root, a->npes);
@@ -423,7 +422,7 @@ size_t perf_size_list(const perf_args_t *a, size_t *sizes, size_t max) {
 
 void perf_args_usage(FILE *out) {
     fputs("Usage: symcoll-run -n <PEs> symcoll-perf [flags]\n"
-          "       symcoll-perf --explain [--topology-file FILE | -n PEs] [flags]\n"
+          "       symcoll-perf --explain [--topology-file FILE | --npes PEs] [flags]\n"
           "\n"
           "Times symcoll's collectives over a range of sizes, like nccl-tests. Without flags\n"
           "it sweeps every collective from 8 B to 128 MiB (factor 8), float32, sum, with a\n"
@@ -444,8 +443,13 @@ void perf_args_usage(FILE *out) {
           "      element (per PE) is skipped.\n"
           "\n"
           "What to run:\n"
-          "      --op LIST            barrier, broadcast, reduce, fcollect, alltoall, or all\n"
-          "                           (comma-separated; default all)\n"
+          "      --op LIST            comma-separated, or all (default all); NCCL's names work\n"
+          "                           too (allreduce, allgather):\n"
+          "                             barrier    team barrier (NCCL has none)\n"
+          "                             broadcast  ncclBroadcast\n"
+          "                             reduce     ncclAllReduce: every PE gets the result\n"
+          "                             fcollect   ncclAllGather\n"
+          "                             alltoall   ncclAlltoAll\n"
           "  -d, --datatype LIST      int8 uint8 int32 uint32 int64 uint64 float16 bfloat16\n"
           "                           float32 float64 (also half float double int), or all\n"
           "                           (default float32)\n"
@@ -455,7 +459,8 @@ void perf_args_usage(FILE *out) {
           "      --team world|node    team to run on (default world)\n"
           "\n"
           "Timing (device events; the PEs meet in a barrier before each timing):\n"
-          "  -n, --iters N            back-to-back calls per timing (default 20)\n"
+          "  -n, --iters N            back-to-back calls per timing (default 20), as in\n"
+          "                           nccl-tests; the number of PEs is symcoll-run's -n\n"
           "  -w, --warmup_iters N     calls before the timings (default 5)\n"
           "      --timings N          timings per case; the median is reported (default 7)\n"
           "  -G, --cudagraph N        graph mode: capture N calls per CUDA graph and time its\n"
@@ -489,12 +494,13 @@ void perf_args_usage(FILE *out) {
           "      --topology-file FILE topology for --explain (format of symcoll_topology_parse:\n"
           "                           the PE count, then one row per PE of X, NV<k>, PIX or -)\n"
           "      --npes N             team size for --explain without a topology file, all\n"
-          "                           NVLink (default 2); under --explain, -n means this too\n"
+          "                           NVLink (default 2)\n"
           "      --topology           print the topology matrix after init, then exit\n"
           "  -h, --help               this text\n"
           "\n"
-          "Environment: SYMCOLL_SYMMETRIC_SIZE (set to 3 x maxbytes + 64 MiB when unset),\n"
-          "SYMCOLL_ALGO_<COLLECTIVE> forces an algorithm (shown by --explain too).\n"
-          "Exit status: 0 success, 1 failure or wrong results, 2 bad flags, 77 no GPU.\n",
+          "Environment: SYMCOLL_SYMMETRIC_SIZE (set to 3 x maxbytes + 64 MiB when unset);\n"
+          "SYMCOLL_ALGO_<COLLECTIVE> forces an algorithm (--explain shows the effect):\n",
           out);
+    perf_print_algorithms(out, "  ");
+    fputs("Exit status: 0 success, 1 failure or wrong results, 2 bad flags, 77 no GPU.\n", out);
 }

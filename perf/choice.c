@@ -16,3 +16,18 @@ symcoll_status_t perf_choose(perf_op_t op, size_t bytes, size_t elem_size, int t
     };
     return symcoll_tuning_select(&query, out);
 }
+
+void perf_print_algorithms(FILE *out, const char *prefix) {
+    for (int op = 0; op < PERF_NUM_OPS; op++) {
+        const perf_op_info_t *info = perf_op_info((perf_op_t)op);
+        if (info->algo_env == NULL) {
+            continue;
+        }
+        fprintf(out, "%s%s=", prefix, info->algo_env);
+        const char *const *names = symcoll_tuning_algorithms(info->collective);
+        for (int i = 0; names[i] != NULL; i++) {
+            fprintf(out, "%s%s", i ? "|" : "", names[i]);
+        }
+        fputc('\n', out);
+    }
+}

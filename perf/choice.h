@@ -2,6 +2,7 @@
 #ifndef SYMCOLL_PERF_CHOICE_H
 #define SYMCOLL_PERF_CHOICE_H
 
+#include <stdio.h>
 #include "ops.h"
 #include "topology.h"
 #include "tuning.h"
@@ -12,9 +13,12 @@ extern "C" {
 
 /* bytes in the nccl-tests convention (0 for barrier); sm_count 0 lets tuning assume one.
  * Honours SYMCOLL_ALGO_<COLLECTIVE>. Returns tuning's status (INVALID_ARGUMENT when the
- * variable names no algorithm; symcoll_last_error() says why). */
+ * variable names no algorithm; out->why says why). */
 symcoll_status_t perf_choose(perf_op_t op, size_t bytes, size_t elem_size, int team_size,
                              topo_class_t topo, int sm_count, symcoll_choice_t *out);
+
+/* One line per collective that can be forced: "<prefix>SYMCOLL_ALGO_REDUCE=ll|one_shot|...". */
+void perf_print_algorithms(FILE *out, const char *prefix);
 
 #ifdef __cplusplus
 }

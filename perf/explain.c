@@ -87,7 +87,7 @@ static int explain_row(FILE *out, FILE *err, perf_op_t op, const char *type_name
     symcoll_choice_t choice;
     symcoll_status_t st = perf_choose(op, bytes, elem_size, npes, cls, 0, &choice);
     if (st != SYMCOLL_SUCCESS) {
-        fprintf(err, "symcoll-perf: %s: %s\n", perf_op_info(op)->name, symcoll_last_error());
+        fprintf(err, "symcoll-perf: %s: %s\n", perf_op_info(op)->name, choice.why);
         return -1;
     }
     fprintf(out, "  %9s %12zu %12zu %9s  %-16s %6d %7d  %s\n", perf_op_info(op)->name, bytes, count,
@@ -110,7 +110,8 @@ int perf_explain(const perf_args_t *a, FILE *out, FILE *err) {
             symcoll_topo_class_name(cls),
             a->topology_file ? a->topology_file : "--npes (all NVLink, assumed)");
     perf_print_topology(out, &topo, "#   ");
-    fputs("# SM count: tuning's default; SYMCOLL_ALGO_<COLLECTIVE> forces a choice\n", out);
+    fputs("# SM count: tuning's default; SYMCOLL_ALGO_<COLLECTIVE> forces a choice:\n", out);
+    perf_print_algorithms(out, "#   ");
     fprintf(out, "# %9s %12s %12s %9s  %-16s %6s %7s  %s\n", "op", "size (B)", "count", "type",
             "algorithm", "blocks", "threads", "why");
 

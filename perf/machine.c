@@ -5,7 +5,6 @@
 
 #include "explain.h"
 #include "fail.h"
-#include "internal.h"
 
 static const char *average_name(perf_average_t average) {
     static const char *const names[] = {"PE 0's", "mean over PEs", "min over PEs", "max over PEs"};
@@ -19,7 +18,7 @@ static const char *modes_name(unsigned modes) {
 }
 
 /* CUDA and NCCL encode versions as major * 1000 + minor * 10 (NCCL >= 2.9: * 10000 + * 100). */
-int perf_print_machine(FILE *out, const perf_args_t *a, int npes) {
+int perf_print_machine(FILE *out, const perf_args_t *a, int npes, const symcoll_topology_t *topo) {
     char host[256] = "?";
     gethostname(host, sizeof host - 1);
     int device, runtime, driver, nccl;
@@ -38,11 +37,11 @@ int perf_print_machine(FILE *out, const perf_args_t *a, int npes) {
     fprintf(out, "# GPU of PE 0: %s, sm_%d%d, %d SMs, %.1f GiB\n", prop.name, prop.major,
             prop.minor, prop.multiProcessorCount, (double)prop.totalGlobalMem / (1 << 30));
     fputs("# GPUs (PCI bus id):", out);
-    for (int p = 0; p < symcoll_g.topo.n_pes; p++) {
-        fprintf(out, " %d:%s", p, symcoll_g.topo.bus_id[p]);
+    for (int p = 0; p < topo->n_pes; p++) {
+        fprintf(out, " %d:%s", p, topo->bus_id[p]);
     }
     fputs("\n# topology:\n", out);
-    perf_print_topology(out, &symcoll_g.topo, "#   ");
+    perf_print_topology(out, topo, "#   ");
     fprintf(out, "# versions: CUDA runtime %d.%d, driver %d.%d, NCCL %d.%d.%d\n", runtime / 1000,
             runtime % 1000 / 10, driver / 1000, driver % 1000 / 10, nccl / 10000,
             nccl % 10000 / 100, nccl % 100);

@@ -4,13 +4,16 @@
 
 #include <stdio.h>
 #include "args.h"
+#include "topology.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Prints the header (call after symcoll_init, on the PE that reports). 0 or -1. */
-int perf_print_machine(FILE *out, const perf_args_t *args, int npes);
+/* Prints the header (call after symcoll_init, on the PE that reports; topo from
+ * perf_job_topology). 0 or -1. */
+int perf_print_machine(FILE *out, const perf_args_t *args, int npes,
+                       const symcoll_topology_t *topo);
 
 #ifdef __cplusplus
 }

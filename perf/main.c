@@ -4,7 +4,7 @@
 
 #include "args.h"
 #include "explain.h"
-#include "internal.h"
+#include "job_topology.h"
 #include "soak.h"
 #include "sweep.h"
 
@@ -19,26 +19,6 @@ static void size_heap_for(const perf_args_t *args) {
     char bytes[32];
     snprintf(bytes, sizeof bytes, "%zu", 3 * args->max_bytes + ((size_t)64 << 20));
     setenv("SYMCOLL_SYMMETRIC_SIZE", bytes, 0);
-}
-
-/* EXIT_SKIPPED when this machine has no GPU or driver, 1 when CUDA fails otherwise, else 0. */
-static int gpu_status(void) {
-    int count = 0;
-    cudaError_t err = cudaGetDeviceCount(&count);
-    if (err == cudaSuccess && count > 0) {
-        return 0;
-    }
-    bool no_gpu = err == cudaSuccess || symcoll_cuda_error_is_no_gpu(err);
-    fprintf(stderr, "symcoll-perf: %s: %s\n", no_gpu ? "skipped: no GPU" : "cudaGetDeviceCount",
-            err == cudaSuccess ? "no device" : cudaGetErrorString(err));
-    return no_gpu ? EXIT_SKIPPED : 1;
-}
-
-static int print_topology(void) {
-    if (symcoll_my_pe() == 0) {
-        perf_print_topology(stdout, &symcoll_g.topo, "");
-    }
-    return 0;
 }
 
 int main(int argc, char **argv) {
@@ -56,14 +36,10 @@ int main(int argc, char **argv) {
     if (args.explain) {
         return perf_explain(&args, stdout, stderr);
     }
-    int gpu = gpu_status();
-    if (gpu != 0) {
-        return gpu;
-    }
     size_heap_for(&args);
     symcoll_status_t st = symcoll_init(NULL);
     if (st == SYMCOLL_ERROR_NO_GPU) {
-        fprintf(stderr, "symcoll-perf: skipped: %s\n", symcoll_last_error());
+        fprintf(stderr, "symcoll-perf: skipped: no GPU: %s\n", symcoll_last_error());
         return EXIT_SKIPPED;
     }
     if (st != SYMCOLL_SUCCESS) {
@@ -71,7 +47,7 @@ int main(int argc, char **argv) {
                 symcoll_last_error());
         return 1;
     }
-    int rc = args.topology           ? print_topology()
+    int rc = args.topology           ? perf_print_job_topology(stdout)
              : args.soak_seconds > 0 ? perf_soak(&args)
                                      : perf_sweep(&args);
     if (rc < 0) {

@@ -29,9 +29,22 @@ const perf_op_info_t *perf_op_info(perf_op_t op) {
 }
 
 int perf_op_from_name(const char *name) {
+    /* What NCCL calls the same collectives. */
+    static const struct {
+        const char *alias;
+        perf_op_t op;
+    } nccl_names[] = {
+        {"allreduce", PERF_OP_REDUCE},
+        {"allgather", PERF_OP_FCOLLECT},
+    };
     for (int op = 0; op < PERF_NUM_OPS; op++) {
         if (strcmp(name, op_table[op].name) == 0) {
             return op;
+        }
+    }
+    for (size_t i = 0; i < sizeof nccl_names / sizeof nccl_names[0]; i++) {
+        if (strcmp(name, nccl_names[i].alias) == 0) {
+            return nccl_names[i].op;
         }
     }
     return -1;

@@ -37,7 +37,8 @@ typedef struct {
 } perf_call_t;
 
 const perf_op_info_t *perf_op_info(perf_op_t op);
-/* The op named name, or -1. */
+/* The op named name (or NCCL's name of it: "allreduce" is reduce, "allgather" fcollect), or
+ * -1. */
 int perf_op_from_name(const char *name);
 /* The datatype named name (symcoll names such as "float32", or the nccl-tests names "half",
  * "float", "double", "int"), or -1. */

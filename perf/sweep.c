@@ -1,11 +1,13 @@
 #include "sweep.h"
 
+#include <stdlib.h>
+
 #include "call.h"
 #include "check.h"
 #include "choice.h"
 #include "exchange.h"
 #include "fail.h"
-#include "internal.h"
+#include "job_topology.h"
 #include "launch_kernel.h"
 #include "machine.h"
 #include "nccl_baseline.h"
@@ -171,7 +173,7 @@ static int run_case(sweep_t *sw, const char *mode, int graph_calls, const perf_c
     symcoll_choice_t choice;
     if (perf_choose(call->op, bytes, elem, sw->npes, sw->topo, sw->sm_count, &choice) !=
         SYMCOLL_SUCCESS) {
-        return perf_fail("%s: %s", info->name, symcoll_last_error());
+        return perf_fail("%s: %s", info->name, choice.why);
     }
     double mine[N_RESULTS] = {0, -1, -1, -1};
     case_t ours = {.sw = sw, .call = *call};
@@ -323,6 +325,26 @@ static int measure_first_calls(sweep_t *sw, size_t bytes) {
     return 0;
 }
 
+/* The reporter's CSV (--csv, or a temporary one for --plot). */
+static int open_outputs(sweep_t *sw, char *temp_csv, size_t temp_len) {
+    const perf_args_t *a = sw->args;
+    if (a->csv_path != NULL) {
+        sw->csv = fopen(a->csv_path, "w");
+        if (sw->csv == NULL) {
+            return perf_fail("--csv %s: cannot create it", a->csv_path);
+        }
+    } else if (a->plot_path != NULL) {
+        sw->csv = perf_plot_temp_csv(temp_csv, temp_len);
+        if (sw->csv == NULL) {
+            return -1;
+        }
+    }
+    if (sw->csv != NULL) {
+        perf_csv_header(sw->csv);
+    }
+    return 0;
+}
+
 /* The first-call table from the slowest PE's times, and its CSV rows (modes "cold" and
  * "warm-single"). */
 static int report_first_calls(sweep_t *sw) {
@@ -380,9 +402,6 @@ static int report_first_calls(sweep_t *sw) {
 static int setup(sweep_t *sw, size_t buffer_bytes, size_t first_call_bytes, char *temp_csv,
                  size_t temp_len) {
     const perf_args_t *a = sw->args;
-    symcoll_team_state_t *team;
-    PERF_SYMCOLL(symcoll_team_for_call("symcoll-perf", sw->team, &team));
-    sw->topo = team->topo_class;
     int device;
     PERF_CUDA(cudaGetDevice(&device));
     PERF_CUDA(cudaDeviceGetAttribute(&sw->sm_count, cudaDevAttrMultiProcessorCount, device));
@@ -405,24 +424,21 @@ static int setup(sweep_t *sw, size_t buffer_bytes, size_t first_call_bytes, char
         (a->compare_nccl && perf_nccl_init(&sw->nccl, &sw->ex, buffer_bytes) != 0)) {
         return -1;
     }
-    if (!sw->reporter) {
-        return 0;
+    symcoll_topology_t *topo = malloc(sizeof *topo);
+    if (topo == NULL) {
+        return perf_fail("topology: out of host memory");
     }
-    if (a->csv_path != NULL) {
-        sw->csv = fopen(a->csv_path, "w");
-        if (sw->csv == NULL) {
-            return perf_fail("--csv %s: cannot create it", a->csv_path);
-        }
-    } else if (a->plot_path != NULL) {
-        sw->csv = perf_plot_temp_csv(temp_csv, temp_len);
-        if (sw->csv == NULL) {
-            return -1;
-        }
+    if (perf_job_topology(&sw->ex, topo) != 0) {
+        free(topo);
+        return -1;
     }
-    if (sw->csv != NULL) {
-        perf_csv_header(sw->csv);
+    sw->topo = perf_team_class(topo, sw->team);
+    int rc = sw->reporter ? open_outputs(sw, temp_csv, temp_len) : 0;
+    if (rc == 0 && sw->reporter) {
+        rc = perf_print_machine(stdout, a, sw->npes, topo);
     }
-    return perf_print_machine(stdout, a, sw->npes);
+    free(topo);
+    return rc;
 }
 
 static void teardown(sweep_t *sw) {

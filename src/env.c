@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bootstrap/bootstrap.h"
+#include "coll_algorithms.h"
 #include "env.h"
 #include "internal.h"
-#include "tuning.h"
 
 #define WHY_MAX 400
 
@@ -236,13 +236,23 @@ static void accepts_UNIQUEID(const char *name, char *out, size_t len) {
              2 * sizeof(symcoll_uniqueid_t));
 }
 
-/* The collective of SYMCOLL_ALGO_<COLLECTIVE>, from the part of name after "ALGO_". */
-static symcoll_collective_t algo_collective(const char *name) {
-    const char *suffix = name + strlen("ALGO_");
-    for (int c = SYMCOLL_COLL_BARRIER; c <= SYMCOLL_COLL_ALLTOALL; c++)
-        if (!strcasecmp(suffix, symcoll_collective_name((symcoll_collective_t)c)))
-            return (symcoll_collective_t)c;
-    return SYMCOLL_COLL_NONE;
+/* The algorithms SYMCOLL_ALGO_<COLLECTIVE> may name, by the part of name after "ALGO_". */
+static const char *const *algorithm_names(const char *name) {
+    static const char *const barrier[] = SYMCOLL_BARRIER_ALGORITHM_NAMES;
+    static const char *const broadcast[] = SYMCOLL_BROADCAST_ALGORITHM_NAMES;
+    static const char *const reduce[] = SYMCOLL_REDUCE_ALGORITHM_NAMES;
+    static const char *const exchange[] = SYMCOLL_EXCHANGE_ALGORITHM_NAMES;
+    static const char *const none[] = {NULL};
+    const char *collective = name + strlen("ALGO_");
+    if (!strcmp(collective, "BARRIER"))
+        return barrier;
+    if (!strcmp(collective, "BROADCAST"))
+        return broadcast;
+    if (!strcmp(collective, "REDUCE"))
+        return reduce;
+    if (!strcmp(collective, "FCOLLECT") || !strcmp(collective, "ALLTOALL"))
+        return exchange;
+    return none;
 }
 
 static int parse_ALGO(const char *name, const char *text, const char **out) {
@@ -250,7 +260,7 @@ static int parse_ALGO(const char *name, const char *text, const char **out) {
         *out = "";
         return 0;
     }
-    const char *const *names = symcoll_tuning_algorithms(algo_collective(name));
+    const char *const *names = algorithm_names(name);
     int i = find_name(names, text);
     if (i < 0)
         return -1;
@@ -259,7 +269,7 @@ static int parse_ALGO(const char *name, const char *text, const char **out) {
 }
 static void accepts_ALGO(const char *name, char *out, size_t len) {
     char names[160];
-    join_names(symcoll_tuning_algorithms(algo_collective(name)), names, sizeof names);
+    join_names(algorithm_names(name), names, sizeof names);
     snprintf(out, len, "one of %s (any case), or empty for automatic choice", names);
 }
 

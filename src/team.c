@@ -6,7 +6,7 @@
 #include "bootstrap/bootstrap.h"
 #include "heap.h"
 #include "internal.h"
-#include "tuning.h"
+#include "symcoll_sync_layout.h"
 
 #define SYNC_POOL_SLOTS 8
 
@@ -147,6 +147,8 @@ symcoll_status_t symcoll_team_status(symcoll_team_t team) {
 symcoll_device_t symcoll_team_device(const symcoll_team_state_t *t) {
     symcoll_device_t h;
     memset(&h, 0, sizeof h);
+    h.version = SYMCOLL_DEVICE_HANDLE_VERSION;
+    h.size = sizeof h;
     h.heap_base = symcoll_g.heap_base;
     h.heap_stride = symcoll_g.heap_stride;
     h.heap_size = symcoll_g.heap_size;

@@ -83,6 +83,20 @@ size_t symcoll_topology_format(const symcoll_topology_t *t, char *buf, size_t le
     return used;
 }
 
+size_t symcoll_topology_write(const symcoll_topology_t *t, char *buf, size_t len) {
+    size_t used = 0;
+    append(buf, len, &used, "%d\n", t->n_pes);
+    for (int i = 0; i < t->n_pes; i++) {
+        for (int j = 0; j < t->n_pes; j++) {
+            char cell[16];
+            format_link(&t->link[i][j], i == j, cell, sizeof cell);
+            append(buf, len, &used, "%s%s", j ? " " : "", cell);
+        }
+        append(buf, len, &used, "\n");
+    }
+    return used;
+}
+
 static int parse_cell(const char *cell, int self, topo_link_t *out) {
     memset(out, 0, sizeof *out);
     if (!strcmp(cell, "X"))

@@ -35,6 +35,9 @@ topo_class_t symcoll_topology_team_class(const symcoll_topology_t *t, int start,
                                          int size);
 /* Writes the matrix as text (one row per PE); returns the length it needed. */
 size_t symcoll_topology_format(const symcoll_topology_t *t, char *buf, size_t len);
+/* Writes the matrix in the form symcoll_topology_parse reads (no bus ids); returns the
+ * length it needed. */
+size_t symcoll_topology_write(const symcoll_topology_t *t, char *buf, size_t len);
 /* Parses a topology given as text: first line the PE count n, then n rows of n entries,
  * each "X" (same GPU), "NV<k>" (k NVLinks), "PIX" (PCIe P2P) or "-" (no P2P). Returns 0, or
  * -1 with a message in err. */

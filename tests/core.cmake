@@ -1,9 +1,11 @@
 # Runtime foundation: CPU tests (environment, allocator, calls before init, fd passing,
-# topology, unique id), the PMIx bootstrap and heap symmetry check under mpirun (CPU only),
-# the runtime on the GPU, and one program per launch path.
-foreach(area env allocator uninitialized ipc topology uniqueid)
+# topology, unique id, the no-GPU reasons), the PMIx bootstrap and heap symmetry check under
+# mpirun (CPU only), the runtime on the GPU, and one program per launch path.
+foreach(area env allocator ipc topology uniqueid no_gpu)
   symcoll_cpu_test(core_${area}_test ${CMAKE_CURRENT_LIST_DIR}/core_${area}_test.cpp)
 endforeach()
+symcoll_cpu_test(core_uninitialized_test ${CMAKE_CURRENT_LIST_DIR}/core_uninitialized_test.cpp
+                 PUBLIC_API)
 
 # Own main: one PMIx bootstrap per process; exit 77 without PMIx.
 symcoll_test_target(core_pmix_test ${CMAKE_CURRENT_LIST_DIR}/core_pmix_test.cpp)

@@ -40,11 +40,17 @@ TEST_F(Core, Identity) {
     EXPECT_GE(me, 0);
     EXPECT_LT(me, n);
     symcoll_device_t world = symcoll_device_handle(SYMCOLL_TEAM_WORLD);
+    EXPECT_EQ(world.version, (uint32_t)SYMCOLL_DEVICE_HANDLE_VERSION);
+    EXPECT_EQ(world.size, (uint32_t)sizeof world);
     EXPECT_EQ(world.my_pe, me);
     EXPECT_EQ(world.n_pes, n);
     EXPECT_NE(world.heap_base, nullptr);
     EXPECT_GT(world.heap_size, 0u);
     EXPECT_EQ(world.reachable >> me & 1, 1ull) << "a PE reaches itself";
+    size_t need = symcoll_topology_text(nullptr, 0);
+    std::string topology(need + 1, '\0');
+    EXPECT_EQ(symcoll_topology_text(topology.data(), topology.size()), need);
+    EXPECT_EQ(std::atoi(topology.c_str()), n) << topology;
 }
 
 TEST_F(Core, MallocGivesTheSameAlignedOffsetOnEveryPe) {

@@ -145,6 +145,18 @@ TEST(Topology, FormatTruncatesSafely) {
     EXPECT_EQ(std::string(small), full.substr(0, sizeof small - 1));
 }
 
+TEST(Topology, WriteIsWhatParseReads) {
+    std::string text = "3\nX NV18 PIX\nNV18 X -\nPIX SAME X\n";
+    auto t = parse_ok(text);
+    size_t need = symcoll_topology_write(t.get(), nullptr, 0);
+    std::string written(need + 1, '\0');
+    EXPECT_EQ(symcoll_topology_write(t.get(), written.data(), written.size()), need);
+    written.resize(need);
+    auto again = parse_ok(written);
+    EXPECT_EQ(written, "3\nX NV18 PIX\nNV18 X -\nPIX SAME X\n");
+    EXPECT_EQ(std::memcmp(again->link, t->link, sizeof t->link), 0);
+}
+
 TEST(Topology, ClassNames) {
     EXPECT_STREQ(symcoll_topo_class_name(TOPO_SAME_GPU), "same-gpu");
     EXPECT_STREQ(symcoll_topo_class_name(TOPO_NVLINK), "nvlink");

@@ -11,7 +11,7 @@
 
 #include <dlfcn.h>
 
-#include "internal.h"
+#include "symcoll.h"
 
 namespace {
 
@@ -87,6 +87,28 @@ TEST(Uninitialized, TeamCallsFail) {
     EXPECT_EQ(handle.team_size, 0);
     EXPECT_EQ(handle.heap_base, nullptr);
     expect_reason_names("symcoll_device_handle");
+    EXPECT_EQ(symcoll_topology_text(nullptr, 0), 0u);
+    expect_reason_names("symcoll_topology_text");
+}
+
+// A kernel built against another header version gets no handle, whatever the library state.
+TEST(DeviceHandle, OtherHeaderVersionsAreRefused) {
+    symcoll_device_t handle;
+    std::memset(&handle, 0x5a, sizeof handle);
+    EXPECT_EQ(symcoll_device_handle_get(SYMCOLL_TEAM_WORLD, SYMCOLL_DEVICE_HANDLE_VERSION + 1,
+                                        sizeof handle, &handle),
+              SYMCOLL_ERROR_UNSUPPORTED);
+    EXPECT_EQ(handle.team_size, 0);
+    EXPECT_EQ(handle.version, 0u);
+    std::string why = symcoll_last_error();
+    EXPECT_NE(why.find("version 2"), std::string::npos) << why;
+    EXPECT_NE(why.find("rebuild"), std::string::npos) << why;
+    EXPECT_EQ(symcoll_device_handle_get(SYMCOLL_TEAM_WORLD, SYMCOLL_DEVICE_HANDLE_VERSION,
+                                        sizeof handle - 8, &handle),
+              SYMCOLL_ERROR_UNSUPPORTED);
+    EXPECT_EQ(symcoll_device_handle_get(SYMCOLL_TEAM_WORLD, SYMCOLL_DEVICE_HANDLE_VERSION,
+                                        sizeof handle, nullptr),
+              SYMCOLL_ERROR_INVALID_ARGUMENT);
 }
 
 TEST(Uninitialized, FinalizeFails) {
@@ -178,27 +200,6 @@ TEST(Init, RejectsEveryBadAttrField) {
         EXPECT_NE(why.find(c.needle), std::string::npos) << why;
         EXPECT_EQ(symcoll_my_pe(), -1);
     }
-}
-
-// The three reasons for "no GPU" read differently, so nobody upgrades a driver that is not
-// there.
-TEST(Init, NoGpuReasons) {
-    char why[256];
-    symcoll_gpu_probe_t no_driver = {cudaErrorInsufficientDriver, 0, 0, 13000};
-    symcoll_describe_no_gpu(&no_driver, why, sizeof why);
-    EXPECT_NE(std::string(why).find("no NVIDIA driver"), std::string::npos) << why;
-    EXPECT_EQ(std::string(why).find("insufficient"), std::string::npos) << why;
-    symcoll_gpu_probe_t old_driver = {cudaErrorInsufficientDriver, 1, 12020, 13000};
-    symcoll_describe_no_gpu(&old_driver, why, sizeof why);
-    EXPECT_NE(std::string(why).find("driver supports CUDA 12.2, older than the CUDA 13.0 runtime"),
-              std::string::npos)
-        << why;
-    symcoll_gpu_probe_t stub = {34, 1, 0, 13000};
-    symcoll_describe_no_gpu(&stub, why, sizeof why);
-    EXPECT_NE(std::string(why).find("stub library"), std::string::npos) << why;
-    symcoll_gpu_probe_t no_device = {cudaErrorNoDevice, 1, 13000, 13000};
-    symcoll_describe_no_gpu(&no_device, why, sizeof why);
-    EXPECT_NE(std::string(why).find("sees no GPU"), std::string::npos) << why;
 }
 
 TEST(Init, WithoutAGpuSaysWhichPartIsMissing) {

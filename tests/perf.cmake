@@ -1,12 +1,12 @@
 # symcoll-perf on the CPU: flags, size lists, bandwidth formulas, the CSV and table, the check's
 # reference, --explain; and the built program itself (--help, --explain, bad flags, no GPU).
 foreach(name perf_args_test perf_report_test perf_check_test perf_explain_test)
-  symcoll_cpu_test(${name} ${name}.cpp)
+  symcoll_cpu_test(${name} ${name}.cpp PUBLIC_API)
   target_link_libraries(${name} PRIVATE symcoll_perf_core)
 endforeach()
 
 # One program, two tests: the no-GPU case skips on a GPU machine without hiding the others.
-symcoll_test_target(perf_cli_test perf_cli_test.cpp)
+symcoll_test_target(perf_cli_test perf_cli_test.cpp PUBLIC_API)
 target_link_libraries(perf_cli_test PRIVATE GTest::gtest_main CUDA::cudart_static)
 target_compile_definitions(perf_cli_test PRIVATE SYMCOLL_PERF_EXE="$<TARGET_FILE:symcoll-perf>")
 add_dependencies(perf_cli_test symcoll-perf)

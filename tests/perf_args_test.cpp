@@ -161,16 +161,17 @@ TEST(PerfArgs, TeamRootCompareOutputs) {
     EXPECT_STREQ(p.args.plot_path, "out.png");
 }
 
-TEST(PerfArgs, ExplainTakesDashNAsTheTeamSize) {
-    Parsed p = parse({"--explain", "-n", "8"});
+// -n is nccl-tests' iteration count, never the PE count: --explain takes the team size from
+// --npes and refuses -n rather than ignoring it.
+TEST(PerfArgs, ExplainTakesTheTeamSizeFromNpes) {
+    Parsed p = parse({"--explain", "--npes", "8"});
     ASSERT_EQ(p.rc, 0) << p.err;
     EXPECT_TRUE(p.args.explain);
     EXPECT_EQ(p.args.npes, 8);
 
-    p = parse({"-n", "20", "--npes", "4", "--explain"});
-    ASSERT_EQ(p.rc, 0) << p.err;
-    EXPECT_EQ(p.args.npes, 4);
-    EXPECT_EQ(p.args.iters, 20);
+    p = parse({"--explain", "-n", "8"});
+    EXPECT_NE(p.rc, 0);
+    EXPECT_NE(std::string(p.err).find("--npes"), std::string::npos) << p.err;
 
     p = parse({"--explain"});
     ASSERT_EQ(p.rc, 0) << p.err;
@@ -179,6 +180,13 @@ TEST(PerfArgs, ExplainTakesDashNAsTheTeamSize) {
     p = parse({"--explain", "--topology-file", "t.txt"});
     ASSERT_EQ(p.rc, 0) << p.err;
     EXPECT_STREQ(p.args.topology_file, "t.txt");
+}
+
+TEST(PerfArgs, NcclNamesOfTheCollectives) {
+    Parsed p = parse({"--op", "allreduce,allgather"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    for (int op = 0; op < PERF_NUM_OPS; op++)
+        EXPECT_EQ(p.args.ops[op], op == PERF_OP_REDUCE || op == PERF_OP_FCOLLECT) << op;
 }
 
 TEST(PerfArgs, HelpStopsParsing) {
@@ -217,7 +225,7 @@ TEST(PerfArgs, BadFlagsAreRejectedWithAReason) {
         {{"-d", "float32,"}, "datatype"},
         {{"-o", "avg"}, "avg"},
         {{"-o", "and", "-d", "float32"}, "integer"},
-        {{"--op", "allreduce"}, "allreduce"},
+        {{"--op", "allreduce_rs"}, "allreduce_rs"},
         {{"-r", "-1"}, "-r"},
         {{"-G", "-2"}, "-G"},
         {{"-a", "4"}, "-a"},
@@ -225,7 +233,7 @@ TEST(PerfArgs, BadFlagsAreRejectedWithAReason) {
         {{"--mode", "fast"}, "fast"},
         {{"--compare", "mpi"}, "mpi"},
         {{"--explain", "--topology"}, "exclude"},
-        {{"--explain", "-n", "100"}, "64"},
+        {{"--explain", "--npes", "100"}, "--npes"},
         {{"--explain", "--npes", "0"}, "--npes"},
         {{"--explain", "-r", "2"}, "root"},
         {{"--help=yes"}, "--help=yes"},

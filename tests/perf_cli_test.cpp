@@ -37,15 +37,17 @@ TEST(PerfCli, Help) {
     Result r = run("--help");
     EXPECT_EQ(r.status, 0) << r.output;
     for (const char *flag : {"Usage", "--minbytes", "--stepfactor", "--cudagraph", "--compare",
-                             "--csv", "--plot", "--explain", "--topology-file", "--team"}) {
+                             "--csv", "--plot", "--explain", "--topology-file", "--team",
+                             "ncclAllReduce", "ncclAllGather", "SYMCOLL_ALGO_REDUCE=ll|"}) {
         EXPECT_NE(r.output.find(flag), std::string::npos) << flag;
     }
 }
 
 TEST(PerfCli, BadFlagsExitWithStatus2AndSayWhy) {
     const std::pair<const char *, const char *> cases[] = {
-        {"--bogus", "--bogus"},          {"-b 1M -e 1K", "larger"}, {"-d float128", "float128"},
-        {"--op allreduce", "allreduce"}, {"-f 2 -i 8", "exclude"},  {"-n", "missing value"},
+        {"--bogus", "--bogus"},      {"-b 1M -e 1K", "larger"},
+        {"-d float128", "float128"}, {"--op allreduce_rs", "allreduce_rs"},
+        {"-f 2 -i 8", "exclude"},    {"-n", "missing value"},
     };
     for (const auto &c : cases) {
         Result r = run(c.first);
@@ -56,10 +58,11 @@ TEST(PerfCli, BadFlagsExitWithStatus2AndSayWhy) {
 }
 
 TEST(PerfCli, ExplainNeedsNoGpu) {
-    Result r = run("--explain -n 4 --op reduce -b 1K -e 1M -f 4");
+    Result r = run("--explain --npes 4 --op allreduce -b 1K -e 1M -f 4");
     EXPECT_EQ(r.status, 0) << r.output;
     EXPECT_NE(r.output.find("4 PEs"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("1048576"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("SYMCOLL_ALGO_BROADCAST=ll|"), std::string::npos) << r.output;
 
     r = run("--explain --topology-file /nonexistent/topology.txt");
     EXPECT_EQ(r.status, 2) << r.output;

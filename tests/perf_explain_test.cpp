@@ -115,7 +115,7 @@ TEST(PerfExplain, EverySizeOfEveryCollectiveFromATopologyFile) {
 }
 
 TEST(PerfExplain, AssumedNvlinkTeamOfDashNPEs) {
-    Explained e = explain({"-n", "8", "--op", "fcollect", "-b", "8", "-e", "64", "-d", "int8"});
+    Explained e = explain({"--npes", "8", "--op", "fcollect", "-b", "8", "-e", "64", "-d", "int8"});
     ASSERT_EQ(e.rc, 0) << e.err;
     EXPECT_NE(e.out.find("8 PEs"), std::string::npos) << e.out;
     auto table = rows(e.out);
@@ -128,12 +128,13 @@ TEST(PerfExplain, AssumedNvlinkTeamOfDashNPEs) {
 
 TEST(PerfExplain, SizesBelowOneElementPerPEAreSkipped) {
     // 8, 16 and 32 bytes hold less than one double for each of 8 PEs.
-    Explained e =
-        explain({"-n", "8", "--op", "alltoall", "-b", "8", "-e", "32", "-f", "2", "-d", "double"});
+    Explained e = explain(
+        {"--npes", "8", "--op", "alltoall", "-b", "8", "-e", "32", "-f", "2", "-d", "double"});
     ASSERT_EQ(e.rc, 0) << e.err;
     EXPECT_EQ(rows(e.out).size(), 0u) << e.out;
 
-    e = explain({"-n", "2", "--op", "alltoall", "-b", "8", "-e", "32", "-f", "2", "-d", "double"});
+    e = explain(
+        {"--npes", "2", "--op", "alltoall", "-b", "8", "-e", "32", "-f", "2", "-d", "double"});
     ASSERT_EQ(e.rc, 0) << e.err;
     auto table = rows(e.out);
     ASSERT_EQ(table.size(), 2u) << e.out;

@@ -47,7 +47,9 @@ TEST(PerfOps, NamesAndTheirCollectives) {
             EXPECT_STREQ(perf_op_info((perf_op_t)op)->algo_env, ("SYMCOLL_ALGO_" + upper).c_str());
         }
     }
-    EXPECT_EQ(perf_op_from_name("allreduce"), -1);
+    EXPECT_EQ(perf_op_from_name("allreduce"), PERF_OP_REDUCE);
+    EXPECT_EQ(perf_op_from_name("allgather"), PERF_OP_FCOLLECT);
+    EXPECT_EQ(perf_op_from_name("reduce_scatter"), -1);
     EXPECT_EQ(perf_datatype_from_name("float32"), SYMCOLL_FLOAT32);
     EXPECT_EQ(perf_datatype_from_name("float"), SYMCOLL_FLOAT32);
     EXPECT_EQ(perf_datatype_from_name("half"), SYMCOLL_FLOAT16);

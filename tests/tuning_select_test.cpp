@@ -30,7 +30,7 @@ symcoll_choice_t select(symcoll_collective_t c, size_t bytes, int n, topo_class_
     symcoll_tuning_query_t q = {c, bytes, 4, n, topo, sm_count, forced};
     symcoll_choice_t out;
     symcoll_status_t st = symcoll_tuning_select(&q, &out);
-    EXPECT_EQ(st, SYMCOLL_SUCCESS) << symcoll_last_error();
+    EXPECT_EQ(st, SYMCOLL_SUCCESS) << out.why;
     return out;
 }
 
@@ -234,21 +234,21 @@ TEST(Tuning, UnknownForcedNameIsAnError) {
     symcoll_tuning_query_t q = {SYMCOLL_COLL_REDUCE, 8, 4, 2, TOPO_NVLINK, 132, "three_shot"};
     symcoll_choice_t out;
     EXPECT_EQ(symcoll_tuning_select(&q, &out), SYMCOLL_ERROR_INVALID_ARGUMENT);
-    std::string why = symcoll_last_error();
+    std::string why = out.why;
     EXPECT_NE(why.find("SYMCOLL_ALGO_REDUCE"), std::string::npos) << why;
     EXPECT_NE(why.find("three_shot"), std::string::npos) << why;
     EXPECT_NE(why.find("one_shot"), std::string::npos) << why;
     q.collective = SYMCOLL_COLL_BROADCAST;
     q.forced = "one_shot"; // a reduce algorithm, not a broadcast one
     EXPECT_EQ(symcoll_tuning_select(&q, &out), SYMCOLL_ERROR_INVALID_ARGUMENT);
-    EXPECT_NE(std::string(symcoll_last_error()).find("SYMCOLL_ALGO_BROADCAST"), std::string::npos);
+    EXPECT_NE(std::string(out.why).find("SYMCOLL_ALGO_BROADCAST"), std::string::npos);
 }
 
 TEST(Tuning, CollectivesWithoutAlgorithmsAreRejected) {
     symcoll_tuning_query_t q = {SYMCOLL_COLL_SIGNAL_WAIT, 8, 4, 2, TOPO_NVLINK, 132, nullptr};
     symcoll_choice_t out;
     EXPECT_EQ(symcoll_tuning_select(&q, &out), SYMCOLL_ERROR_INVALID_ARGUMENT);
-    EXPECT_NE(std::string(symcoll_last_error()).find("signal_wait"), std::string::npos);
+    EXPECT_NE(std::string(out.why).find("signal_wait"), std::string::npos);
 }
 
 TEST(Tuning, BarrierIsOneWarp) {

@@ -1,10 +1,11 @@
 /* Algorithm selection: a forced name, else the first fitting table row, else the cost model;
  * then the grid for the chosen algorithm and message. */
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include "internal.h"
+#include "symcoll_sync_layout.h"
 #include "tuning.h"
 #include "tuning_table.h"
 
@@ -17,27 +18,6 @@ static const char *const no_algorithms[] = {NULL};
 const char *const *symcoll_tuning_algorithms(symcoll_collective_t collective) {
     const tuning_algo_set_t *set = symcoll_tuning_algo_set(collective);
     return set ? set->names : no_algorithms;
-}
-
-const char *symcoll_collective_name(symcoll_collective_t collective) {
-    switch (collective) {
-    case SYMCOLL_COLL_BARRIER:
-        return "barrier";
-    case SYMCOLL_COLL_BROADCAST:
-        return "broadcast";
-    case SYMCOLL_COLL_REDUCE:
-        return "reduce";
-    case SYMCOLL_COLL_FCOLLECT:
-        return "fcollect";
-    case SYMCOLL_COLL_ALLTOALL:
-        return "alltoall";
-    case SYMCOLL_COLL_SIGNAL_WAIT:
-        return "signal_wait";
-    case SYMCOLL_COLL_DEVICE_API:
-        return "device_api";
-    default:
-        return "none";
-    }
 }
 
 static char forced_names[SYMCOLL_COLL_DEVICE_API + 1][FORCED_NAME_MAX];
@@ -169,8 +149,19 @@ static void algo_variable(symcoll_collective_t collective, char *out, size_t len
         *c = (char)toupper((unsigned char)*c);
 }
 
+/* Returns status with the reason in out->why. */
+static symcoll_status_t fail(symcoll_choice_t *out, symcoll_status_t status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static symcoll_status_t fail(symcoll_choice_t *out, symcoll_status_t status, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out->why, sizeof out->why, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
 static symcoll_status_t unknown_forced(const symcoll_tuning_query_t *q,
-                                       const tuning_algo_set_t *set) {
+                                       const tuning_algo_set_t *set, symcoll_choice_t *out) {
     char names[128] = "";
     size_t used = 0;
     for (int i = 0; set->names[i] && used < sizeof names; i++)
@@ -178,9 +169,8 @@ static symcoll_status_t unknown_forced(const symcoll_tuning_query_t *q,
                                  set->names[i]);
     char variable[32];
     algo_variable(q->collective, variable, sizeof variable);
-    return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
-                             "symcoll_tuning_select: %s \"%s\" names no %s algorithm (%s)",
-                             variable, q->forced, symcoll_collective_name(q->collective), names);
+    return fail(out, SYMCOLL_ERROR_INVALID_ARGUMENT, "%s \"%s\" names no %s algorithm (%s)",
+                variable, q->forced, symcoll_collective_name(q->collective), names);
 }
 
 /* How a choice was made: forced, by table row `row`, or (row -1) by the model. */
@@ -193,15 +183,14 @@ static symcoll_status_t decide(const symcoll_tuning_query_t *q, symcoll_choice_t
                                decision_t *how) {
     const tuning_algo_set_t *set = symcoll_tuning_algo_set(q->collective);
     if (!set)
-        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
-                                 "symcoll_tuning_select: collective %d (%s) has no algorithms",
-                                 (int)q->collective, symcoll_collective_name(q->collective));
+        return fail(out, SYMCOLL_ERROR_INVALID_ARGUMENT, "collective %d (%s) has no algorithms",
+                    (int)q->collective, symcoll_collective_name(q->collective));
     out->why[0] = '\0';
     how->forced = q->forced && q->forced[0];
     if (how->forced) {
         int algo = find_algorithm(set, q->forced);
         if (algo < 0)
-            return unknown_forced(q, set);
+            return unknown_forced(q, set, out);
         how->row = find_row(q, q->forced);
         const symcoll_tuning_row_t *r = how->row >= 0 ? &symcoll_tuning_rows[how->row] : NULL;
         choose(q, set, algo, r ? r->blocks : SYMCOLL_MAX_BLOCKS,
@@ -217,10 +206,9 @@ static symcoll_status_t decide(const symcoll_tuning_query_t *q, symcoll_choice_t
     const symcoll_tuning_row_t *r = &symcoll_tuning_rows[how->row];
     int algo = find_algorithm(set, r->algo);
     if (algo < 0)
-        return symcoll_set_error(SYMCOLL_ERROR_INTERNAL,
-                                 "symcoll_tuning_select: table row %ld names unknown algorithm "
-                                 "\"%s\" for %s",
-                                 how->row, r->algo, symcoll_collective_name(q->collective));
+        return fail(out, SYMCOLL_ERROR_INTERNAL,
+                    "table row %ld names unknown algorithm \"%s\" for %s", how->row, r->algo,
+                    symcoll_collective_name(q->collective));
     choose(q, set, algo, r->blocks, r->threads, out);
     return SYMCOLL_SUCCESS;
 }

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include "symcoll.h"
+#include "coll_algorithms.h"
 #include "topology.h"
 
 #ifdef __cplusplus
@@ -22,39 +23,24 @@ typedef struct {
 } symcoll_tuning_query_t;
 
 typedef struct {
-    int algo;         /* index into symcoll_tuning_algorithms(collective) */
+    int algo;         /* index into symcoll_tuning_algorithms(collective) (coll_algorithms.h) */
     const char *name; /* that algorithm's name */
     int blocks;       /* grid size (<= SYMCOLL_MAX_BLOCKS; LL: <= SYMCOLL_LL_BLOCKS) */
     int threads;      /* block size */
     char why[192];    /* one line: the table row or model terms that decided */
 } symcoll_choice_t;
 
-/* Algorithm indices (symcoll_choice_t.algo), in symcoll_tuning_algorithms order. "ll": LL
- * packets through the team's scratch, no entry synchronization; the others use many blocks,
- * 16-byte accesses straight to and from peer memory, between an entry and an exit sync. */
-enum { SYMCOLL_BARRIER_FLAGS = 0 };
-enum {
-    SYMCOLL_BROADCAST_LL = 0,
-    SYMCOLL_BROADCAST_PULL = 1,
-    SYMCOLL_BROADCAST_PUSH = 2,
-    SYMCOLL_BROADCAST_CE = 3 /* copy engines between two barrier kernels */
-};
-enum { SYMCOLL_REDUCE_LL = 0, SYMCOLL_REDUCE_ONE_SHOT = 1, SYMCOLL_REDUCE_TWO_SHOT = 2 };
-enum { SYMCOLL_FCOLLECT_LL = 0, SYMCOLL_FCOLLECT_PUSH = 1, SYMCOLL_FCOLLECT_PULL = 2 };
-enum { SYMCOLL_ALLTOALL_LL = 0, SYMCOLL_ALLTOALL_PUSH = 1, SYMCOLL_ALLTOALL_PULL = 2 };
-
 /* Every choice has 32 <= threads <= SYMCOLL_TUNING_MAX_THREADS, a multiple of 32. */
 #define SYMCOLL_TUNING_MAX_THREADS 512
 
-/* Fills *out. Returns SYMCOLL_SUCCESS, or INVALID_ARGUMENT (with symcoll_last_error set)
- * when q->forced names no algorithm of the collective. */
+/* Fills *out. Returns SYMCOLL_SUCCESS, or INVALID_ARGUMENT when q->forced names no algorithm
+ * of the collective (or the collective has none); out->why then holds the reason. */
 symcoll_status_t symcoll_tuning_select(const symcoll_tuning_query_t *q, symcoll_choice_t *out);
 /* The same choice as symcoll_tuning_select with why left empty: the enqueue path's version
  * (formatting why costs about as much as the rest of a call's host work). */
 symcoll_status_t symcoll_tuning_choose(const symcoll_tuning_query_t *q, symcoll_choice_t *out);
 /* NULL-terminated list of the algorithm names of a collective. */
 const char *const *symcoll_tuning_algorithms(symcoll_collective_t collective);
-const char *symcoll_collective_name(symcoll_collective_t collective);
 
 /* Process-wide override of the forced algorithm of a collective, ahead of
  * SYMCOLL_ALGO_<COLLECTIVE> (tests use it to cover every algorithm); NULL or "" clears it.

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include "symcoll.h"
+#include "symcoll_sync_layout.h"
 #include "topology.h"
 
 #ifdef __cplusplus

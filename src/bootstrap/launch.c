@@ -1,4 +1,4 @@
-/* Finds how this process was launched, in DESIGN.md's order of precedence: the application's
+/* Finds how this process was launched, in the README's order of precedence: the application's
  * attr, symcoll-run's environment, PMIx (mpirun, srun), torchrun's environment, and last a
  * single process on its own. */
 #include <nccl.h>

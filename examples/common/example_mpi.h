@@ -1,0 +1,30 @@
+/* The start of the MPI examples: MPI_Init, this rank, the job size and the GPU this rank
+ * uses (its rank among the ranks of its host); ends the program with 77 without a GPU. */
+#ifndef SYMCOLL_EXAMPLE_MPI_H
+#define SYMCOLL_EXAMPLE_MPI_H
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cuda_runtime_api.h>
+#include "example_check.h"
+
+static inline int example_mpi_start(int *argc, char ***argv, int *rank, int *size) {
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+        printf("skipped: no GPU\n");
+        MPI_Finalize();
+        exit(EXAMPLE_SKIPPED);
+    }
+    MPI_Comm host;
+    int local;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+    MPI_Comm_rank(host, &local);
+    MPI_Comm_free(&host);
+    return local % devices;
+}
+
+#endif

@@ -1,0 +1,179 @@
+/* Internal part of the header-only device API, included by symcoll_device.cuh (include
+ * that): system-scope flag accesses, timed waits and the team synchronization slots that the
+ * device API's barrier and the library's kernels use. Not API: names and behaviour may change
+ * with SYMCOLL_DEVICE_HANDLE_VERSION.
+ *
+ * Memory model: data is ordered before the flag that announces it by one release fence per
+ * batch; waits poll with relaxed loads and acquire with one fence once they succeed. */
+#ifndef SYMCOLL_DEVICE_INTERNAL_CUH
+#define SYMCOLL_DEVICE_INTERNAL_CUH
+
+#ifndef SYMCOLL_DEVICE_CUH
+#error "include symcoll_device.cuh, not symcoll_device_internal.cuh"
+#endif
+
+#include "symcoll_sync_layout.h"
+
+/* ---- the team synchronization area ---- */
+
+SYMCOLL_DEV uint64_t *symcoll_dev_sync_counter(const symcoll_device_t &h, int slot) {
+    return (uint64_t *)(h.team_sync + SYMCOLL_SYNC_COUNTER_OFF) + slot;
+}
+SYMCOLL_DEV uint64_t *symcoll_dev_sync_flag(const symcoll_device_t &h, int slot, int member) {
+    return (uint64_t *)(h.team_sync + SYMCOLL_SYNC_FLAG_OFF) + (size_t)slot * h.team_size + member;
+}
+
+/* ---- system-scope flag accesses ---- */
+
+SYMCOLL_DEV uint64_t symcoll_dev_now_ns(void) {
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+SYMCOLL_DEV uint64_t symcoll_dev_load_relaxed(const uint64_t *p) {
+    uint64_t v;
+    asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+SYMCOLL_DEV void symcoll_dev_store_relaxed(uint64_t *p, uint64_t v) {
+    asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+SYMCOLL_DEV void symcoll_dev_store_release(uint64_t *p, uint64_t v) {
+    asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+SYMCOLL_DEV uint64_t symcoll_dev_atomic_add_release(uint64_t *p, uint64_t v) {
+    uint64_t old;
+    asm volatile("atom.release.sys.global.add.u64 %0, [%1], %2;"
+                 : "=l"(old)
+                 : "l"(p), "l"(v)
+                 : "memory");
+    return old;
+}
+/* Orders this thread's earlier memory accesses (and those it has observed) before its later
+ * ones, at system scope. */
+SYMCOLL_DEV void symcoll_dev_fence_sys(void) {
+    asm volatile("fence.acq_rel.sys;" ::: "memory");
+}
+
+SYMCOLL_DEV bool symcoll_dev_compare(uint64_t a, symcoll_cmp_t cmp, uint64_t b) {
+    switch (cmp) {
+    case SYMCOLL_CMP_EQ:
+        return a == b;
+    case SYMCOLL_CMP_NE:
+        return a != b;
+    case SYMCOLL_CMP_GT:
+        return a > b;
+    case SYMCOLL_CMP_GE:
+        return a >= b;
+    case SYMCOLL_CMP_LT:
+        return a < b;
+    default:
+        return a <= b;
+    }
+}
+
+/* Fills the team's timeout record once (first expiry wins). */
+SYMCOLL_DEV void symcoll_dev_record_timeout(const symcoll_device_t &h, int collective,
+                                            int missing_pe, uint64_t awaited) {
+    symcoll_timeout_record_t *r = h.record;
+    if (atomicCAS((int *)&r->expired, 0, 2) == 0) {
+        r->collective = collective;
+        r->team = h.team;
+        r->missing_pe = missing_pe;
+        r->epoch = awaited;
+        __threadfence_system();
+        r->expired = 1;
+    }
+}
+
+/* Spins until (*flag cmp value) holds, with relaxed loads and no fence: for a flag whose
+ * observation orders nothing that this kernel reads afterwards (credits, final
+ * synchronization). Returns false, after recording it, when the handle's timeout expires.
+ * missing_pe is the WORLD PE expected to write the flag (-1 if unknown). */
+SYMCOLL_DEV bool symcoll_dev_wait_relaxed(const symcoll_device_t &h, const uint64_t *flag,
+                                          symcoll_cmp_t cmp, uint64_t value, int collective,
+                                          int missing_pe) {
+    if (symcoll_dev_compare(symcoll_dev_load_relaxed(flag), cmp, value))
+        return true;
+    uint64_t start = symcoll_dev_now_ns();
+    for (uint32_t spins = 1;; spins++) {
+        if (symcoll_dev_compare(symcoll_dev_load_relaxed(flag), cmp, value))
+            return true;
+        if ((spins & 1023) == 0) {
+            if (symcoll_dev_team_broken(h))
+                return false;
+            if (h.timeout_ns && symcoll_dev_now_ns() - start > h.timeout_ns) {
+                symcoll_dev_record_timeout(h, collective, missing_pe, value);
+                return false;
+            }
+        }
+    }
+}
+
+/* As symcoll_dev_wait_relaxed, followed by an acquire fence: what the writer of the flag
+ * wrote before it is visible to this thread afterwards. */
+SYMCOLL_DEV bool symcoll_dev_wait(const symcoll_device_t &h, const uint64_t *flag,
+                                  symcoll_cmp_t cmp, uint64_t value, int collective,
+                                  int missing_pe) {
+    if (!symcoll_dev_wait_relaxed(h, flag, cmp, value, collective, missing_pe))
+        return false;
+    symcoll_dev_fence_sys();
+    return true;
+}
+
+/* This thread's rank in its block and the block's thread count (any block shape). */
+SYMCOLL_DEV unsigned symcoll_dev_block_rank(void) {
+    return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+SYMCOLL_DEV unsigned symcoll_dev_block_size(void) {
+    return blockDim.x * blockDim.y * blockDim.z;
+}
+
+/* One synchronization point of the whole team for one block slot: every thread of the
+ * calling block must call it. Writes made by the block before it are visible on every team
+ * PE after it (release/acquire at system scope). Returns false (in every thread) on timeout.
+ * Each slot is used by the same sequence of calls on every PE, so its counter agrees. */
+SYMCOLL_DEV bool symcoll_dev_sync_slot_impl(const symcoll_device_t &h, int slot, int collective,
+                                            bool acquire) {
+    uint64_t *counter = symcoll_dev_sync_counter(h, slot);
+    uint64_t value = *counter + 1;
+    __syncthreads();
+    bool ok = true;
+    for (int i = (int)symcoll_dev_block_rank(); i < h.team_size;
+         i += (int)symcoll_dev_block_size()) {
+        if (i == h.team_my_pe)
+            continue;
+        int pe = symcoll_dev_team_to_world(h, i);
+        uint64_t *remote = symcoll_dev_peer(h, symcoll_dev_sync_flag(h, slot, h.team_my_pe), pe);
+        symcoll_dev_fence_sys();
+        symcoll_dev_store_relaxed(remote, value);
+    }
+    for (int i = (int)symcoll_dev_block_rank(); i < h.team_size;
+         i += (int)symcoll_dev_block_size()) {
+        if (i == h.team_my_pe)
+            continue;
+        ok = ok && symcoll_dev_wait_relaxed(h, symcoll_dev_sync_flag(h, slot, i), SYMCOLL_CMP_GE,
+                                            value, collective, symcoll_dev_team_to_world(h, i));
+    }
+    /* Written between the two block barriers: every thread has read the old count, and the
+     * new one is visible to the whole block before any thread can call again. */
+    if (symcoll_dev_block_rank() == 0)
+        *counter = value;
+    if (ok && acquire)
+        symcoll_dev_fence_sys();
+    return __syncthreads_and(ok);
+}
+
+SYMCOLL_DEV bool symcoll_dev_sync_slot(const symcoll_device_t &h, int slot, int collective) {
+    return symcoll_dev_sync_slot_impl(h, slot, collective, true);
+}
+
+/* The same synchronization point without the acquire side, for the last one of a kernel:
+ * the kernel reads nothing afterwards, and the next kernel starts with fresh caches, so the
+ * peers' writes announced by their release are what it sees. Saves a system fence. */
+SYMCOLL_DEV bool symcoll_dev_sync_slot_final(const symcoll_device_t &h, int slot, int collective) {
+    return symcoll_dev_sync_slot_impl(h, slot, collective, false);
+}
+
+#endif

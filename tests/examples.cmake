@@ -1,0 +1,16 @@
+# Every example of examples/ runs on SYMCOLL_TEST_NP GPUs and checks its own result (exit 77,
+# skipped, without a GPU).
+get_property(SYMCOLL_EXAMPLE_NAMES GLOBAL PROPERTY SYMCOLL_EXAMPLES)
+foreach(name IN LISTS SYMCOLL_EXAMPLE_NAMES)
+  get_target_property(launcher example_${name} SYMCOLL_LAUNCHER)
+  if(launcher STREQUAL "mpirun")
+    if(NOT SYMCOLL_MPIRUN)
+      continue()
+    endif()
+    set(command ${SYMCOLL_MPIRUN} ${SYMCOLL_MPIRUN_FLAGS} -np ${SYMCOLL_TEST_NP})
+  else()
+    set(command symcoll-run -n ${SYMCOLL_TEST_NP} --tag-output --timeout 300)
+  endif()
+  add_test(NAME example_${name} COMMAND ${command} $<TARGET_FILE:example_${name}>)
+  set_tests_properties(example_${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 400 LABELS gpu)
+endforeach()
