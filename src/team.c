@@ -224,7 +224,7 @@ static symcoll_status_t split_request(const char *fn, symcoll_team_t parent, int
     const symcoll_team_state_t *p = known ? &symcoll_g.teams[parent] : NULL;
     if (!p || p->my_pe < 0)
         return SYMCOLL_SUCCESS;
-    long long last = (long long)start + (long long)(size - 1) * stride;
+    long long last = (long long)start + ((long long)size - 1) * stride;
     if (size < 1 || stride < 1 || start < 0 || start >= p->size || last >= p->size)
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
                                  "%s: start %d, stride %d, size %d do not fit parent team %d of "
