@@ -267,6 +267,10 @@ std::vector<Row> rows() {
          [](auto &) { return symcoll_team_status(kOtherTeam); },
          INVALID,
          {"not a member of team 5"}},
+        {"symcoll_topology_text",
+         [](auto &) { return symcoll_topology_text(nullptr, 16) ? SYMCOLL_SUCCESS : INVALID; },
+         INVALID,
+         {"buf is NULL and len is 16"}},
         {"symcoll_device_handle",
          [](auto &) {
              return symcoll_device_handle(77).team_size == 0 ? INVALID : SYMCOLL_SUCCESS;
@@ -354,6 +358,7 @@ TEST_F(ArgsMatrix, QueriesAnswerMinusOneOrANameForBadValues) {
     EXPECT_STREQ(symcoll_datatype_name((symcoll_datatype_t)99), "invalid");
     EXPECT_EQ(symcoll_datatype_size((symcoll_datatype_t)-5), 0u);
     EXPECT_STREQ(symcoll_op_name((symcoll_op_t)99), "invalid");
+    EXPECT_STREQ(symcoll_collective_name((symcoll_collective_t)-3), "none");
     symcoll_init_attr_default(nullptr);
     EXPECT_EQ(symcoll_free_checked(nullptr), SYMCOLL_SUCCESS);
 }

@@ -17,7 +17,18 @@ typedef struct {
 } buffer_t;
 
 static void append(buffer_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void grow(buffer_t *b, size_t at_least) {
+    b->cap = 2 * b->cap + at_least;
+    b->text = realloc(b->text, b->cap);
+    if (!b->text) {
+        perror("env_doc");
+        exit(2);
+    }
+}
+
 static void append(buffer_t *b, const char *fmt, ...) {
+    if (!b->text)
+        grow(b, 256);
     for (;;) {
         va_list ap;
         va_start(ap, fmt);
@@ -27,12 +38,7 @@ static void append(buffer_t *b, const char *fmt, ...) {
             b->len += (size_t)n;
             return;
         }
-        b->cap = 2 * b->cap + (size_t)n + 1;
-        b->text = realloc(b->text, b->cap);
-        if (!b->text) {
-            perror("env_doc");
-            exit(2);
-        }
+        grow(b, (size_t)n + 1);
     }
 }
 
@@ -73,7 +79,8 @@ static char *read_file(const char *path) {
     buffer_t b = {0};
     char chunk[4096];
     size_t n;
-    append(&b, "%s", "");
+    grow(&b, sizeof chunk);
+    b.text[0] = '\0';
     while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
         append(&b, "%.*s", (int)n, chunk);
     fclose(f);
@@ -100,34 +107,18 @@ static char *readme_with(const char *readme, const char *list) {
     return b.text;
 }
 
-int main(int argc, char **argv) {
-    if (argc != 3 || (strcmp(argv[1], "check") && strcmp(argv[1], "write"))) {
-        fprintf(stderr, "usage: env_doc check|write REPO\n");
-        return 2;
-    }
-    int write = !strcmp(argv[1], "write");
-    char doc_path[4096], readme_path[4096];
-    snprintf(doc_path, sizeof doc_path, "%s/docs/env.md", argv[2]);
-    snprintf(readme_path, sizeof readme_path, "%s/README.md", argv[2]);
-    buffer_t doc = {0}, list = {0};
-    reference(&doc);
-    readme_list(&list);
-    char *readme = read_file(readme_path);
-    char *new_readme = readme ? readme_with(readme, list.text) : NULL;
-    if (!new_readme) {
-        fprintf(stderr, "env_doc: %s has no settings list between \"%.*s\" and \"%.*s\"\n",
-                readme_path, (int)strlen(BEGIN_MARK) - 1, BEGIN_MARK, (int)strlen(END_MARK) - 1,
-                END_MARK);
-        return 1;
-    }
+/* 0 when doc_path and readme match what env.def says (or were rewritten); 1 otherwise. */
+static int check_or_write(int write, const char *doc_path, const char *readme_path, const char *doc,
+                          const char *readme, const char *new_readme) {
     if (write)
-        return write_file(doc_path, doc.text) | write_file(readme_path, new_readme);
+        return write_file(doc_path, doc) | write_file(readme_path, new_readme);
     char *old_doc = read_file(doc_path);
     int stale = 0;
-    if (!old_doc || strcmp(old_doc, doc.text)) {
+    if (!old_doc || strcmp(old_doc, doc)) {
         fprintf(stderr, "env_doc: %s is not what src/env.def says\n", doc_path);
         stale = 1;
     }
+    free(old_doc);
     if (strcmp(readme, new_readme)) {
         fprintf(stderr, "env_doc: the settings list of %s is not what src/env.def says\n",
                 readme_path);
@@ -137,4 +128,32 @@ int main(int argc, char **argv) {
         fprintf(stderr,
                 "env_doc: run `cmake --build build --target env-doc` and commit the result\n");
     return stale;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 3 || (strcmp(argv[1], "check") && strcmp(argv[1], "write"))) {
+        fprintf(stderr, "usage: env_doc check|write REPO\n");
+        return 2;
+    }
+    char doc_path[4096], readme_path[4096];
+    snprintf(doc_path, sizeof doc_path, "%s/docs/env.md", argv[2]);
+    snprintf(readme_path, sizeof readme_path, "%s/README.md", argv[2]);
+    buffer_t doc = {0}, list = {0};
+    reference(&doc);
+    readme_list(&list);
+    char *readme = read_file(readme_path);
+    char *new_readme = readme ? readme_with(readme, list.text) : NULL;
+    int rc = 1;
+    if (new_readme)
+        rc = check_or_write(!strcmp(argv[1], "write"), doc_path, readme_path, doc.text, readme,
+                            new_readme);
+    else
+        fprintf(stderr, "env_doc: %s has no settings list between \"%.*s\" and \"%.*s\"\n",
+                readme_path, (int)strlen(BEGIN_MARK) - 1, BEGIN_MARK, (int)strlen(END_MARK) - 1,
+                END_MARK);
+    free(doc.text);
+    free(list.text);
+    free(readme);
+    free(new_readme);
+    return rc;
 }
