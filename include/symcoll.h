@@ -273,7 +273,8 @@ typedef enum {
     SYMCOLL_COLL_FCOLLECT = 4,
     SYMCOLL_COLL_ALLTOALL = 5,
     SYMCOLL_COLL_SIGNAL_WAIT = 6,
-    SYMCOLL_COLL_DEVICE_API = 7
+    SYMCOLL_COLL_DEVICE_API = 7,
+    SYMCOLL_COLL_HALO = 8
 } symcoll_collective_t;
 
 /* Constant name of a collective ("reduce"), "none" for an unknown value. */
@@ -327,4 +328,6 @@ static inline symcoll_device_t symcoll_device_handle(symcoll_team_t team) {
 #ifdef __cplusplus
 }
 #endif
+
+#include "symcoll_halo.h"
 #endif

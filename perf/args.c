@@ -162,6 +162,9 @@ static int set_redops(parser_t *p, const char *v) {
                            "reduction op");
 }
 static int set_ops(parser_t *p, const char *v) {
+    p->args->halo = strcmp(v, "halo") == 0;
+    if (p->args->halo)
+        return 0;
     return parse_name_list(p, v, p->args->ops, PERF_NUM_OPS, perf_op_from_name, "collective");
 }
 static int set_root(parser_t *p, const char *v) {
@@ -450,6 +453,10 @@ void perf_args_usage(FILE *out) {
           "                             reduce     ncclAllReduce: every PE gets the result\n"
           "                             fcollect   ncclAllGather\n"
           "                             alltoall   ncclAlltoAll\n"
+          "                             halo       alone: the halo exchange of 2 float faces\n"
+          "                                        per PE (sizes: face bytes) for 2D rows, 2D\n"
+          "                                        columns and 3D faces, beside NCCL send/recv\n"
+          "                                        (--compare nccl) and cudaMemcpy2DAsync\n"
           "  -d, --datatype LIST      int8 uint8 int32 uint32 int64 uint64 float16 bfloat16\n"
           "                           float32 float64 (also half float double int), or all\n"
           "                           (default float32)\n"

@@ -32,6 +32,7 @@ typedef struct {
     int timings;        /* timings per case; the median is reported */
     bool check;
     bool ops[PERF_NUM_OPS];
+    bool halo; /* --op halo: the halo exchange sweep instead of the collectives */
     bool types[SYMCOLL_NUM_DATATYPES];
     bool redops[SYMCOLL_NUM_OPS];
     int root;

@@ -4,6 +4,7 @@
 
 #include "args.h"
 #include "explain.h"
+#include "halo.h"
 #include "job_topology.h"
 #include "soak.h"
 #include "sweep.h"
@@ -17,7 +18,9 @@ static void size_heap_for(const perf_args_t *args) {
         return;
     }
     char bytes[32];
-    snprintf(bytes, sizeof bytes, "%zu", 3 * args->max_bytes + ((size_t)64 << 20));
+    /* --op halo: fields of DEPTH + 2 = 10 faces, with room for padding. */
+    size_t per_size = args->halo ? 12 : 3;
+    snprintf(bytes, sizeof bytes, "%zu", per_size * args->max_bytes + ((size_t)64 << 20));
     setenv("SYMCOLL_SYMMETRIC_SIZE", bytes, 0);
 }
 
@@ -49,6 +52,7 @@ int main(int argc, char **argv) {
     }
     int rc = args.topology           ? perf_print_job_topology(stdout)
              : args.soak_seconds > 0 ? perf_soak(&args)
+             : args.halo             ? perf_halo(&args)
                                      : perf_sweep(&args);
     if (rc < 0) {
         return 1; /* a PE failed mid-sweep: the others may never reach a collective finalize */

@@ -17,12 +17,19 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 
-COLLECTIVES = ["barrier", "broadcast", "reduce", "fcollect", "alltoall"]
+COLLECTIVES = ["barrier", "broadcast", "reduce", "fcollect", "alltoall",
+               "halo_rows", "halo_columns", "halo_3d"]
 MODE_STYLES = {"stream": "--", "graph": "-"}
 SERIES = [  # (CSV column, label, colour): one colour per implementation, one style per mode
     ("time_us", "symcoll", "tab:green"),
     ("nccl_time_us", "NCCL", "tab:red"),
     ("nccl_sym_time_us", "NCCL symmetric", "tab:purple"),
+]
+# --op halo rows: the NCCL columns hold NCCL send/recv and the copy-engine baseline.
+HALO_SERIES = [
+    ("time_us", "symcoll", "tab:green"),
+    ("nccl_time_us", "NCCL send/recv", "tab:red"),
+    ("nccl_sym_time_us", "cudaMemcpy2DAsync + barrier", "tab:blue"),
 ]
 
 
@@ -67,7 +74,7 @@ def plot_sized(ax_time, ax_bw, op, rows, launch):
         if not ours:
             continue
         sizes = [int(r["bytes"]) for r in ours]
-        for column, name, colour in SERIES:
+        for column, name, colour in HALO_SERIES if op.startswith("halo") else SERIES:
             points = [(s, number(r[column]), r) for s, r in zip(sizes, ours)
                       if number(r[column]) is not None]
             if not points:

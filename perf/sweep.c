@@ -300,6 +300,10 @@ static int time_aligned_call(sweep_t *sw, case_t *k, double *us) {
 /* Times each collective's first call in this process, before anything else of the sweep
  * launches a kernel, then warm calls alike. */
 static int measure_first_calls(sweep_t *sw, size_t bytes) {
+    /* The driver sets a stream up at its first use: a cost of the application's stream, not
+     * of the collective, so an empty kernel takes it first. */
+    PERF_CUDA(perf_launch_empty_kernel(sw->stream));
+    PERF_CUDA(cudaStreamSynchronize(sw->stream));
     for (int op = 0; op < PERF_NUM_OPS; op++) {
         first_call_t *f = &sw->first[op];
         if (!sw->args->ops[op] || !first_call_of(sw, (perf_op_t)op, bytes, &f->call)) {

@@ -17,6 +17,8 @@ const char *symcoll_collective_name(symcoll_collective_t collective) {
         return "signal_wait";
     case SYMCOLL_COLL_DEVICE_API:
         return "device_api";
+    case SYMCOLL_COLL_HALO:
+        return "halo";
     default:
         return "none";
     }

@@ -11,6 +11,7 @@
 #include "internal.h"
 #include "kernel_load.h"
 #include "launcher_report.h"
+#include "liveness.h"
 #include "topology_probe.h"
 
 symcoll_state_t symcoll_g = {.my_pe = -1, .n_pes = -1};
@@ -171,6 +172,8 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
     int *same_host = NULL;
     st = exchange_hosts(&hosts, &same_host);
     if (st == SYMCOLL_SUCCESS)
+        st = symcoll_liveness_init(symcoll_g.boot, same_host);
+    if (st == SYMCOLL_SUCCESS)
         st = agree_on_job(&job);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_topology_probe(symcoll_g.boot, symcoll_g.device, hosts, &symcoll_g.topo);
@@ -221,6 +224,7 @@ static void release_runtime(int abort) {
     symcoll_teams_destroy_all();
     if (symcoll_g.heap)
         symcoll_heap_destroy(symcoll_g.heap);
+    symcoll_liveness_fini();
     memset(&symcoll_g, 0, sizeof symcoll_g);
     symcoll_g.my_pe = symcoll_g.n_pes = -1;
 }
@@ -255,13 +259,18 @@ symcoll_status_t symcoll_finalize(void) {
         return st;
     /* Every device wait times out, so this returns even when a peer is gone. */
     st = symcoll_cuda_status(cudaDeviceSynchronize(), "symcoll_finalize", "waiting for the device");
-    /* No PE unmaps its heap while a peer may still access it. A broken team means a peer is
-     * missing: waiting for it would only add SYMCOLL_INIT_TIMEOUT_MS. */
-    symcoll_status_t broken = symcoll_teams_check_broken("symcoll_finalize");
+    /* No PE unmaps its heap while a peer may still access it, unless that peer's process has
+     * ended: a barrier with it could only time out. A broken team is this run's error. */
+    int gone = symcoll_liveness_first_gone();
     symcoll_status_t synced =
-        broken == SYMCOLL_SUCCESS ? symcoll_g.boot->barrier(symcoll_g.boot) : broken;
+        gone < 0 ? symcoll_g.boot->barrier(symcoll_g.boot)
+                 : symcoll_set_error(SYMCOLL_ERROR_TIMEOUT,
+                                     "symcoll_finalize: the process of PE %d has ended without "
+                                     "symcoll_finalize",
+                                     gone);
+    symcoll_status_t broken = symcoll_teams_check_broken("symcoll_finalize");
     if (st == SYMCOLL_SUCCESS)
-        st = synced;
+        st = broken != SYMCOLL_SUCCESS ? broken : synced;
     char reason[512];
     snprintf(reason, sizeof reason, "%s", symcoll_last_error());
     release_runtime(st != SYMCOLL_SUCCESS);

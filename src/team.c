@@ -1,6 +1,7 @@
 /* Teams: WORLD, NODE and strided splits, each with a symmetric synchronization area (from a
  * pool carved out of the heap at init) and a host-mapped timeout record. */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "bootstrap/bootstrap.h"
@@ -93,14 +94,18 @@ void symcoll_teams_destroy_all(void) {
     records = records_device = NULL;
 }
 
+/* missing_pe is -1 where the wait does not know who should have written (a signal). */
 static symcoll_status_t broken_team(const char *fn, const symcoll_team_state_t *t) {
     const symcoll_timeout_record_t *r = t->record;
+    char awaited[64] = "a signal";
+    if (r->missing_pe >= 0)
+        snprintf(awaited, sizeof awaited, "PE %d", r->missing_pe);
     return symcoll_set_error(SYMCOLL_ERROR_TIMEOUT,
                              "%s: team %d is broken: a device wait timed out in %s waiting for "
-                             "PE %d (epoch %" PRIu64 "); SYMCOLL_TIMEOUT_MS sets the limit",
+                             "%s (epoch %" PRIu64 "); SYMCOLL_TIMEOUT_MS sets the limit",
                              fn, (int)t->handle,
-                             symcoll_collective_name((symcoll_collective_t)r->collective),
-                             r->missing_pe, r->epoch);
+                             symcoll_collective_name((symcoll_collective_t)r->collective), awaited,
+                             r->epoch);
 }
 
 static symcoll_status_t lookup(const char *fn, symcoll_team_t team, symcoll_team_state_t **out) {

@@ -4,6 +4,7 @@
 // once, from then on. Nothing hangs: the skipping PE goes straight on to finalize.
 #include <string>
 #include "symcoll_device.cuh"
+#include "gpu_main.h"
 #include "rma_testing.h"
 
 using namespace rma_testing;
@@ -23,6 +24,7 @@ TEST(BarrierTimeout, MissingPeBreaksTheTeamWithItsName) {
         return;
     }
     std::string pe_name = "waiting for PE " + std::to_string(missing);
+    gpu_main_expected_finalize = SYMCOLL_ERROR_TIMEOUT; // finalize reports the broken team
 
     TimeoutClock::time_point start = TimeoutClock::now();
     SYM_OK(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream));

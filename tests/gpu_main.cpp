@@ -2,7 +2,9 @@
 // Exit 77 (skipped) when this machine has no GPU; any failure on any PE fails the run.
 #include <cstdio>
 #include <gtest/gtest.h>
-#include "symcoll.h"
+#include "gpu_main.h"
+
+symcoll_status_t gpu_main_expected_finalize = SYMCOLL_SUCCESS;
 
 int main(int argc, char **argv) {
     ::testing::InitGoogleTest(&argc, argv);
@@ -18,8 +20,10 @@ int main(int argc, char **argv) {
     }
     int rc = RUN_ALL_TESTS();
     st = symcoll_finalize();
-    if (st != SYMCOLL_SUCCESS) {
-        std::fprintf(stderr, "symcoll_finalize failed: %s\n", symcoll_last_error());
+    if (st != gpu_main_expected_finalize) {
+        std::fprintf(stderr, "symcoll_finalize returned %s, expected %s: %s\n",
+                     symcoll_status_string(st), symcoll_status_string(gpu_main_expected_finalize),
+                     symcoll_last_error());
         rc = 1;
     }
     return rc;

@@ -150,6 +150,20 @@ TEST(PerfArgs, Lists) {
     EXPECT_FALSE(p.args.redops[SYMCOLL_SUM]);
 }
 
+TEST(PerfArgs, HaloRunsAlone) {
+    Parsed p = parse({"--op", "halo", "-b", "1k", "-e", "4m", "-f", "4", "--compare", "nccl"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_TRUE(p.args.halo);
+    EXPECT_TRUE(p.args.compare_nccl);
+    EXPECT_EQ(sizes(p.args).size(), 7u);
+    p = parse({"--op", "halo", "--op", "reduce"}); // the last --op wins
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_FALSE(p.args.halo);
+    p = parse({"--op", "halo,reduce"});
+    EXPECT_NE(p.rc, 0);
+    EXPECT_NE(p.err.find("halo"), std::string::npos) << p.err;
+}
+
 TEST(PerfArgs, TeamRootCompareOutputs) {
     Parsed p = parse({"--team", "node", "-r", "1", "--compare", "nccl", "--csv", "out.csv",
                       "--plot", "out.png"});

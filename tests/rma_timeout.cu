@@ -4,6 +4,7 @@
 // calls on a broken team fail at once.
 #include <string>
 #include "symcoll_device.cuh"
+#include "gpu_main.h"
 #include "rma_testing.h"
 
 using namespace rma_testing;
@@ -26,6 +27,7 @@ TEST(SignalWaitTimeout, DeviceWaitReturnsFalseAndBreaksItsTeam) {
     CUDA_OK(cudaMemset(sig.ptr, 0, sizeof(uint64_t)));
     CUDA_OK(cudaMemset(result.ptr, 0xff, sizeof(int)));
 
+    gpu_main_expected_finalize = SYMCOLL_ERROR_TIMEOUT; // finalize reports the broken team
     TimeoutClock::time_point start = TimeoutClock::now();
     wait_kernel<<<1, 1, 0, stream>>>(h, sig.as<uint64_t>(), result.as<int>());
     CUDA_OK(cudaGetLastError());

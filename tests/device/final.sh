@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# 2-GPU machine: every GPU test, the halo example, and an A/B of the bandwidth kernels'
+# 2-GPU machine: every GPU test, the Jacobi mini-app, and an A/B of the bandwidth kernels'
 # final synchronization (with and without the acquire fence; the variant's libsymcoll is in
 # .dev/ab). Logs under $OUT.
 B=/work/main/build-dev; RUN="$B/src/launcher/symcoll-run -n ${NP:-2}"
 ctest --test-dir $B -L gpu --timeout 300 --output-on-failure > $OUT/ctest-gpu.log 2>&1
-$RUN --timeout 120 $B/examples/example_halo_jacobi2d > $OUT/example-halo.log 2>&1
+$RUN --timeout 120 $B/examples/jacobi -nx 1024 -ny 1024 -csv > $OUT/example-halo.log 2>&1
 echo "example rc=$?" >> $OUT/example-halo.log
 ab() { # label libdir
   for op in fcollect reduce alltoall broadcast; do

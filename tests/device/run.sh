@@ -11,7 +11,7 @@ if [ "$PWD" != /work/main ]; then
   mkdir -p /work && ln -sfn "$PWD" /work/main
 fi
 cd /work/main
-[ -d .dev/build-dev ] && rm -rf build-dev && mv .dev/build-dev build-dev
+[ -f .dev/build-dev.tgz ] && rm -rf build-dev && tar -xzf .dev/build-dev.tgz
 
 # The checks, unless a command was given.
 if [ $# -gt 0 ]; then "$@"; exit $?; fi

@@ -1,0 +1,70 @@
+/* What the halo mini-apps (jacobi, heat3d) share beyond example_check.h: checked NCCL calls,
+ * an NCCL communicator over the PEs for the baselines, symmetric memory that must exist, and
+ * a sum over the PEs on the host. */
+#ifndef SYMCOLL_EXAMPLE_NCCL_H
+#define SYMCOLL_EXAMPLE_NCCL_H
+
+#include <nccl.h>
+#include <string.h>
+#include "example_check.h"
+
+#define CHECK_NCCL(call)                                                                           \
+    do {                                                                                           \
+        ncclResult_t rc_ = (call);                                                                 \
+        if (rc_ != ncclSuccess) {                                                                  \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                          \
+                    ncclGetErrorString(rc_));                                                      \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+/* example_init with a symmetric heap of bytes (plus room for the library's own areas) per PE. */
+static inline void example_init_heap(size_t bytes) {
+    symcoll_init_attr_t attr;
+    symcoll_init_attr_default(&attr);
+    attr.heap_size = bytes + ((size_t)64 << 20);
+    example_init(&attr);
+}
+
+/* Symmetric memory of bytes, or exit with the reason. */
+static inline void *example_symmetric(size_t bytes) {
+    void *p = symcoll_calloc(1, bytes);
+    if (!p) {
+        fprintf(stderr, "symcoll_calloc of %zu bytes: %s\n", bytes, symcoll_last_error());
+        exit(1);
+    }
+    return p;
+}
+
+/* value summed over every PE (collective). */
+static inline int example_sum_over_pes(int value, cudaStream_t stream) {
+    int *sym = (int *)example_symmetric(sizeof(int));
+    CHECK_CUDA(cudaMemcpy(sym, &value, sizeof value, cudaMemcpyHostToDevice));
+    CHECK_SYMCOLL(symcoll_reduce_on_stream(SYMCOLL_TEAM_WORLD, sym, sym, 1, SYMCOLL_INT32,
+                                           SYMCOLL_SUM, stream));
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    CHECK_CUDA(cudaMemcpy(&value, sym, sizeof value, cudaMemcpyDeviceToHost));
+    symcoll_free(sym);
+    return value;
+}
+
+/* An NCCL communicator over the PEs (collective): PE 0's unique id reaches the others by a
+ * symcoll broadcast. */
+static inline ncclComm_t example_nccl_comm(cudaStream_t stream) {
+    ncclUniqueId id;
+    memset(&id, 0, sizeof id);
+    if (symcoll_my_pe() == 0)
+        CHECK_NCCL(ncclGetUniqueId(&id));
+    char *shared = (char *)example_symmetric(sizeof id);
+    CHECK_CUDA(cudaMemcpy(shared, &id, sizeof id, cudaMemcpyHostToDevice));
+    CHECK_SYMCOLL(symcoll_broadcast_on_stream(SYMCOLL_TEAM_WORLD, shared, shared, sizeof id,
+                                              SYMCOLL_UINT8, 0, stream));
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    CHECK_CUDA(cudaMemcpy(&id, shared, sizeof id, cudaMemcpyDeviceToHost));
+    symcoll_free(shared);
+    ncclComm_t comm;
+    CHECK_NCCL(ncclCommInitRank(&comm, symcoll_n_pes(), id, symcoll_my_pe()));
+    return comm;
+}
+
+#endif

@@ -1,0 +1,36 @@
+/* Device pieces of the Jacobi update shared by the plain and the fused kernels. */
+#ifndef JACOBI_KERNELS_CUH
+#define JACOBI_KERNELS_CUH
+
+/* Updates cell (iy, ix) when it is inside [.., iy_end) x [1, nx - 1); returns the change. */
+static __device__ __forceinline__ float jacobi_cell(float *a_new, const float *a, int iy, int ix,
+                                                    int iy_end, int nx) {
+    if (iy >= iy_end || ix >= nx - 1)
+        return 0.0f;
+    size_t at = (size_t)iy * nx + ix;
+    float v = 0.25f * (a[at + 1] + a[at - 1] + a[at + nx] + a[at - nx]);
+    a_new[at] = v;
+    return v - a[at];
+}
+
+/* Adds the block's sum of change2 (a squared change per thread) to *norm, one atomic per
+ * block; every thread calls. */
+static __device__ __forceinline__ void jacobi_block_norm(float change2, float *norm) {
+    __shared__ float warp_sums[32];
+    float s = change2;
+    for (int o = 16; o > 0; o >>= 1)
+        s += __shfl_down_sync(0xffffffffu, s, o);
+    unsigned t = threadIdx.x + blockDim.x * threadIdx.y, warps = blockDim.x * blockDim.y / 32;
+    if (t % 32 == 0)
+        warp_sums[t / 32] = s;
+    __syncthreads();
+    if (t < 32) {
+        s = t < warps ? warp_sums[t] : 0.0f;
+        for (int o = 16; o > 0; o >>= 1)
+            s += __shfl_down_sync(0xffffffffu, s, o);
+        if (t == 0)
+            atomicAdd(norm, s);
+    }
+}
+
+#endif

@@ -1,0 +1,275 @@
+/* Halo plans: collective creation (validation, the PE grid, the face checks, the message
+ * table and the symmetric flags), queries and destruction. */
+#include <stdlib.h>
+#include <string.h>
+#include "bootstrap/bootstrap.h"
+#include "halo_geometry.h"
+#include "halo_plan.h"
+#include "internal.h"
+
+void symcoll_halo_desc_default(symcoll_halo_desc_t *d) {
+    if (!d)
+        return;
+    memset(d, 0, sizeof *d);
+    d->version = SYMCOLL_HALO_DESC_VERSION;
+    d->ndims = 1;
+    d->interior[0] = d->interior[1] = d->interior[2] = 1;
+    d->type = SYMCOLL_FLOAT32;
+}
+
+/* What each PE contributes to the creation. */
+typedef struct {
+    int32_t status;
+    int32_t team_pe, team_size;
+    symcoll_halo_desc_t desc;
+} halo_record_t;
+
+/* This PE's failure, else the first failure among the other PEs' statuses. */
+static symcoll_status_t agree(const char *fn, symcoll_status_t mine) {
+    int n = symcoll_g.n_pes;
+    int32_t *all = calloc((size_t)n, sizeof *all), status = (int32_t)mine;
+    if (!all)
+        return symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    symcoll_status_t st = symcoll_g.boot->allgather(symcoll_g.boot, &status, all, sizeof status);
+    if (st == SYMCOLL_SUCCESS && mine != SYMCOLL_SUCCESS)
+        st = mine;
+    for (int pe = 0; pe < n && st == SYMCOLL_SUCCESS; pe++)
+        if (all[pe] != SYMCOLL_SUCCESS)
+            st = symcoll_set_error((symcoll_status_t)all[pe],
+                                   "%s: PE %d failed (%s); its symcoll_last_error() says why", fn,
+                                   pe, symcoll_status_string((symcoll_status_t)all[pe]));
+    free(all);
+    return st;
+}
+
+/* The team's normalized descriptions, by team PE, from every PE's record. */
+static symcoll_status_t team_descs(const char *fn, const halo_record_t *all, int *team_size,
+                                   symcoll_halo_desc_t **out) {
+    int n = 0;
+    for (int pe = 0; pe < symcoll_g.n_pes; pe++)
+        if (all[pe].team_pe >= 0)
+            n = all[pe].team_size;
+    symcoll_halo_desc_t *descs = calloc((size_t)(n > 0 ? n : 1), sizeof *descs);
+    int *seen = calloc((size_t)(n > 0 ? n : 1), sizeof *seen);
+    symcoll_status_t st = descs && seen ? SYMCOLL_SUCCESS
+                                        : symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY,
+                                                            "%s: out of host memory", fn);
+    int members = 0;
+    for (int pe = 0; pe < symcoll_g.n_pes && st == SYMCOLL_SUCCESS; pe++) {
+        const halo_record_t *r = &all[pe];
+        if (r->team_pe < 0)
+            continue;
+        if (r->team_size != n || r->team_pe >= n || seen[r->team_pe]++)
+            st = symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                   "%s: the PEs passed different teams (PE %d is member %d of %d)",
+                                   fn, pe, r->team_pe, r->team_size);
+        else
+            descs[r->team_pe] = r->desc, members++;
+    }
+    if (st == SYMCOLL_SUCCESS && (n == 0 || members != n))
+        st = symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                               "%s: %d PEs joined as members of a team of %d", fn, members, n);
+    free(seen);
+    if (st != SYMCOLL_SUCCESS) {
+        free(descs);
+        return st;
+    }
+    *team_size = n;
+    *out = descs;
+    return SYMCOLL_SUCCESS;
+}
+
+/* This PE's messages toward every direction, and the largest span of the team. */
+static symcoll_status_t build_messages(const char *fn, struct symcoll_halo_plan *p,
+                                       const symcoll_team_state_t *t,
+                                       const symcoll_halo_desc_t *descs, int team_size,
+                                       symcoll_halo_msg_t *msg) {
+    for (int pe = 0; pe < team_size; pe++) {
+        size_t span = symcoll_halo_span(&descs[pe]);
+        p->span = span > p->span ? span : p->span;
+    }
+    if (p->team_pe < 0)
+        return SYMCOLL_SUCCESS;
+    for (int dir = 0; dir < SYMCOLL_HALO_DIRS; dir++) {
+        memset(&msg[dir], 0, sizeof msg[dir]);
+        msg[dir].pe = -1;
+        int nb = symcoll_halo_neighbor_of(&p->desc, p->team_pe, dir);
+        if (nb < 0 || !symcoll_halo_dir_used(&p->desc, dir))
+            continue;
+        if (!symcoll_halo_message(&p->desc, &descs[nb], dir, &msg[dir]))
+            return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                     "%s: the cells sent toward direction %d,%d,%d hold 4 GiB or "
+                                     "more",
+                                     fn, dir % 3 - 1, dir / 3 % 3 - 1, dir / 9 - 1);
+        int world = t->start + nb * t->stride;
+        if (world != symcoll_g.my_pe && !((symcoll_g.reachable >> world) & 1ull))
+            return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
+                                     "%s: neighbour PE %d (direction %d,%d,%d) is not load/store "
+                                     "reachable from PE %d; halo exchanges need a P2P path",
+                                     fn, world, dir % 3 - 1, dir / 3 % 3 - 1, dir / 9 - 1,
+                                     symcoll_g.my_pe);
+        msg[dir].pe = world;
+        msg[dir].self = world == symcoll_g.my_pe;
+        p->dir[p->n_dirs] = (uint8_t)dir;
+        p->dir_bytes[p->n_dirs++] = (size_t)msg[dir].row_bytes * msg[dir].rows * msg[dir].planes;
+    }
+    return SYMCOLL_SUCCESS;
+}
+
+/* Zeroes this PE's area and writes its message table; the caller waits for every PE. */
+static symcoll_status_t fill_area(const char *fn, struct symcoll_halo_plan *p,
+                                  const symcoll_team_state_t *t, const symcoll_halo_msg_t *msg,
+                                  int team_size) {
+    symcoll_status_t st = symcoll_cuda_status(
+        cudaMemset(p->area, 0, SYMCOLL_HALO_AREA_BYTES(team_size)), fn, "cudaMemset");
+    if (st != SYMCOLL_SUCCESS || p->team_pe < 0)
+        return st;
+    st = symcoll_cuda_status(cudaMemcpy(p->area + SYMCOLL_HALO_AREA_MSG, msg,
+                                        SYMCOLL_HALO_DIRS * sizeof *msg, cudaMemcpyHostToDevice),
+                             fn, "cudaMemcpy of the message table");
+    symcoll_halo_device_t *d = &p->dev;
+    d->team = symcoll_team_device(t);
+    d->msg = (const symcoll_halo_msg_t *)(p->area + SYMCOLL_HALO_AREA_MSG);
+    d->arrive = (uint64_t *)(p->area + SYMCOLL_HALO_AREA_ARRIVE);
+    d->data = (uint64_t *)(p->area + SYMCOLL_HALO_AREA_DATA);
+    d->send_epoch = (uint64_t *)(p->area + SYMCOLL_HALO_AREA_SEND_EPOCH);
+    d->recv_epoch = (uint64_t *)(p->area + SYMCOLL_HALO_AREA_RECV_EPOCH);
+    d->sent_blocks = (uint64_t *)(p->area + SYMCOLL_HALO_AREA_SENT_BLOCKS);
+    d->sum_epoch = (uint64_t *)(p->area + SYMCOLL_HALO_AREA_SUM_EPOCH);
+    d->sum_slots = p->area + SYMCOLL_HALO_AREA_SUM;
+    for (int i = 0; i < p->n_dirs; i++)
+        d->dirs |= 1u << p->dir[i];
+    int sms = 0;
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_cuda_status(
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, symcoll_g.device), fn,
+            "cudaDeviceGetAttribute");
+    p->max_blocks = 2 * (sms > 0 ? sms : 1);
+    return st;
+}
+
+/* Everything after the first exchange of records; every step is collective over WORLD. */
+static symcoll_status_t create_agreed(const char *fn, struct symcoll_halo_plan *p,
+                                      const halo_record_t *all) {
+    int team_size = 0;
+    symcoll_halo_desc_t *descs = NULL;
+    symcoll_status_t st = team_descs(fn, all, &team_size, &descs);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_halo_check_team(fn, team_size, descs);
+    symcoll_team_state_t *t = NULL;
+    symcoll_halo_msg_t msg[SYMCOLL_HALO_DIRS];
+    if (st == SYMCOLL_SUCCESS && p->team_pe >= 0)
+        st = symcoll_team_for_call(fn, p->team, &t);
+    if (st == SYMCOLL_SUCCESS)
+        st = build_messages(fn, p, t, descs, team_size, msg);
+    free(descs);
+    if (team_size == 0) /* every PE failed the same way in team_descs */
+        return st;
+    st = agree(fn, st);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_heap_alloc(fn, SYMCOLL_HALO_AREA_BYTES(team_size), (void **)&p->area);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    st = fill_area(fn, p, t, msg, team_size);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_cuda_status(cudaDeviceSynchronize(), fn, "synchronize");
+    /* No PE signals into an area before every PE has zeroed its copy. */
+    symcoll_status_t synced = symcoll_g.boot->barrier(symcoll_g.boot);
+    st = agree(fn, st != SYMCOLL_SUCCESS ? st : synced);
+    if (st != SYMCOLL_SUCCESS)
+        symcoll_heap_free(fn, p->area);
+    return st;
+}
+
+symcoll_status_t symcoll_halo_create(symcoll_team_t team, const symcoll_halo_desc_t *d,
+                                     symcoll_halo_t *h) {
+    static const char fn[] = "symcoll_halo_create";
+    symcoll_status_t st = symcoll_check_initialized(fn);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    if (!h)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: h is NULL", fn);
+    *h = NULL;
+    struct symcoll_halo_plan *p = calloc(1, sizeof *p);
+    halo_record_t *all = calloc((size_t)symcoll_g.n_pes, sizeof *all);
+    halo_record_t mine;
+    memset(&mine, 0, sizeof mine);
+    mine.team_pe = -1;
+    symcoll_status_t local =
+        p && all ? SYMCOLL_SUCCESS
+                 : symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    if (local == SYMCOLL_SUCCESS && team != SYMCOLL_TEAM_INVALID) {
+        int size = symcoll_team_n_pes(team), me = symcoll_team_my_pe(team);
+        if (size < 0)
+            local = symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                      "%s: team %d is not a valid team", fn, (int)team);
+        else if (me >= 0) {
+            mine.team_pe = me;
+            mine.team_size = size;
+            local = symcoll_halo_normalize(fn, size, d, &mine.desc);
+        }
+    }
+    mine.status = (int32_t)local;
+    /* Collective over WORLD: everyone joins the exchange, also after a local error. */
+    st = all ? symcoll_g.boot->allgather(symcoll_g.boot, &mine, all, sizeof mine) : local;
+    if (st == SYMCOLL_SUCCESS)
+        st = agree(fn, local);
+    if (st == SYMCOLL_SUCCESS) {
+        p->team = team;
+        p->team_pe = mine.team_pe;
+        p->desc = mine.desc;
+        st = create_agreed(fn, p, all);
+    }
+    free(all);
+    if (st != SYMCOLL_SUCCESS) {
+        free(p);
+        return st;
+    }
+    *h = p;
+    return SYMCOLL_SUCCESS;
+}
+
+symcoll_status_t symcoll_halo_destroy(symcoll_halo_t h) {
+    static const char fn[] = "symcoll_halo_destroy";
+    symcoll_status_t st = symcoll_check_initialized(fn);
+    if (st != SYMCOLL_SUCCESS || !h)
+        return st;
+    st = symcoll_heap_free(fn, h->area);
+    free(h);
+    return st;
+}
+
+int symcoll_halo_neighbor(symcoll_halo_t h, int dim, int dir) {
+    if (!h || h->team_pe < 0 || dim < 0 || dim > 2 || (dir != -1 && dir != 1))
+        return -1;
+    static const int scale[3] = {1, 3, 9};
+    return symcoll_halo_neighbor_of(&h->desc, h->team_pe, 13 + dir * scale[dim]);
+}
+
+symcoll_status_t symcoll_halo_grid(symcoll_halo_t h, int pe_grid[3], int coords[3]) {
+    static const char fn[] = "symcoll_halo_grid";
+    if (!h || !pe_grid || !coords)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", fn,
+                                 !h         ? "h"
+                                 : !pe_grid ? "pe_grid"
+                                            : "coords");
+    const symcoll_halo_desc_t *d = &h->desc;
+    for (int i = 0; i < 3; i++)
+        pe_grid[i] = d->pe_grid[i];
+    if (h->team_pe >= 0)
+        symcoll_halo_coords(d, h->team_pe, coords);
+    else
+        coords[0] = coords[1] = coords[2] = -1;
+    return SYMCOLL_SUCCESS;
+}
+
+symcoll_halo_device_t symcoll_halo_device_handle(symcoll_halo_t h) {
+    symcoll_halo_device_t none;
+    memset(&none, 0, sizeof none);
+    if (!h || h->team_pe < 0) {
+        symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "symcoll_halo_device_handle: %s",
+                          !h ? "h is NULL" : "this PE is outside the team");
+        return none;
+    }
+    return h->dev;
+}

@@ -1,0 +1,43 @@
+/* The halo plan as the runtime (src/halo.c) builds it and the enqueue (collectives/halo.c)
+ * uses it. */
+#ifndef SYMCOLL_HALO_PLAN_H
+#define SYMCOLL_HALO_PLAN_H
+
+#include <stdint.h>
+#include "symcoll.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Byte offsets in a plan's symmetric area for a team of n PEs: flags written by the
+ * neighbours (arrive, data), this PE's own counters (send and receive epochs, block tickets,
+ * team sums), the message table, and the slots of the team sum written by the members. */
+#define SYMCOLL_HALO_AREA_ARRIVE ((size_t)0)
+#define SYMCOLL_HALO_AREA_DATA ((size_t)256)
+#define SYMCOLL_HALO_AREA_SEND_EPOCH ((size_t)512)
+#define SYMCOLL_HALO_AREA_RECV_EPOCH ((size_t)768)
+#define SYMCOLL_HALO_AREA_SENT_BLOCKS ((size_t)1024)
+#define SYMCOLL_HALO_AREA_SUM_EPOCH ((size_t)1280)
+#define SYMCOLL_HALO_AREA_MSG ((size_t)1536)
+#define SYMCOLL_HALO_AREA_SUM                                                                      \
+    ((SYMCOLL_HALO_AREA_MSG + SYMCOLL_HALO_DIRS * sizeof(symcoll_halo_msg_t) + 127) & ~(size_t)127)
+#define SYMCOLL_HALO_AREA_BYTES(n) (SYMCOLL_HALO_AREA_SUM + (size_t)(n)*2 * 64)
+
+struct symcoll_halo_plan {
+    symcoll_team_t team;
+    int team_pe;              /* -1: this PE is outside the team */
+    symcoll_halo_desc_t desc; /* normalized */
+    size_t span;              /* bytes every field must hold (the largest team PE's layout) */
+    char *area;               /* symmetric, SYMCOLL_HALO_AREA_BYTES(team size) */
+    symcoll_halo_device_t dev;
+    int n_dirs;                          /* directions with a message */
+    uint8_t dir[SYMCOLL_HALO_DIRS];      /* in increasing order */
+    size_t dir_bytes[SYMCOLL_HALO_DIRS]; /* box bytes per list entry */
+    int max_blocks;                      /* grid limit of one exchange */
+};
+
+#ifdef __cplusplus
+}
+#endif
+#endif
