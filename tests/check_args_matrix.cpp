@@ -12,6 +12,7 @@
 #include <vector>
 #include <gtest/gtest.h>
 #include "fake_runtime.h"
+#include "symcoll_halo.h"
 
 namespace {
 
@@ -267,6 +268,69 @@ std::vector<Row> rows() {
          [](auto &) { return symcoll_team_status(kOtherTeam); },
          INVALID,
          {"not a member of team 5"}},
+        {"symcoll_halo_create",
+         [](auto &) {
+             symcoll_halo_t h;
+             return symcoll_halo_create(SYMCOLL_TEAM_WORLD, nullptr, &h);
+         },
+         INVALID,
+         {"d is NULL"}},
+        {"symcoll_halo_create",
+         [](auto &) {
+             symcoll_halo_desc_t d;
+             symcoll_halo_desc_default(&d);
+             return symcoll_halo_create(SYMCOLL_TEAM_WORLD, &d, nullptr);
+         },
+         INVALID,
+         {"h is NULL"}},
+        {"symcoll_halo_create",
+         [](auto &) {
+             symcoll_halo_desc_t d;
+             symcoll_halo_desc_default(&d);
+             d.ndims = 4;
+             symcoll_halo_t h;
+             return symcoll_halo_create(SYMCOLL_TEAM_WORLD, &d, &h);
+         },
+         INVALID,
+         {"d->ndims 4"}},
+        {"symcoll_halo_create",
+         [](auto &) {
+             symcoll_halo_desc_t d;
+             symcoll_halo_desc_default(&d);
+             d.version = 0;
+             symcoll_halo_t h;
+             return symcoll_halo_create(SYMCOLL_TEAM_WORLD, &d, &h);
+         },
+         INVALID,
+         {"d->version 0"}},
+        {"symcoll_halo_create",
+         [](auto &) {
+             symcoll_halo_desc_t d;
+             symcoll_halo_desc_default(&d);
+             symcoll_halo_t h;
+             return symcoll_halo_create(99, &d, &h);
+         },
+         INVALID,
+         {"team 99"}},
+        {"symcoll_halo_exchange_on_stream",
+         [](auto &m) { return symcoll_halo_exchange_on_stream(nullptr, m.a, kStream); },
+         INVALID,
+         {"h is NULL"}},
+        {"symcoll_halo_exchange_many_on_stream",
+         [](auto &m) {
+             void *fields[] = {m.a};
+             return symcoll_halo_exchange_many_on_stream(nullptr, fields, 1, kStream);
+         },
+         INVALID,
+         {"h is NULL"}},
+        {"symcoll_halo_grid",
+         [](auto &) {
+             int grid[3], coords[3];
+             return symcoll_halo_grid(nullptr, grid, coords);
+         },
+         INVALID,
+         {"h is NULL"},
+         INVALID},
         {"symcoll_topology_text",
          [](auto &) { return symcoll_topology_text(nullptr, 16) ? SYMCOLL_SUCCESS : INVALID; },
          INVALID,
@@ -360,6 +424,10 @@ TEST_F(ArgsMatrix, QueriesAnswerMinusOneOrANameForBadValues) {
     EXPECT_STREQ(symcoll_op_name((symcoll_op_t)99), "invalid");
     EXPECT_STREQ(symcoll_collective_name((symcoll_collective_t)-3), "none");
     symcoll_init_attr_default(nullptr);
+    symcoll_halo_desc_default(nullptr);
+    EXPECT_EQ(symcoll_halo_neighbor(nullptr, 0, 1), -1);
+    EXPECT_EQ(symcoll_halo_device_handle(nullptr).dirs, 0u);
+    EXPECT_EQ(symcoll_halo_destroy(nullptr), SYMCOLL_SUCCESS);
     EXPECT_EQ(symcoll_free_checked(nullptr), SYMCOLL_SUCCESS);
 }
 
