@@ -9,7 +9,7 @@ if(SYMCOLL_SANITIZE MATCHES "fuzzer-no-link")
   add_test(NAME fuzz_config COMMAND fuzz_config -max_total_time=20 -seed=1 -print_final_stats=1)
 else()
   target_sources(fuzz_config PRIVATE ${CMAKE_CURRENT_LIST_DIR}/fuzz_random_driver.cpp)
-  add_test(NAME fuzz_config COMMAND fuzz_config 200000)
+  add_test(NAME fuzz_config COMMAND fuzz_config 50000)
 endif()
 set_tests_properties(fuzz_config PROPERTIES TIMEOUT 120 LABELS fuzz)
 
