@@ -316,23 +316,20 @@ TEST_F(Core, SplitHandlesAgreeOnEveryPe) {
         else
             EXPECT_EQ(team, SYMCOLL_TEAM_INVALID) << "split " << pe;
     }
-    auto *handles = static_cast<int32_t *>(symcoll_calloc(n, sizeof(int32_t)));
-    ASSERT_NE(handles, nullptr) << symcoll_last_error();
+    SymBuffer handles(n * sizeof(int32_t));
+    ASSERT_NE(handles.ptr, nullptr);
     for (int pe = 0; pe < n; pe++)
-        CUDA_OK(cudaMemcpy(static_cast<int32_t *>(symcoll_ptr(handles, pe)) + me, &mine,
+        CUDA_OK(cudaMemcpy(static_cast<int32_t *>(symcoll_ptr(handles.ptr, pe)) + me, &mine,
                            sizeof mine, cudaMemcpyHostToDevice));
-    ASSERT_EQ(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream), SYMCOLL_SUCCESS);
-    CUDA_OK(cudaStreamSynchronize(stream));
-    std::vector<uint8_t> bytes = read_device(handles, n * sizeof(int32_t));
+    barrier_sync(stream);
+    std::vector<uint8_t> bytes = read_device(handles.ptr, n * sizeof(int32_t));
     const auto *all = reinterpret_cast<const int32_t *>(bytes.data());
     for (int a = 0; a < teams; a++) {
         EXPECT_NE(all[a], SYMCOLL_TEAM_INVALID) << "PE " << a;
         for (int b = 0; b < a; b++)
             EXPECT_NE(all[a], all[b]) << "PEs " << a << " and " << b << " got the same handle";
     }
-    ASSERT_EQ(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream), SYMCOLL_SUCCESS);
-    CUDA_OK(cudaStreamSynchronize(stream));
-    symcoll_free(handles);
+    barrier_sync(stream);
     if (mine != SYMCOLL_TEAM_INVALID)
         EXPECT_EQ(symcoll_team_destroy(mine), SYMCOLL_SUCCESS) << symcoll_last_error();
 }
