@@ -45,6 +45,15 @@ symcoll_status_t null_means(symcoll_status_t status, const void *p) {
 
 const cudaStream_t kStream = 0;
 
+// symcoll_halo_create on team with the default descriptor, changed by edit.
+symcoll_status_t halo_create_with(symcoll_team_t team, void (*edit)(symcoll_halo_desc_t &)) {
+    symcoll_halo_desc_t d;
+    symcoll_halo_desc_default(&d);
+    edit(d);
+    symcoll_halo_t h;
+    return symcoll_halo_create(team, &d, &h);
+}
+
 std::vector<Row> rows() {
     const size_t huge = SIZE_MAX / 2;
     return {
@@ -284,32 +293,17 @@ std::vector<Row> rows() {
          INVALID,
          {"h is NULL"}},
         {"symcoll_halo_create",
-         [](auto &) {
-             symcoll_halo_desc_t d;
-             symcoll_halo_desc_default(&d);
-             d.ndims = 4;
-             symcoll_halo_t h;
-             return symcoll_halo_create(SYMCOLL_TEAM_WORLD, &d, &h);
-         },
+         [](auto &) { return halo_create_with(SYMCOLL_TEAM_WORLD, [](auto &d) { d.ndims = 4; }); },
          INVALID,
          {"d->ndims 4"}},
         {"symcoll_halo_create",
          [](auto &) {
-             symcoll_halo_desc_t d;
-             symcoll_halo_desc_default(&d);
-             d.version = 0;
-             symcoll_halo_t h;
-             return symcoll_halo_create(SYMCOLL_TEAM_WORLD, &d, &h);
+             return halo_create_with(SYMCOLL_TEAM_WORLD, [](auto &d) { d.version = 0; });
          },
          INVALID,
          {"d->version 0"}},
         {"symcoll_halo_create",
-         [](auto &) {
-             symcoll_halo_desc_t d;
-             symcoll_halo_desc_default(&d);
-             symcoll_halo_t h;
-             return symcoll_halo_create(99, &d, &h);
-         },
+         [](auto &) { return halo_create_with(99, [](auto &) {}); },
          INVALID,
          {"team 99"}},
         {"symcoll_halo_exchange_on_stream",
