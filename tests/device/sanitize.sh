@@ -8,7 +8,8 @@
 # each PE's "ERROR SUMMARY".
 B=/work/main/build-dev; T=$B/tests
 RUN="$B/src/launcher/symcoll-run -n ${NP:-2} --tag-output --timeout ${SANITIZE_TIMEOUT:-45}"
-SANITIZER="compute-sanitizer --error-exitcode 86 --print-limit 20"
+SANITIZER="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+SANITIZER="$SANITIZER --error-exitcode 86 --print-limit 20"
 SUMMARY=$OUT/sanitize-summary.txt
 : > $SUMMARY
 
