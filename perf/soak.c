@@ -1,8 +1,8 @@
 /* The soak: two lanes, each a team (WORLD and a copy of it) with its own stream, run random
  * operations side by side: every collective with random sizes, types, ops and roots, some
- * captured into a CUDA graph and replayed, and put_signal to the next PE. Every PE draws the
- * same sequence, so the PEs issue the same calls in the same order. Each round checks every
- * result against the CPU reference. Ten times over the run a fixed probe (8-byte reduces) is
+ * captured into a CUDA graph and replayed, put_signal to the next PE, and halo exchanges. Every PE
+ * draws the same sequence, so the PEs issue the same calls in the same order. Each round checks
+ * every result against the CPU reference. Ten times over the run a fixed probe (8-byte reduces) is
  * timed; the run fails if it slowed down, if device memory or file descriptors leaked, or on
  * any wrong element. */
 #include "soak.h"
@@ -13,12 +13,18 @@
 #include <time.h>
 
 #include "call.h"
+#include "symcoll_halo.h"
 #include "check.h"
 #include "fail.h"
 
 #define SOAK_MAX_BYTES ((size_t)4 << 20) /* per buffer */
 #define SOAK_POISON 0xa5
-#define SOAK_PUT PERF_NUM_OPS /* the lanes' operation besides the collectives */
+#define SOAK_PUT PERF_NUM_OPS        /* the lanes' operations besides the collectives */
+#define SOAK_HALO (PERF_NUM_OPS + 1) /* a halo exchange of the lane's plan */
+#define SOAK_HALO_X 37               /* the plan: rows of 37 uint32 split along y, periodic */
+#define SOAK_HALO_Y 9
+#define SOAK_HALO_WIDTH 2
+#define SOAK_HALO_CELLS (SOAK_HALO_X * (SOAK_HALO_Y + 2 * SOAK_HALO_WIDTH))
 #define SOAK_GRAPH_REPLAYS 3
 #define SOAK_WINDOWS 10
 #define SOAK_WARMUP_ROUNDS 50 /* before the leak baseline: graphs and pools exist by then */
@@ -33,7 +39,10 @@ typedef struct {
     uint64_t *signal;  /* symmetric: the previous PE's puts add 1 */
     uint64_t received; /* puts received so far */
     void *host_src, *host_dst;
-    perf_call_t call; /* op SOAK_PUT: a put_signal of count bytes to the next PE */
+    perf_call_t call; /* op SOAK_PUT: a put_signal of count bytes to the next PE; op SOAK_HALO:
+                         a halo exchange of dst */
+    symcoll_halo_t halo;
+    int halo_low, halo_high; /* team PEs whose rows fill the halos below and above */
     bool in_graph;
     cudaGraphExec_t graph;
 } lane_t;
@@ -42,7 +51,7 @@ typedef struct {
     int npes, me;
     uint64_t rng, seed;
     lane_t lanes[2];
-    long long rounds, calls, replays, puts, wrong;
+    long long rounds, calls, replays, puts, halos, wrong;
 } soak_t;
 
 static uint64_t next_random(soak_t *s) {
@@ -57,10 +66,35 @@ static perf_call_t put_data_call(const perf_call_t *c) {
     return (perf_call_t){.op = PERF_OP_BROADCAST, .type = SYMCOLL_UINT8, .count = c->count};
 }
 
+/* Cell idx of team PE pe's halo field in check round seed: halos poisoned, interior random. */
+static uint32_t halo_cell(uint64_t seed, int pe, size_t idx) {
+    size_t row = idx / SOAK_HALO_X;
+    if (row < SOAK_HALO_WIDTH || row >= SOAK_HALO_WIDTH + SOAK_HALO_Y)
+        return 0xa5a5a5a5u;
+    uint64_t z = seed * 0x9e3779b97f4a7c15ull + (uint64_t)pe * 0xbf58476d1ce4e5b9ull + idx;
+    z = (z ^ (z >> 31)) * 0x94d049bb133111ebull;
+    return (uint32_t)(z ^ (z >> 29));
+}
+
+/* Wrong cells of a halo field after the exchange: each halo holds the neighbour's rows. */
+static size_t halo_wrong(const lane_t *l, const uint32_t *field, uint64_t seed, int me) {
+    size_t wrong = 0;
+    for (size_t idx = 0; idx < SOAK_HALO_CELLS; idx++) {
+        size_t row = idx / SOAK_HALO_X, col = idx % SOAK_HALO_X;
+        uint32_t expected = halo_cell(seed, me, idx);
+        if (row < SOAK_HALO_WIDTH)
+            expected = halo_cell(seed, l->halo_low, (row + SOAK_HALO_Y) * SOAK_HALO_X + col);
+        else if (row >= SOAK_HALO_WIDTH + SOAK_HALO_Y)
+            expected = halo_cell(seed, l->halo_high, (row - SOAK_HALO_Y) * SOAK_HALO_X + col);
+        wrong += field[idx] != expected;
+    }
+    return wrong;
+}
+
 /* The same random operation on every PE: sizes log-uniform from one element up. */
 static void draw_call(soak_t *s, lane_t *l) {
     perf_call_t *c = &l->call;
-    *c = (perf_call_t){.op = (perf_op_t)(next_random(s) % (SOAK_PUT + 1))};
+    *c = (perf_call_t){.op = (perf_op_t)(next_random(s) % (SOAK_HALO + 1))};
     c->type = (symcoll_datatype_t)(next_random(s) % SYMCOLL_NUM_DATATYPES);
     do {
         c->redop = (symcoll_op_t)(next_random(s) % SYMCOLL_NUM_OPS);
@@ -74,6 +108,9 @@ static void draw_call(soak_t *s, lane_t *l) {
 }
 
 static int enqueue_call(soak_t *s, lane_t *l) {
+    if (l->call.op == SOAK_HALO)
+        return perf_symcoll_check(symcoll_halo_exchange_on_stream(l->halo, l->dst, l->stream),
+                                  "halo exchange");
     if (l->call.op != SOAK_PUT) {
         return perf_symcoll_check(perf_call_enqueue(&l->call, l->team, l->dst, l->src, l->stream),
                                   perf_op_info(l->call.op)->name);
@@ -101,15 +138,35 @@ static int capture(soak_t *s, lane_t *l) {
     return rc != 0 ? -1 : 0;
 }
 
-/* Fresh data into src, poison into dst, the call (or a replay of its graph), dst back. */
-static int run_call(soak_t *s, lane_t *l) {
+/* A halo exchange's data: the interior fresh, the halos poisoned, in dst. */
+static int fill_halo_field(soak_t *s, lane_t *l, size_t *bytes) {
+    uint32_t *field = l->host_src;
+    ++s->seed;
+    for (size_t idx = 0; idx < SOAK_HALO_CELLS; idx++)
+        field[idx] = halo_cell(s->seed, s->me, idx);
+    *bytes = SOAK_HALO_CELLS * sizeof *field;
+    PERF_CUDA(cudaMemcpyAsync(l->dst, field, *bytes, cudaMemcpyHostToDevice, l->stream));
+    return 0;
+}
+
+/* A collective's or put's data: fresh into src, poison into dst. */
+static int fill_buffers(soak_t *s, lane_t *l, size_t *dst_bytes) {
     const perf_call_t data = l->call.op == SOAK_PUT ? put_data_call(&l->call) : l->call;
     size_t elem = symcoll_datatype_size(data.type);
     size_t src_bytes = perf_op_src_bytes(data.op, data.count, elem, s->npes);
-    size_t dst_bytes = perf_op_dst_bytes(data.op, data.count, elem, s->npes);
+    *dst_bytes = perf_op_dst_bytes(data.op, data.count, elem, s->npes);
     perf_check_fill(l->host_src, &data, ++s->seed, s->me, s->npes);
     PERF_CUDA(cudaMemcpyAsync(l->src, l->host_src, src_bytes, cudaMemcpyHostToDevice, l->stream));
-    PERF_CUDA(cudaMemsetAsync(l->dst, SOAK_POISON, dst_bytes, l->stream));
+    PERF_CUDA(cudaMemsetAsync(l->dst, SOAK_POISON, *dst_bytes, l->stream));
+    return 0;
+}
+
+/* Fresh data, the call (or a replay of its graph), dst back. */
+static int run_call(soak_t *s, lane_t *l) {
+    size_t dst_bytes;
+    if ((l->call.op == SOAK_HALO ? fill_halo_field(s, l, &dst_bytes)
+                                 : fill_buffers(s, l, &dst_bytes)) != 0)
+        return -1;
     if (l->in_graph) {
         PERF_CUDA(cudaGraphLaunch(l->graph, l->stream));
         s->replays++;
@@ -118,6 +175,7 @@ static int run_call(soak_t *s, lane_t *l) {
     }
     PERF_CUDA(cudaMemcpyAsync(l->host_dst, l->dst, dst_bytes, cudaMemcpyDeviceToHost, l->stream));
     s->calls++;
+    s->halos += l->call.op == SOAK_HALO;
     return 0;
 }
 
@@ -125,6 +183,8 @@ static int run_call(soak_t *s, lane_t *l) {
 static size_t check_call(soak_t *s, lane_t *l, uint64_t seed) {
     if (l->call.op == PERF_OP_BARRIER)
         return 0;
+    if (l->call.op == SOAK_HALO)
+        return halo_wrong(l, l->host_dst, seed, s->me);
     if (l->call.op != SOAK_PUT)
         return perf_check_count_wrong(l->host_dst, &l->call, seed, s->me, s->npes);
     const perf_call_t data = put_data_call(&l->call);
@@ -220,7 +280,25 @@ static double seconds_now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static int lane_init(lane_t *l, symcoll_team_t team) {
+/* The lane's halo plan: the team's PEs stacked along y, periodic, rows moving. */
+static int create_halo(lane_t *l, int npes) {
+    symcoll_halo_desc_t d;
+    symcoll_halo_desc_default(&d);
+    d.ndims = 2;
+    d.pe_grid[0] = 1;
+    d.pe_grid[1] = npes;
+    d.periodic[0] = d.periodic[1] = 1;
+    d.interior[0] = SOAK_HALO_X;
+    d.interior[1] = SOAK_HALO_Y;
+    d.width[1] = SOAK_HALO_WIDTH;
+    d.type = SYMCOLL_UINT32;
+    PERF_SYMCOLL(symcoll_halo_create(l->team, &d, &l->halo));
+    l->halo_low = symcoll_halo_neighbor(l->halo, 1, -1);
+    l->halo_high = symcoll_halo_neighbor(l->halo, 1, 1);
+    return 0;
+}
+
+static int lane_init(lane_t *l, symcoll_team_t team, int npes) {
     l->team = team;
     PERF_CUDA(cudaStreamCreateWithFlags(&l->stream, cudaStreamNonBlocking));
     PERF_CUDA(cudaEventCreate(&l->start));
@@ -232,10 +310,11 @@ static int lane_init(lane_t *l, symcoll_team_t team) {
         return perf_fail("soak: symcoll_malloc: %s", symcoll_last_error());
     PERF_CUDA(cudaMallocHost(&l->host_src, SOAK_MAX_BYTES));
     PERF_CUDA(cudaMallocHost(&l->host_dst, SOAK_MAX_BYTES));
-    return 0;
+    return create_halo(l, npes);
 }
 
 static void lane_fini(lane_t *l) {
+    symcoll_halo_destroy(l->halo);
     cudaFreeHost(l->host_dst);
     cudaFreeHost(l->host_src);
     symcoll_free(l->signal);
@@ -268,10 +347,10 @@ static int soak_run(soak_t *s, double seconds, bool *passed) {
         if (window > 0 && probe(s, &probes[window]) != 0)
             return -1;
         if (s->me == 0)
-            printf("soak %5.0f s: %lld rounds, %lld calls (%lld graph replays, %lld puts), "
-                   "%lld wrong, probe %.2f us\n",
-                   seconds_now() - start, s->rounds, s->calls, s->replays, s->puts, s->wrong,
-                   probes[window]);
+            printf("soak %5.0f s: %lld rounds, %lld calls (%lld graph replays, %lld puts, %lld "
+                   "halo exchanges), %lld wrong, probe %.2f us\n",
+                   seconds_now() - start, s->rounds, s->calls, s->replays, s->puts, s->halos,
+                   s->wrong, probes[window]);
         fflush(stdout);
         if (window >= SOAK_WINDOWS)
             break;
@@ -293,7 +372,8 @@ int perf_soak(const perf_args_t *args) {
     soak_t s = {.npes = symcoll_n_pes(), .me = symcoll_my_pe(), .rng = 0x5eed5eed5eedull};
     symcoll_team_t copy = SYMCOLL_TEAM_INVALID;
     PERF_SYMCOLL(symcoll_team_split_strided(SYMCOLL_TEAM_WORLD, 0, 1, s.npes, &copy));
-    if (lane_init(&s.lanes[0], SYMCOLL_TEAM_WORLD) != 0 || lane_init(&s.lanes[1], copy) != 0)
+    if (lane_init(&s.lanes[0], SYMCOLL_TEAM_WORLD, s.npes) != 0 ||
+        lane_init(&s.lanes[1], copy, s.npes) != 0)
         return -1;
     bool passed = false;
     int rc = soak_run(&s, args->soak_seconds, &passed);
