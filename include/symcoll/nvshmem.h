@@ -51,7 +51,7 @@
     }))
 #endif
 #define NVSHMEMI_REFUSE_CALL(name, why)                                                            \
-    NVSHMEMI_REFUSE(#name " is not supported by symcoll's NVSHMEM header: " why)
+    NVSHMEMI_REFUSE(#name " is not supported by the symcoll NVSHMEM header: " why)
 
 /* ---- host and device ---- */
 
