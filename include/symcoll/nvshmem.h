@@ -817,6 +817,15 @@ NVSHMEMI_DEV void nvshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int si
                               (symcoll_signal_op_t)sig_op);
 }
 
+#else  /* host-only units: C, or C++ without nvcc */
+
+static inline int nvshmemx_symcoll_init_tu(void) {
+    return nvshmemi_symcoll_state.initialized ? 0 : (int)SYMCOLL_ERROR_NOT_INITIALIZED;
+}
+#endif /* __CUDACC__ */
+
+/* ---- ordering and barriers, host and device ---- */
+
 static inline NVSHMEMI_HOSTDEV void nvshmem_fence(void) {
 #ifdef __CUDA_ARCH__
     symcoll_dev_fence(nvshmemi_symcoll_tu_state.world);
@@ -845,25 +854,6 @@ static inline NVSHMEMI_HOSTDEV void nvshmem_sync_all(void) {
     nvshmemi_host_barrier_all("nvshmem_sync_all");
 #endif
 }
-
-#else  /* host-only units: C, or C++ without nvcc */
-
-static inline int nvshmemx_symcoll_init_tu(void) {
-    return nvshmemi_symcoll_state.initialized ? 0 : (int)SYMCOLL_ERROR_NOT_INITIALIZED;
-}
-static inline void nvshmem_fence(void) {
-    nvshmemi_host_quiet("nvshmem_fence");
-}
-static inline void nvshmem_quiet(void) {
-    nvshmemi_host_quiet("nvshmem_quiet");
-}
-static inline void nvshmem_barrier_all(void) {
-    nvshmemi_host_barrier_all("nvshmem_barrier_all");
-}
-static inline void nvshmem_sync_all(void) {
-    nvshmemi_host_barrier_all("nvshmem_sync_all");
-}
-#endif /* __CUDACC__ */
 
 /* ---- refused at compile time ---- */
 
