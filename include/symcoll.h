@@ -87,6 +87,10 @@ typedef enum {
     SYMCOLL_CMP_LE = 5
 } symcoll_cmp_t;
 
+/* The most PEs one job may have: a device handle keeps one reachability bit per PE. More
+ * PEs make symcoll_init fail with UNSUPPORTED; symcoll-run refuses -n above it. */
+#define SYMCOLL_MAX_PES 64
+
 /* Team handle. WORLD is every PE of the job, NODE the PEs on this PE's host. */
 typedef int32_t symcoll_team_t;
 #define SYMCOLL_TEAM_INVALID ((symcoll_team_t)-1)
@@ -126,9 +130,12 @@ SYMCOLL_API void symcoll_init_attr_default(symcoll_init_attr_t *attr);
  * and their precedence), selects the GPU, maps the symmetric heap of every reachable PE and
  * creates SYMCOLL_TEAM_WORLD and SYMCOLL_TEAM_NODE. Collective over all PEs. It also loads
  * every kernel of the library, so that no later call pays for module loading.
- * attr: NULL for defaults. Errors: INVALID_ARGUMENT (bad version, size, rank, device),
- * NO_GPU, BOOTSTRAP (no launch path found, peers missing), TIMEOUT, CUDA, NCCL, SYSTEM,
- * OUT_OF_MEMORY (heap could not be created). A second init without finalize is an error. */
+ * attr: NULL for defaults. Every attr field and every SYMCOLL_* variable is checked before
+ * any GPU, NCCL or PMIx work. Errors: INVALID_ARGUMENT (an attr field or a variable, named
+ * with its value and what is accepted; a second init without finalize), NO_GPU (says which
+ * is missing: the driver, a driver as new as the CUDA runtime, or a device), UNSUPPORTED
+ * (more than SYMCOLL_MAX_PES PEs), BOOTSTRAP (no launch path found, peers missing), TIMEOUT,
+ * CUDA, NCCL, SYSTEM, OUT_OF_MEMORY (heap could not be created). */
 SYMCOLL_API symcoll_status_t symcoll_init(const symcoll_init_attr_t *attr);
 
 /* Waits for this PE's GPU, unmaps and releases everything. Collective. Safe to call after a
@@ -213,11 +220,15 @@ SYMCOLL_API symcoll_status_t symcoll_alltoall_on_stream(symcoll_team_t team, voi
                                                         symcoll_datatype_t type,
                                                         cudaStream_t stream);
 
-/* Teams. split_strided: collective over WORLD (every PE calls it; the arguments of PEs
- * outside the parent are ignored): the new team holds the parent PEs start, start+stride,
- * ... (size of them); PEs outside it get SYMCOLL_TEAM_INVALID in *new_team and SUCCESS. At
- * most 6 split teams exist at once. Errors: INVALID_ARGUMENT, OUT_OF_MEMORY (no free team),
- * SYMMETRY (the members disagree on the new team). */
+/* Teams. A handle names the same team on every PE that holds it.
+ * split_strided: collective over WORLD (not only the parent), so that every PE agrees on the
+ * new handle and on its synchronization area: every PE calls it, in the same order relative
+ * to the other splits. The members of parent ask for the team of parent PEs start,
+ * start+stride, ... (size of them); every other PE takes part with parent or
+ * SYMCOLL_TEAM_INVALID. PEs outside the new team get SYMCOLL_TEAM_INVALID in *new_team and
+ * SUCCESS. If any PE rejects its arguments, the call fails on every PE and creates nothing.
+ * At most 6 split teams are alive at once. Errors: INVALID_ARGUMENT, OUT_OF_MEMORY (too many
+ * teams), SYMMETRY (members asked for different teams), TIMEOUT, NCCL, BOOTSTRAP. */
 SYMCOLL_API symcoll_status_t symcoll_team_split_strided(symcoll_team_t parent, int start,
                                                         int stride, int size,
                                                         symcoll_team_t *new_team);
@@ -226,7 +237,10 @@ SYMCOLL_API int symcoll_team_n_pes(symcoll_team_t team); /* -1 if invalid */
 /* pe of src_team as numbered in dest_team, -1 if not a member. */
 SYMCOLL_API int symcoll_team_translate_pe(symcoll_team_t src_team, int pe,
                                           symcoll_team_t dest_team);
-/* Collective over the team; WORLD and NODE cannot be destroyed. */
+/* Called by every member of team: waits for this PE's GPU, then releases the team on this
+ * PE. It exchanges nothing: the handle and synchronization area go back into use only when a
+ * later split finds them free on every PE, i.e. once every member has destroyed the team.
+ * WORLD and NODE cannot be destroyed. Errors: INVALID_ARGUMENT, NOT_INITIALIZED, CUDA. */
 SYMCOLL_API symcoll_status_t symcoll_team_destroy(symcoll_team_t team);
 /* SUCCESS, or TIMEOUT with the record (collective, epoch, missing PE) in
  * symcoll_last_error() when a device wait of this team has timed out. Does not sync. */
@@ -285,7 +299,7 @@ typedef struct {
     char *heap_base;      /* this PE's heap in this PE's address space */
     uint64_t heap_stride; /* PE p's heap starts at heap_base + (p - my_pe) * heap_stride */
     uint64_t heap_size;   /* usable bytes of one PE's heap */
-    uint64_t reachable;   /* bit p: WORLD PE p (p < 64) is load/store reachable */
+    uint64_t reachable;   /* bit p: WORLD PE p is load/store reachable (p < SYMCOLL_MAX_PES) */
     int32_t my_pe, n_pes; /* WORLD numbering */
     int32_t team;         /* team handle */
     int32_t team_start, team_stride, team_size, team_my_pe; /* WORLD PE of member i:

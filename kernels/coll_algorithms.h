@@ -17,4 +17,15 @@ enum { SYMCOLL_REDUCE_LL = 0, SYMCOLL_REDUCE_ONE_SHOT = 1, SYMCOLL_REDUCE_TWO_SH
 enum { SYMCOLL_FCOLLECT_LL = 0, SYMCOLL_FCOLLECT_PUSH = 1, SYMCOLL_FCOLLECT_PULL = 2 };
 enum { SYMCOLL_ALLTOALL_LL = 0, SYMCOLL_ALLTOALL_PUSH = 1, SYMCOLL_ALLTOALL_PULL = 2 };
 
+/* Their names, in the same order: what SYMCOLL_ALGO_<COLLECTIVE> and symcoll_tuning_force
+ * accept (tuning/ chooses by them, src/env.c checks the variables against them). */
+#define SYMCOLL_BARRIER_ALGORITHM_NAMES                                                            \
+    { "flags", NULL }
+#define SYMCOLL_BROADCAST_ALGORITHM_NAMES                                                          \
+    { "ll", "pull", "push", "ce", NULL }
+#define SYMCOLL_REDUCE_ALGORITHM_NAMES                                                             \
+    { "ll", "one_shot", "two_shot", NULL }
+#define SYMCOLL_EXCHANGE_ALGORITHM_NAMES                                                           \
+    { "ll", "push", "pull", NULL } /* fcollect, alltoall */
+
 #endif

@@ -1,14 +1,20 @@
-/* Parsing of the SYMCOLL_* environment table. */
+/* Parsing and validation of the SYMCOLL_* environment table (env.def). Loading never logs
+ * and never sets the last error itself: logging reads the settings, so it must not re-enter
+ * a load. */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bootstrap/bootstrap.h"
+#include "coll_algorithms.h"
 #include "env.h"
 #include "internal.h"
 
-static symcoll_env_t settings;
-static int loaded;
+#define WHY_MAX 400
 
 int symcoll_parse_size(const char *text, size_t *out) {
     if (!text || !isdigit((unsigned char)text[0]))
@@ -51,7 +57,7 @@ int symcoll_parse_size(const char *text, size_t *out) {
 }
 
 int symcoll_parse_int(const char *text, long *out) {
-    if (!text || !*text)
+    if (!text || !*text || isspace((unsigned char)text[0]))
         return -1;
     errno = 0;
     char *end;
@@ -62,63 +68,342 @@ int symcoll_parse_int(const char *text, long *out) {
     return 0;
 }
 
-static int parse_SIZE(const char *text, size_t *out) {
-    return symcoll_parse_size(text, out);
-}
-static int parse_INT(const char *text, long *out) {
-    return symcoll_parse_int(text, out);
-}
-static int parse_STRING(const char *text, const char **out) {
-    *out = text;
+static int parse_range(const char *text, long lo, long hi, long *out) {
+    long value;
+    if (symcoll_parse_int(text, &value) != 0 || value < lo || value > hi)
+        return -1;
+    *out = value;
     return 0;
 }
 
-symcoll_status_t symcoll_env_load(void) {
-    symcoll_env_t next;
+/* Index of text among names (case-insensitive), -1 if absent. */
+static int find_name(const char *const *names, const char *text) {
+    for (int i = 0; names[i]; i++)
+        if (!strcasecmp(names[i], text))
+            return i;
+    return -1;
+}
+
+static void join_names(const char *const *names, char *out, size_t len) {
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; names[i] && used < len; i++)
+        used += (size_t)snprintf(out + used, len - used, "%s%s", i ? ", " : "", names[i]);
+}
+
+/* ---- one parser and one description of what is accepted per kind ---- */
+
+static int parse_BYTES(const char *name, const char *text, size_t *out) {
+    (void)name;
+    size_t value;
+    if (symcoll_parse_size(text, &value) != 0 || value == 0)
+        return -1;
+    *out = value;
+    return 0;
+}
+static void accepts_BYTES(const char *name, char *out, size_t len) {
+    (void)name;
+    snprintf(out, len,
+             "a positive number of bytes with an optional k, m, g or t suffix "
+             "(powers of 1024; a trailing b is allowed), e.g. 512m");
+}
+
+static int parse_MS(const char *name, const char *text, long *out) {
+    (void)name;
+    return parse_range(text, 0, INT_MAX, out);
+}
+static void accepts_MS(const char *name, char *out, size_t len) {
+    (void)name;
+    snprintf(out, len, "a whole number of milliseconds from 0 to %d; 0 disables", INT_MAX);
+}
+
+static int parse_MS_POSITIVE(const char *name, const char *text, long *out) {
+    (void)name;
+    return parse_range(text, 1, INT_MAX, out);
+}
+static void accepts_MS_POSITIVE(const char *name, char *out, size_t len) {
+    (void)name;
+    snprintf(out, len, "a whole number of milliseconds from 1 to %d", INT_MAX);
+}
+
+/* Index = level (SYMCOLL_LOG_*); synonyms after the NULL. */
+static const char *const level_names[] = {"off", "error", "warn", "info", "debug", NULL};
+static const char *const level_synonyms[] = {"none", "error", "warning", "info", "trace", NULL};
+
+static int parse_LEVEL(const char *name, const char *text, long *out) {
+    (void)name;
+    int level = find_name(level_names, text);
+    if (level < 0)
+        level = find_name(level_synonyms, text);
+    if (level >= 0) {
+        *out = level;
+        return 0;
+    }
+    return parse_range(text, SYMCOLL_LOG_OFF, SYMCOLL_LOG_DEBUG, out);
+}
+static void accepts_LEVEL(const char *name, char *out, size_t len) {
+    (void)name;
+    snprintf(out, len, "off, error, warn, info or debug (any case), or 0 to 4");
+}
+
+static const char *const true_names[] = {"1", "yes", "true", "on", NULL};
+static const char *const false_names[] = {"0", "no", "false", "off", NULL};
+
+static int parse_BOOL(const char *name, const char *text, long *out) {
+    (void)name;
+    if (find_name(true_names, text) >= 0)
+        *out = 1;
+    else if (find_name(false_names, text) >= 0)
+        *out = 0;
+    else
+        return -1;
+    return 0;
+}
+static void accepts_BOOL(const char *name, char *out, size_t len) {
+    (void)name;
+    snprintf(out, len, "1, yes, true or on; 0, no, false or off (any case)");
+}
+
+static int parse_PORT(const char *name, const char *text, long *out) {
+    (void)name;
+    return parse_range(text, 0, 65535, out);
+}
+static void accepts_PORT(const char *name, char *out, size_t len) {
+    (void)name;
+    snprintf(out, len, "a TCP port from 1 to 65535, or 0");
+}
+
+static int parse_PE(const char *name, const char *text, long *out) {
+    (void)name;
+    return parse_range(text, -1, SYMCOLL_MAX_PES - 1, out);
+}
+static void accepts_PE(const char *name, char *out, size_t len) {
+    (void)name;
+    snprintf(out, len, "a PE number from 0 to %d (symcoll supports at most %d PEs), or -1",
+             SYMCOLL_MAX_PES - 1, SYMCOLL_MAX_PES);
+}
+
+static int parse_PES(const char *name, const char *text, long *out) {
+    (void)name;
+    if (parse_range(text, -1, SYMCOLL_MAX_PES, out) != 0 || *out == 0)
+        return -1;
+    return 0;
+}
+static void accepts_PES(const char *name, char *out, size_t len) {
+    (void)name;
+    snprintf(out, len, "a PE count from 1 to %d (symcoll supports at most %d PEs), or -1",
+             SYMCOLL_MAX_PES, SYMCOLL_MAX_PES);
+}
+
+static int parse_FD(const char *name, const char *text, long *out) {
+    (void)name;
+    return parse_range(text, -1, INT_MAX, out);
+}
+static void accepts_FD(const char *name, char *out, size_t len) {
+    (void)name;
+    snprintf(out, len, "a file descriptor number, or -1");
+}
+
+static const char *const bootstrap_names[] = {"auto",     "launcher", "pmix",
+                                              "torchrun", "single",   NULL};
+
+static int parse_BOOTSTRAP(const char *name, const char *text, const char **out) {
+    (void)name;
+    int i = find_name(bootstrap_names, text);
+    if (i < 0)
+        return -1;
+    *out = bootstrap_names[i];
+    return 0;
+}
+static void accepts_BOOTSTRAP(const char *name, char *out, size_t len) {
+    (void)name;
+    char names[80];
+    join_names(bootstrap_names, names, sizeof names);
+    snprintf(out, len, "one of %s (any case)", names);
+}
+
+static int parse_UNIQUEID(const char *name, const char *text, const char **out) {
+    (void)name;
+    symcoll_uniqueid_t id;
+    if (*text && symcoll_uniqueid_from_hex(text, &id) != 0)
+        return -1;
+    *out = text;
+    return 0;
+}
+static void accepts_UNIQUEID(const char *name, char *out, size_t len) {
+    (void)name;
+    snprintf(out, len, "exactly %zu hex digits (symcoll-run sets it), or empty",
+             2 * sizeof(symcoll_uniqueid_t));
+}
+
+/* The algorithms SYMCOLL_ALGO_<COLLECTIVE> may name, by the part of name after "ALGO_". */
+static const char *const *algorithm_names(const char *name) {
+    static const char *const barrier[] = SYMCOLL_BARRIER_ALGORITHM_NAMES;
+    static const char *const broadcast[] = SYMCOLL_BROADCAST_ALGORITHM_NAMES;
+    static const char *const reduce[] = SYMCOLL_REDUCE_ALGORITHM_NAMES;
+    static const char *const exchange[] = SYMCOLL_EXCHANGE_ALGORITHM_NAMES;
+    static const char *const none[] = {NULL};
+    const char *collective = name + strlen("ALGO_");
+    if (!strcmp(collective, "BARRIER"))
+        return barrier;
+    if (!strcmp(collective, "BROADCAST"))
+        return broadcast;
+    if (!strcmp(collective, "REDUCE"))
+        return reduce;
+    if (!strcmp(collective, "FCOLLECT") || !strcmp(collective, "ALLTOALL"))
+        return exchange;
+    return none;
+}
+
+static int parse_ALGO(const char *name, const char *text, const char **out) {
+    if (!*text) {
+        *out = "";
+        return 0;
+    }
+    const char *const *names = algorithm_names(name);
+    int i = find_name(names, text);
+    if (i < 0)
+        return -1;
+    *out = names[i];
+    return 0;
+}
+static void accepts_ALGO(const char *name, char *out, size_t len) {
+    char names[160];
+    join_names(algorithm_names(name), names, sizeof names);
+    snprintf(out, len, "one of %s (any case), or empty for automatic choice", names);
+}
+
+/* ---- loading ---- */
+
+/* The value as it may appear in a one-line message: printable, at most 64 characters. */
+static void quote_value(const char *value, char *out, size_t len) {
+    size_t n = 0;
+    for (const char *c = value; *c && n + 4 < len; c++, n++) {
+        if (c - value == 64) {
+            snprintf(out + n, len - n, "...");
+            return;
+        }
+        out[n] = isprint((unsigned char)*c) ? *c : '?';
+    }
+    out[n] = '\0';
+}
+
+static int reject(char *why, const char *name, const char *value,
+                  void (*accepts)(const char *, char *, size_t)) {
+    char shown[80], accepted[200];
+    quote_value(value, shown, sizeof shown);
+    accepts(name, accepted, sizeof accepted);
+    snprintf(why, WHY_MAX, "environment: SYMCOLL_%s=\"%s\" is not valid: expected %s", name, shown,
+             accepted);
+    return -1;
+}
+
+/* How the variables fit together; symcoll-run sets RANK, SIZE, LOCAL_* and UNIQUEID. */
+static int check_together(const symcoll_env_t *e, char *why) {
+    if ((e->rank >= 0) != (e->size > 0))
+        snprintf(why, WHY_MAX,
+                 "environment: SYMCOLL_RANK=%ld and SYMCOLL_SIZE=%ld: set both or neither", e->rank,
+                 e->size);
+    else if (e->rank >= e->size && e->rank >= 0)
+        snprintf(why, WHY_MAX, "environment: SYMCOLL_RANK=%ld is not below SYMCOLL_SIZE=%ld",
+                 e->rank, e->size);
+    else if (e->local_rank >= 0 && e->local_size > 0 && e->local_rank >= e->local_size)
+        snprintf(why, WHY_MAX,
+                 "environment: SYMCOLL_LOCAL_RANK=%ld is not below SYMCOLL_LOCAL_SIZE=%ld",
+                 e->local_rank, e->local_size);
+    else if (e->local_size > 0 && e->size > 0 && e->local_size > e->size)
+        snprintf(why, WHY_MAX, "environment: SYMCOLL_LOCAL_SIZE=%ld is above SYMCOLL_SIZE=%ld",
+                 e->local_size, e->size);
+    else if (*e->uniqueid && e->rank < 0)
+        snprintf(why, WHY_MAX,
+                 "environment: SYMCOLL_UNIQUEID is set without SYMCOLL_RANK and "
+                 "SYMCOLL_SIZE (symcoll-run sets all three)");
+    else if (!strcmp(e->bootstrap, "launcher") && !*e->uniqueid)
+        snprintf(why, WHY_MAX,
+                 "environment: SYMCOLL_BOOTSTRAP=launcher needs SYMCOLL_RANK, "
+                 "SYMCOLL_SIZE and SYMCOLL_UNIQUEID (run the program under "
+                 "symcoll-run)");
+    else
+        return 0;
+    return -1;
+}
+
+static int load_into(symcoll_env_t *next, char *why) {
     const char *value;
 #define SYMCOLL_ENV(name, kind, field, def, help)                                                  \
     value = getenv("SYMCOLL_" #name);                                                              \
     if (!value || !*value)                                                                         \
         value = def;                                                                               \
-    if (parse_##kind(value, &next.field) != 0) {                                                   \
-        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,                                   \
-                                 "environment: SYMCOLL_" #name "=\"%s\" is not a valid %s", value, \
-                                 #kind);                                                           \
-    }
+    if (parse_##kind(#name, value, &next->field) != 0)                                             \
+        return reject(why, #name, value, accepts_##kind);
 #include "env.def"
 #undef SYMCOLL_ENV
-    settings = next;
-    loaded = 1;
-    return SYMCOLL_SUCCESS;
+    return check_together(next, why);
+}
+
+/* Two copies: a load fills the one not in use, then publishes it. */
+static symcoll_env_t slots[2];
+static _Atomic(const symcoll_env_t *) current;
+static pthread_once_t first_load = PTHREAD_ONCE_INIT;
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void load_first(void) {
+    char why[WHY_MAX];
+    if (load_into(&slots[0], why) != 0) {
+#define SYMCOLL_ENV(name, kind, field, def, help) parse_##kind(#name, def, &slots[0].field);
+#include "env.def"
+#undef SYMCOLL_ENV
+    }
+    atomic_store(&current, &slots[0]);
 }
 
 const symcoll_env_t *symcoll_env(void) {
-    if (!loaded && symcoll_env_load() != SYMCOLL_SUCCESS) {
-        /* Fall back to the defaults; symcoll_init reports the bad variable. */
-#define SYMCOLL_ENV(name, kind, field, def, help) parse_##kind(def, &settings.field);
-#include "env.def"
-#undef SYMCOLL_ENV
-        loaded = 1;
-    }
-    return &settings;
+    pthread_once(&first_load, load_first);
+    return atomic_load(&current);
 }
 
-static void print_SIZE(FILE *out, size_t v) {
+symcoll_status_t symcoll_env_load(void) {
+    char why[WHY_MAX];
+    const symcoll_env_t *now = symcoll_env();
+    pthread_mutex_lock(&load_lock);
+    symcoll_env_t *next = now == &slots[0] ? &slots[1] : &slots[0];
+    int bad = load_into(next, why);
+    if (!bad)
+        atomic_store(&current, next);
+    pthread_mutex_unlock(&load_lock);
+    if (bad)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s", why);
+    return SYMCOLL_SUCCESS;
+}
+
+void symcoll_env_accepts(const char *name, char *out, size_t len) {
+    if (len)
+        out[0] = '\0';
+#define SYMCOLL_ENV(var, kind, field, def, help)                                                   \
+    if (!strcmp(name, #var))                                                                       \
+        accepts_##kind(#var, out, len);
+#include "env.def"
+#undef SYMCOLL_ENV
+}
+
+static void print_size(FILE *out, size_t v) {
     fprintf(out, "%zu", v);
 }
-static void print_INT(FILE *out, long v) {
+static void print_long(FILE *out, long v) {
     fprintf(out, "%ld", v);
 }
-static void print_STRING(FILE *out, const char *v) {
+static void print_string(FILE *out, const char *v) {
     fprintf(out, "\"%s\"", v);
 }
+#define PRINT_VALUE(out, v)                                                                        \
+    _Generic((v), size_t : print_size, long : print_long, const char * : print_string)(out, v)
 
 void symcoll_env_print(FILE *out) {
     const symcoll_env_t *e = symcoll_env();
     fprintf(out, "symcoll settings (SYMCOLL_INFO=1):\n");
 #define SYMCOLL_ENV(name, kind, field, def, help)                                                  \
     fprintf(out, "  SYMCOLL_%-18s = ", #name);                                                     \
-    print_##kind(out, e->field);                                                                   \
+    PRINT_VALUE(out, e->field);                                                                    \
     fprintf(out, "%s\n      %s (default \"%s\")\n", getenv("SYMCOLL_" #name) ? " (set)" : "",      \
             help, def);
 #include "env.def"

@@ -1,4 +1,4 @@
-/* The SYMCOLL_* settings, parsed once from the environment (table in env.def). */
+/* The SYMCOLL_* settings, parsed and validated from the environment (table in env.def). */
 #ifndef SYMCOLL_ENV_H
 #define SYMCOLL_ENV_H
 
@@ -10,9 +10,18 @@
 extern "C" {
 #endif
 
-#define SYMCOLL_ENV_TYPE_SIZE size_t
-#define SYMCOLL_ENV_TYPE_INT long
-#define SYMCOLL_ENV_TYPE_STRING const char *
+#define SYMCOLL_ENV_TYPE_BYTES size_t
+#define SYMCOLL_ENV_TYPE_MS long
+#define SYMCOLL_ENV_TYPE_MS_POSITIVE long
+#define SYMCOLL_ENV_TYPE_LEVEL long
+#define SYMCOLL_ENV_TYPE_BOOL long
+#define SYMCOLL_ENV_TYPE_PORT long
+#define SYMCOLL_ENV_TYPE_PE long
+#define SYMCOLL_ENV_TYPE_PES long
+#define SYMCOLL_ENV_TYPE_FD long
+#define SYMCOLL_ENV_TYPE_BOOTSTRAP const char *
+#define SYMCOLL_ENV_TYPE_UNIQUEID const char *
+#define SYMCOLL_ENV_TYPE_ALGO const char *
 
 typedef struct {
 #define SYMCOLL_ENV(name, kind, field, def, help) SYMCOLL_ENV_TYPE_##kind field;
@@ -20,15 +29,21 @@ typedef struct {
 #undef SYMCOLL_ENV
 } symcoll_env_t;
 
-/* The settings; parsed from the environment on first use and again by symcoll_env_load. */
+/* The settings. The first use reads the environment once (thread-safe; the defaults stand
+ * in for a bad environment, which symcoll_init reports); symcoll_env_load reads it again.
+ * Never logs and never sets the last error, so logging may call it. */
 const symcoll_env_t *symcoll_env(void);
-/* Re-reads the environment; INVALID_ARGUMENT names the variable and value that is bad (the
- * previous settings stay then). */
+/* Re-reads and validates every variable, and how they fit together. INVALID_ARGUMENT names
+ * the variable, its value and what it accepts; the previous settings stay then. Called by
+ * symcoll_init; a pointer from symcoll_env() stays valid across one later load. */
 symcoll_status_t symcoll_env_load(void);
-/* Parses "123", "4k", "16M", "1g" (powers of 1024); 0 on success, -1 if malformed/overflow. */
+/* Parses "123", "4k", "16M", "1g", "2tb" (powers of 1024); 0 on success, -1 if malformed or
+ * overflowing (*out untouched then). */
 int symcoll_parse_size(const char *text, size_t *out);
-/* Parses a decimal integer; 0 on success, -1 if malformed. */
+/* Parses a decimal integer; 0 on success, -1 if malformed or overflowing. */
 int symcoll_parse_int(const char *text, long *out);
+/* One line saying what SYMCOLL_<name> accepts ("" for a name that is not in the table). */
+void symcoll_env_accepts(const char *name, char *out, size_t len);
 /* Prints every variable with its value and help. */
 void symcoll_env_print(FILE *out);
 /* The SYMCOLL_ALGO_<COLLECTIVE> setting for a collective, "" when automatic. */

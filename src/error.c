@@ -11,8 +11,12 @@ symcoll_status_t symcoll_set_error(symcoll_status_t status, const char *fmt, ...
     va_start(ap, fmt);
     vsnprintf(last_error, sizeof last_error, fmt, ap);
     va_end(ap);
-    symcoll_debug(1, "error %s: %s", symcoll_status_string(status), last_error);
+    symcoll_debug(SYMCOLL_LOG_ERROR, "error %s: %s", symcoll_status_string(status), last_error);
     return status;
+}
+
+void symcoll_restore_error(const char *text) {
+    snprintf(last_error, sizeof last_error, "%s", text);
 }
 
 void symcoll_clear_error(void) {

@@ -187,17 +187,18 @@ symcoll_status_t symcoll_halo_create(symcoll_team_t team, const symcoll_halo_des
     symcoll_status_t st = symcoll_check_initialized(fn);
     if (st != SYMCOLL_SUCCESS)
         return st;
-    if (!h)
-        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: h is NULL", fn);
-    *h = NULL;
+    if (h)
+        *h = NULL;
     struct symcoll_halo_plan *p = calloc(1, sizeof *p);
     halo_record_t *all = calloc((size_t)symcoll_g.n_pes, sizeof *all);
     halo_record_t mine;
     memset(&mine, 0, sizeof mine);
     mine.team_pe = -1;
+    /* A local error still joins the exchange below, so that no PE waits for this one. */
     symcoll_status_t local =
-        p && all ? SYMCOLL_SUCCESS
-                 : symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+        !h         ? symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: h is NULL", fn)
+        : p && all ? SYMCOLL_SUCCESS
+                   : symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     if (local == SYMCOLL_SUCCESS && team != SYMCOLL_TEAM_INVALID) {
         int size = symcoll_team_n_pes(team), me = symcoll_team_my_pe(team);
         if (size < 0)

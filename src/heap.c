@@ -111,7 +111,8 @@ static symcoll_status_t map_peers(const symcoll_driver_t *d, symcoll_heap_t *h,
         if (map_range(d, at, h->size, handle, p->device, "mapping a peer heap") == SYMCOLL_SUCCESS)
             h->reachable |= 1ull << pe;
         else
-            symcoll_debug(1, "PE %d is not load/store reachable: %s", pe, symcoll_last_error());
+            symcoll_debug(SYMCOLL_LOG_WARN, "PE %d is not load/store reachable: %s", pe,
+                          symcoll_last_error());
     }
     if (server) {
         symcoll_status_t served = symcoll_ipc_serve_finish(server, p->timeout_ms);

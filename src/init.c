@@ -140,14 +140,17 @@ static symcoll_status_t create_bootstrap(const symcoll_launch_t *l,
 static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
     const symcoll_env_t *e = symcoll_env();
     int n_devices = 0;
-    cudaError_t err = cudaGetDeviceCount(&n_devices);
-    if (err != cudaSuccess || n_devices == 0) {
-        cudaGetLastError();
-        return symcoll_set_error(SYMCOLL_ERROR_NO_GPU, "symcoll_init: no usable GPU: %s",
-                                 err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
-    }
+    symcoll_status_t st = symcoll_gpu_count("symcoll_init", &n_devices);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
     symcoll_launch_t launch;
-    symcoll_status_t st = symcoll_launch_detect(attr, &launch);
+    st = symcoll_launch_detect(attr, &launch);
+    if (st == SYMCOLL_SUCCESS && launch.size > SYMCOLL_MAX_PES)
+        st = symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
+                               "symcoll_init: %d PEs were launched (through %s), but symcoll "
+                               "supports at most %d (a device handle has one reachability bit "
+                               "per PE)",
+                               launch.size, launch.path, SYMCOLL_MAX_PES);
     if (st != SYMCOLL_SUCCESS) {
         if (launch.pmix)
             launch.pmix->destroy(launch.pmix, 1);
@@ -203,7 +206,8 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
         return st;
     if (e->info && symcoll_g.my_pe == 0)
         symcoll_env_print(stdout);
-    symcoll_debug(1, "initialized through %s: PE %d of %d, device %d, local %d of %d, heap %zu",
+    symcoll_debug(SYMCOLL_LOG_INFO,
+                  "initialized through %s: PE %d of %d, device %d, local %d of %d, heap %zu",
                   launch.path, symcoll_g.my_pe, symcoll_g.n_pes, symcoll_g.device,
                   symcoll_g.local_rank, symcoll_g.local_size, symcoll_g.heap_size);
     return SYMCOLL_SUCCESS;
@@ -230,13 +234,11 @@ symcoll_status_t symcoll_init(const symcoll_init_attr_t *attr) {
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
                                  "symcoll_init: already initialized (call symcoll_finalize "
                                  "first)");
-    if (attr && attr->version != SYMCOLL_INIT_ATTR_VERSION)
-        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
-                                 "symcoll_init: attr.version %u, expected %u (use "
-                                 "symcoll_init_attr_default)",
-                                 attr->version, SYMCOLL_INIT_ATTR_VERSION);
     symcoll_clear_error();
-    symcoll_status_t st = symcoll_env_load();
+    /* Every setting is checked before any CUDA, NCCL or PMIx call. */
+    symcoll_status_t st = symcoll_init_check_attr(attr);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_env_load();
     if (st != SYMCOLL_SUCCESS)
         return st;
     st = init_runtime(attr);
@@ -244,7 +246,7 @@ symcoll_status_t symcoll_init(const symcoll_init_attr_t *attr) {
         char reason[512];
         snprintf(reason, sizeof reason, "%s", symcoll_last_error());
         release_runtime(1);
-        symcoll_set_error(st, "%s", reason);
+        symcoll_restore_error(reason);
     } else {
         symcoll_launcher_report("init");
     }

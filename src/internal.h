@@ -51,12 +51,37 @@ extern symcoll_state_t symcoll_g;
 symcoll_status_t symcoll_set_error(symcoll_status_t status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void symcoll_clear_error(void);
+/* Puts back a reason saved from symcoll_last_error() (already logged when it was set). */
+void symcoll_restore_error(const char *text);
 /* SUCCESS, or CUDA with "fn: what: cudaGetErrorString(err)". */
 symcoll_status_t symcoll_cuda_status(cudaError_t err, const char *fn, const char *what);
+/* Levels of SYMCOLL_DEBUG. */
+enum {
+    SYMCOLL_LOG_OFF = 0,
+    SYMCOLL_LOG_ERROR = 1, /* every error status as it is set */
+    SYMCOLL_LOG_WARN = 2,  /* degraded paths */
+    SYMCOLL_LOG_INFO = 3,  /* the init summary */
+    SYMCOLL_LOG_DEBUG = 4
+};
 /* Logs when SYMCOLL_DEBUG >= level. */
 void symcoll_debug(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* True for the cudaError values that mean "no GPU or no driver here" (34, 35, 100). */
 bool symcoll_cuda_error_is_no_gpu(int err);
+
+/* ---- before any GPU work (src/init_attr.c, src/gpu_presence.c) ---- */
+/* Every field of attr (NULL is fine); INVALID_ARGUMENT names the field and value. */
+symcoll_status_t symcoll_init_check_attr(const symcoll_init_attr_t *attr);
+/* What was found when cudaGetDeviceCount gave no device. */
+typedef struct {
+    int cuda_error;      /* cudaGetDeviceCount's result */
+    int driver_found;    /* libcuda.so.1 could be loaded */
+    int driver_version;  /* cuDriverGetVersion, 0 if unknown (12080: CUDA 12.8) */
+    int runtime_version; /* cudaRuntimeGetVersion */
+} symcoll_gpu_probe_t;
+/* One clause saying what is missing: the driver, a newer driver, or a device. */
+void symcoll_describe_no_gpu(const symcoll_gpu_probe_t *probe, char *out, size_t len);
+/* The number of devices; NO_GPU with symcoll_describe_no_gpu's reason when there is none. */
+symcoll_status_t symcoll_gpu_count(const char *fn, int *n_devices);
 
 /* ---- argument checks (src/check.c): each sets the error and returns its status ---- */
 symcoll_status_t symcoll_check_initialized(const char *fn);

@@ -17,6 +17,6 @@ void symcoll_launcher_report(const char *event) {
     int len = snprintf(line, sizeof line, "%ld %s\n", e->rank, event);
     /* One write under PIPE_BUF bytes: the PEs' lines never interleave. */
     if (write((int)e->launcher_fd, line, (size_t)len) != len)
-        symcoll_debug(1, "could not report %s to symcoll-run on fd %ld: %s", event, e->launcher_fd,
-                      strerror(errno));
+        symcoll_debug(SYMCOLL_LOG_WARN, "could not report %s to symcoll-run on fd %ld: %s", event,
+                      e->launcher_fd, strerror(errno));
 }

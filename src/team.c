@@ -19,11 +19,18 @@ static size_t sync_area_bytes(void) {
     return SYMCOLL_SYNC_BYTES(symcoll_g.n_pes);
 }
 
-static int team_index_free(void) {
-    for (int i = 2; i < SYMCOLL_MAX_TEAMS; i++)
+/* Bit i: team handle i is free on this PE (the built-in handles never are). */
+static uint64_t free_handles(void) {
+    uint64_t mask = 0;
+    for (int i = SYMCOLL_TEAM_NODE + 1; i < SYMCOLL_MAX_TEAMS; i++)
         if (!symcoll_g.teams[i].in_use)
-            return i;
-    return -1;
+            mask |= 1ull << i;
+    return mask;
+}
+
+static void release_team(symcoll_team_state_t *t) {
+    sync_slots_used &= ~(1u << t->sync_slot);
+    memset(t, 0, sizeof *t);
 }
 
 /* Zeroes the area; the caller makes the PEs wait for each other before anyone signals. */
@@ -46,8 +53,11 @@ static symcoll_status_t setup_team(int index, int slot, int start, int stride, i
     t->in_use = true;
     sync_slots_used |= 1u << slot;
     t->sync_slot = slot;
-    return symcoll_cuda_status(cudaMemset(t->sync, 0, SYMCOLL_SYNC_BYTES(size)), "team",
-                               "cudaMemset of the synchronization area");
+    symcoll_status_t st = symcoll_cuda_status(cudaMemset(t->sync, 0, SYMCOLL_SYNC_BYTES(size)),
+                                              "team", "cudaMemset of the synchronization area");
+    if (st != SYMCOLL_SUCCESS)
+        release_team(t);
+    return st;
 }
 
 symcoll_status_t symcoll_teams_create_builtin(void) {
@@ -161,10 +171,94 @@ symcoll_device_t symcoll_team_device(const symcoll_team_state_t *t) {
     return h;
 }
 
+/* One PE's part of a split: what it asks for and what it has free. */
 typedef struct {
-    int32_t valid, start, stride, size;
+    int32_t valid;               /* a member of the parent with a request that fits */
+    int32_t failed;              /* rejected the call (bad arguments, or its setup failed) */
+    int32_t start, stride, size; /* WORLD numbering */
     uint32_t free_slots;
+    uint64_t free_handles;
 } split_request_t;
+
+/* Every PE's requests, gathered over WORLD; *agreed gets the common request and what is free
+ * everywhere. */
+static symcoll_status_t agree_on_split(const char *fn, const split_request_t *mine,
+                                       split_request_t *agreed) {
+    split_request_t *all = calloc((size_t)symcoll_g.n_pes, sizeof *all);
+    if (!all)
+        return symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    symcoll_status_t st = symcoll_g.boot->allgather(symcoll_g.boot, mine, all, sizeof *mine);
+    *agreed = (split_request_t){.free_slots = (1u << SYNC_POOL_SLOTS) - 1, .free_handles = ~0ull};
+    for (int pe = 0; pe < symcoll_g.n_pes && st == SYMCOLL_SUCCESS; pe++) {
+        agreed->free_slots &= all[pe].free_slots;
+        agreed->free_handles &= all[pe].free_handles;
+        if (all[pe].failed && !mine->failed)
+            st = symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                   "%s: PE %d rejected the split (its symcoll_last_error() says "
+                                   "why)",
+                                   fn, pe);
+        if (!all[pe].valid || st != SYMCOLL_SUCCESS)
+            continue;
+        if (agreed->valid && (agreed->start != all[pe].start || agreed->stride != all[pe].stride ||
+                              agreed->size != all[pe].size))
+            st = symcoll_set_error(SYMCOLL_ERROR_SYMMETRY,
+                                   "%s: PEs disagree on the new team (PE %d: start %d stride %d "
+                                   "size %d in WORLD numbering)",
+                                   fn, pe, all[pe].start, all[pe].stride, all[pe].size);
+        agreed->valid = 1;
+        agreed->start = all[pe].start;
+        agreed->stride = all[pe].stride;
+        agreed->size = all[pe].size;
+    }
+    free(all);
+    return st;
+}
+
+/* This PE's request: parent's members ask for the new team; other PEs (parent unknown here,
+ * or SYMCOLL_TEAM_INVALID) only take part. */
+static symcoll_status_t split_request(const char *fn, symcoll_team_t parent, int start, int stride,
+                                      int size, symcoll_team_t *new_team, split_request_t *mine) {
+    *mine = (split_request_t){
+        .free_slots = ~sync_slots_used & ((1u << SYNC_POOL_SLOTS) - 1),
+        .free_handles = free_handles(),
+    };
+    if (!new_team)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: new_team is NULL", fn);
+    *new_team = SYMCOLL_TEAM_INVALID;
+    bool known = parent >= 0 && parent < SYMCOLL_MAX_TEAMS && symcoll_g.teams[parent].in_use;
+    const symcoll_team_state_t *p = known ? &symcoll_g.teams[parent] : NULL;
+    if (!p || p->my_pe < 0)
+        return SYMCOLL_SUCCESS;
+    long long last = (long long)start + ((long long)size - 1) * stride;
+    if (size < 1 || stride < 1 || start < 0 || start >= p->size || last >= p->size)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                 "%s: start %d, stride %d, size %d do not fit parent team %d of "
+                                 "%d PEs",
+                                 fn, start, stride, size, (int)parent, p->size);
+    mine->valid = 1;
+    mine->start = p->start + start * p->stride;
+    mine->stride = stride * p->stride;
+    mine->size = size;
+    return SYMCOLL_SUCCESS;
+}
+
+/* The members set the team up; then every PE learns whether all of them succeeded. */
+static symcoll_status_t split_setup(const char *fn, const split_request_t *agreed, int index,
+                                    int slot, bool member) {
+    symcoll_status_t st = SYMCOLL_SUCCESS;
+    if (member) {
+        st = setup_team(index, slot, agreed->start, agreed->stride, agreed->size);
+        if (st == SYMCOLL_SUCCESS)
+            st = symcoll_cuda_status(cudaDeviceSynchronize(), fn, "synchronize");
+    }
+    split_request_t mine = {.failed = st != SYMCOLL_SUCCESS}, all_done;
+    symcoll_status_t shared = agree_on_split(fn, &mine, &all_done);
+    if (st == SYMCOLL_SUCCESS)
+        st = shared;
+    if (st != SYMCOLL_SUCCESS && member && symcoll_g.teams[index].in_use)
+        release_team(&symcoll_g.teams[index]);
+    return st;
+}
 
 symcoll_status_t symcoll_team_split_strided(symcoll_team_t parent, int start, int stride, int size,
                                             symcoll_team_t *new_team) {
@@ -172,66 +266,30 @@ symcoll_status_t symcoll_team_split_strided(symcoll_team_t parent, int start, in
     symcoll_status_t st = symcoll_check_initialized(fn);
     if (st != SYMCOLL_SUCCESS)
         return st;
-    if (!new_team)
-        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: new_team is NULL", fn);
-    *new_team = SYMCOLL_TEAM_INVALID;
-    split_request_t mine = {0, 0, 0, 0, ~sync_slots_used & ((1u << SYNC_POOL_SLOTS) - 1)};
-    symcoll_team_state_t *p = NULL;
-    symcoll_status_t local = lookup(fn, parent, &p);
-    if (local == SYMCOLL_SUCCESS && p->my_pe >= 0) {
-        int last = start + (size - 1) * stride;
-        if (size < 1 || stride < 1 || start < 0 || start >= p->size || last >= p->size)
-            local = symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
-                                      "%s: start %d, stride %d, size %d do not fit parent team "
-                                      "%d of %d PEs",
-                                      fn, start, stride, size, (int)parent, p->size);
-        else
-            mine = (split_request_t){1, p->start + start * p->stride, stride * p->stride, size,
-                                     mine.free_slots};
-    }
-    /* Collective over WORLD: everyone joins the exchange, also after a local error. */
-    split_request_t *all = calloc((size_t)symcoll_g.n_pes, sizeof *all);
-    if (!all)
-        return symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-    st = symcoll_g.boot->allgather(symcoll_g.boot, &mine, all, sizeof mine);
-    split_request_t agreed = {0, 0, 0, 0, (1u << SYNC_POOL_SLOTS) - 1};
-    for (int pe = 0; pe < symcoll_g.n_pes && st == SYMCOLL_SUCCESS; pe++) {
-        agreed.free_slots &= all[pe].free_slots;
-        if (!all[pe].valid)
-            continue;
-        if (agreed.valid && (agreed.start != all[pe].start || agreed.stride != all[pe].stride ||
-                             agreed.size != all[pe].size))
-            st = symcoll_set_error(SYMCOLL_ERROR_SYMMETRY,
-                                   "%s: PEs disagree on the new team (PE %d: start %d stride %d "
-                                   "size %d in WORLD numbering)",
-                                   fn, pe, all[pe].start, all[pe].stride, all[pe].size);
-        agreed =
-            (split_request_t){1, all[pe].start, all[pe].stride, all[pe].size, agreed.free_slots};
-    }
-    free(all);
-    if (local != SYMCOLL_SUCCESS && st == SYMCOLL_SUCCESS)
+    /* Collective over WORLD: every PE joins both exchanges, also after a local error, so that
+     * nobody waits for it and every PE agrees on the handle and the synchronization area. */
+    split_request_t mine, agreed;
+    symcoll_status_t local = split_request(fn, parent, start, stride, size, new_team, &mine);
+    mine.failed = local != SYMCOLL_SUCCESS;
+    st = agree_on_split(fn, &mine, &agreed);
+    if (local != SYMCOLL_SUCCESS)
         st = local;
     int slot = __builtin_ffs((int)agreed.free_slots) - 1;
-    int index = team_index_free();
+    int index = __builtin_ffsll((long long)agreed.free_handles) - 1;
     if (st == SYMCOLL_SUCCESS && !agreed.valid)
-        st = symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: no PE is in parent team %d", fn,
-                               (int)parent);
+        st = symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                               "%s: no PE is a member of parent team %d", fn, (int)parent);
     if (st == SYMCOLL_SUCCESS && (slot < 0 || index < 0))
         st = symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY,
-                               "%s: too many teams at once (destroy some first)", fn);
-    int member = 0;
-    if (st == SYMCOLL_SUCCESS) {
-        int offset = symcoll_g.my_pe - agreed.start;
-        member = offset >= 0 && offset % agreed.stride == 0 && offset / agreed.stride < agreed.size;
-        if (member) {
-            st = setup_team(index, slot, agreed.start, agreed.stride, agreed.size);
-            if (st == SYMCOLL_SUCCESS)
-                st = symcoll_cuda_status(cudaDeviceSynchronize(), fn, "synchronize");
-        }
-    }
-    symcoll_status_t synced = symcoll_g.boot->barrier(symcoll_g.boot);
-    if (st == SYMCOLL_SUCCESS)
-        st = synced;
+                               "%s: too many teams at once (at most %d besides WORLD and NODE; "
+                               "destroy some first)",
+                               fn, SYNC_POOL_SLOTS - 2);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    int offset = symcoll_g.my_pe - agreed.start;
+    bool member =
+        offset >= 0 && offset % agreed.stride == 0 && offset / agreed.stride < agreed.size;
+    st = split_setup(fn, &agreed, index, slot, member);
     if (st == SYMCOLL_SUCCESS && member)
         *new_team = index;
     return st;
@@ -246,9 +304,11 @@ symcoll_status_t symcoll_team_destroy(symcoll_team_t team) {
     if (team == SYMCOLL_TEAM_WORLD || team == SYMCOLL_TEAM_NODE)
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
                                  "%s: team %d is built in and cannot be destroyed", fn, (int)team);
+    /* Local: the handle and synchronization area are reused only by a later split, which
+     * takes what is free on every PE, so only after every member has destroyed the team and
+     * its GPU has finished with it. */
     st = symcoll_cuda_status(cudaDeviceSynchronize(), fn, "waiting for the device");
-    sync_slots_used &= ~(1u << t->sync_slot);
-    memset(t, 0, sizeof *t);
+    release_team(t);
     return st;
 }
 

@@ -140,7 +140,7 @@ symcoll_status_t symcoll_topology_probe(symcoll_bootstrap_t *b, int device,
         return st;
     nvml_t nvml;
     if (nvml_open(&nvml) != 0)
-        symcoll_debug(1, "topology: NVML not available; NVLink counts unknown");
+        symcoll_debug(SYMCOLL_LOG_WARN, "topology: NVML not available; NVLink counts unknown");
     topo_link_t row[SYMCOLL_TOPO_MAX_PES];
     for (int pe = 0; pe < b->size; pe++) {
         if (host_of_pe[pe] != host_of_pe[b->rank])

@@ -1,14 +1,12 @@
 // Argument checks of the host RMA calls, the barrier and the device handle, on the CPU:
-// first without init, then against a faked runtime of 2 PEs (a host-memory heap with the
-// real allocator, WORLD as a team) so every check runs without a GPU. Only calls that fail
-// a check, or enqueue nothing, are made.
+// first without init, then against the faked runtime of 2 PEs of fake_runtime.h, so every
+// check runs without a GPU. Only calls that fail a check, or enqueue nothing, are made.
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <gtest/gtest.h>
 #include "check_rma_cases.h"
-#include "heap.h"
-#include "internal.h"
+#include "fake_runtime.h"
 
 namespace {
 
@@ -38,58 +36,18 @@ TEST(RmaNotInitialized, EveryCallSaysSo) {
     EXPECT_NE(std::string(symcoll_last_error()).find("not initialized"), std::string::npos);
 }
 
-// symcoll_g as init leaves it for PE 0 of 2, without a GPU: PE 1's heap is "mapped" one
-// stride above (never dereferenced, since only failing or empty calls are made).
+// Every PE reachable, so that the checks after reachability run (only failing or empty calls
+// are made).
 class FakeRuntime : public ::testing::Test {
   protected:
-    static constexpr size_t kHeapBytes = 1 << 20;
-    symcoll_state_t saved;
-    symcoll_heap_t heap{};
-    symcoll_timeout_record_t world_record{};
-    char *memory = nullptr;
-    char outside[256]; // memory of this PE outside the heap
-    check_rma::World world{};
+    fake_runtime::Runtime rt;
+    char *memory = rt.memory.data();
+    symcoll_timeout_record_t &world_record = rt.records[SYMCOLL_TEAM_WORLD];
+    check_rma::World world{rt.a, fake_runtime::kAllocBytes, rt.outside, 0, 2, 0};
+    static constexpr size_t kHeapBytes = fake_runtime::kHeapBytes;
 
     void SetUp() override {
-        saved = symcoll_g;
-        memory = (char *)std::aligned_alloc(4096, 2 * kHeapBytes);
-        ASSERT_NE(memory, nullptr);
-        heap.base = memory;
-        heap.size = kHeapBytes;
-        heap.stride = kHeapBytes;
-        heap.reachable = 3;
-        symcoll_allocator_init(&heap.allocator, kHeapBytes, 256);
-        size_t filler = 0, offset = 0;
-        ASSERT_EQ(symcoll_allocator_alloc(&heap.allocator, 512, &filler), 0);
-        ASSERT_EQ(symcoll_allocator_alloc(&heap.allocator, 4096, &offset), 0);
-
-        symcoll_g.initialized = true;
-        symcoll_g.my_pe = 0;
-        symcoll_g.n_pes = 2;
-        symcoll_g.local_rank = 0;
-        symcoll_g.local_size = 2;
-        symcoll_g.heap_base = memory;
-        symcoll_g.heap_size = kHeapBytes;
-        symcoll_g.heap_stride = kHeapBytes;
-        symcoll_g.reachable = 3;
-        symcoll_g.heap = &heap;
-        symcoll_team_state_t &w = symcoll_g.teams[SYMCOLL_TEAM_WORLD];
-        w = symcoll_team_state_t{};
-        w.in_use = true;
-        w.handle = SYMCOLL_TEAM_WORLD;
-        w.start = 0;
-        w.stride = 1;
-        w.size = 2;
-        w.my_pe = 0;
-        w.sync = memory + offset; // any address: only copied into handles
-        w.record = w.record_device = &world_record;
-
-        world = {memory + offset, 4096, outside, 0, 2, 0};
-    }
-    void TearDown() override {
-        symcoll_allocator_destroy(&heap.allocator);
-        symcoll_g = saved;
-        std::free(memory);
+        symcoll_g.reachable = rt.heap.reachable = 3;
     }
 };
 

@@ -1,19 +1,18 @@
-// Argument checks of broadcast, reduce, fcollect and alltoall, on the CPU: the runtime state is
-// filled in by hand (a 2-PE WORLD team and a heap of host memory with two live allocations), so
-// every check runs without a GPU. Calls that pass every check are stopped by a team without a
-// P2P path (UNSUPPORTED) or have count 0 (SUCCESS, nothing enqueued), so nothing launches.
+// Argument checks of broadcast, reduce, fcollect and alltoall, on the CPU against the faked
+// runtime of fake_runtime.h. Calls that pass every check are stopped by a team without a P2P
+// path (UNSUPPORTED) or have count 0 (SUCCESS, nothing enqueued), so nothing launches.
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
 #include <gtest/gtest.h>
-#include "heap.h"
-#include "internal.h"
+#include "fake_runtime.h"
 
 namespace {
 
-constexpr size_t kHeapBytes = 1 << 20, kAllocBytes = 4096;
-constexpr symcoll_team_t kOtherTeam = 5; // a team this PE is not a member of
+using fake_runtime::kAllocBytes;
+using fake_runtime::kHeapBytes;
+using fake_runtime::kOtherTeam;
 
 enum Coll { BROADCAST, REDUCE, FCOLLECT, ALLTOALL };
 const Coll kColls[] = {BROADCAST, REDUCE, FCOLLECT, ALLTOALL};
@@ -46,49 +45,10 @@ symcoll_status_t call(Coll c, const Args &a) {
 
 class CollArgs : public ::testing::Test {
   protected:
-    std::vector<char> memory = std::vector<char>(kHeapBytes);
-    symcoll_heap_t heap{};
-    symcoll_timeout_record_t record{}, other_record{};
-    char *a = nullptr, *b = nullptr; // two live allocations of kAllocBytes
+    fake_runtime::Runtime rt;
+    char *a = rt.a, *b = rt.b;
+    symcoll_timeout_record_t &record = rt.records[SYMCOLL_TEAM_WORLD];
 
-    void SetUp() override {
-        heap.base = memory.data();
-        heap.size = kHeapBytes;
-        heap.stride = kHeapBytes;
-        symcoll_allocator_init(&heap.allocator, kHeapBytes, 256);
-        size_t off_a, off_b;
-        ASSERT_EQ(symcoll_allocator_alloc(&heap.allocator, kAllocBytes, &off_a), 0);
-        ASSERT_EQ(symcoll_allocator_alloc(&heap.allocator, kAllocBytes, &off_b), 0);
-        a = memory.data() + off_a;
-        b = memory.data() + off_b;
-        std::memset(&symcoll_g, 0, sizeof symcoll_g);
-        symcoll_g.initialized = true;
-        symcoll_g.my_pe = 0;
-        symcoll_g.n_pes = 2;
-        symcoll_g.heap = &heap;
-        symcoll_g.heap_base = heap.base;
-        symcoll_g.heap_size = heap.size;
-        symcoll_g.heap_stride = heap.stride;
-        symcoll_g.reachable = 3;
-        add_team(SYMCOLL_TEAM_WORLD, 0, 2, 0, &record);
-        add_team(kOtherTeam, 1, 1, -1, &other_record);
-    }
-    void TearDown() override {
-        std::memset(&symcoll_g, 0, sizeof symcoll_g);
-        symcoll_allocator_destroy(&heap.allocator);
-    }
-    void add_team(symcoll_team_t handle, int start, int size, int my_pe,
-                  symcoll_timeout_record_t *r) {
-        symcoll_team_state_t &t = symcoll_g.teams[handle];
-        t.in_use = true;
-        t.handle = handle;
-        t.start = start;
-        t.stride = 1;
-        t.size = size;
-        t.my_pe = my_pe;
-        t.record = r;
-        t.topo_class = TOPO_NO_P2P; // stops calls that pass every check
-    }
     Args valid() const {
         Args args;
         args.dst = a;
@@ -216,7 +176,7 @@ TEST_F(CollArgs, NullPointers) {
 
 TEST_F(CollArgs, NonSymmetricPointers) {
     int on_stack[64];
-    char *free_gap = memory.data() + kHeapBytes / 2; // inside the heap, not allocated
+    char *free_gap = rt.memory.data() + kHeapBytes / 2; // inside the heap, not allocated
     for (Coll c : kColls)
         for (void *bad : {(void *)on_stack, (void *)free_gap}) {
             Args args = valid();

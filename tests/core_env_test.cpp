@@ -1,12 +1,16 @@
-// The SYMCOLL_* environment: size and integer parsing, loading good and bad values, the
-// settings listing and the per-collective algorithm overrides.
+// The SYMCOLL_* environment: size and integer parsing, loading good and bad values of every
+// kind, variables that must fit together, the settings listing, the per-collective algorithm
+// overrides and loading from several threads.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "env.h"
@@ -145,6 +149,8 @@ TEST_F(Env, DefaultsWhenUnsetOrEmpty) {
     EXPECT_EQ(e->rank, -1);
     EXPECT_STREQ(e->bootstrap, "auto");
     EXPECT_STREQ(e->uniqueid, "");
+    EXPECT_EQ(e->debug, 0);
+    EXPECT_EQ(e->info, 0);
     setenv("SYMCOLL_SYMMETRIC_SIZE", "", 1);
     setenv("SYMCOLL_TIMEOUT_MS", "", 1);
     ASSERT_EQ(symcoll_env_load(), SYMCOLL_SUCCESS) << symcoll_last_error();
@@ -156,6 +162,7 @@ TEST_F(Env, LoadsGoodValues) {
     setenv("SYMCOLL_SYMMETRIC_SIZE", "64m", 1);
     setenv("SYMCOLL_TIMEOUT_MS", "1234", 1);
     setenv("SYMCOLL_RANK", "3", 1);
+    setenv("SYMCOLL_SIZE", "4", 1);
     setenv("SYMCOLL_BOOTSTRAP", "pmix", 1);
     ASSERT_EQ(symcoll_env_load(), SYMCOLL_SUCCESS) << symcoll_last_error();
     const symcoll_env_t *e = symcoll_env();
@@ -204,17 +211,193 @@ TEST_F(Env, AlgoOverridesPerCollective) {
          {SYMCOLL_COLL_BROADCAST, SYMCOLL_COLL_REDUCE, SYMCOLL_COLL_FCOLLECT, SYMCOLL_COLL_ALLTOALL,
           SYMCOLL_COLL_BARRIER})
         EXPECT_STREQ(symcoll_env_algo(c), "") << "collective " << c;
-    setenv("SYMCOLL_ALGO_BROADCAST", "tree", 1);
-    setenv("SYMCOLL_ALGO_REDUCE", "ring", 1);
-    setenv("SYMCOLL_ALGO_FCOLLECT", "direct", 1);
-    setenv("SYMCOLL_ALGO_ALLTOALL", "pairwise", 1);
+    setenv("SYMCOLL_ALGO_BROADCAST", "pull", 1);
+    setenv("SYMCOLL_ALGO_REDUCE", "Two_Shot", 1);
+    setenv("SYMCOLL_ALGO_FCOLLECT", "LL", 1);
+    setenv("SYMCOLL_ALGO_ALLTOALL", "push", 1);
     ASSERT_EQ(symcoll_env_load(), SYMCOLL_SUCCESS) << symcoll_last_error();
-    EXPECT_STREQ(symcoll_env_algo(SYMCOLL_COLL_BROADCAST), "tree");
-    EXPECT_STREQ(symcoll_env_algo(SYMCOLL_COLL_REDUCE), "ring");
-    EXPECT_STREQ(symcoll_env_algo(SYMCOLL_COLL_FCOLLECT), "direct");
-    EXPECT_STREQ(symcoll_env_algo(SYMCOLL_COLL_ALLTOALL), "pairwise");
+    EXPECT_STREQ(symcoll_env_algo(SYMCOLL_COLL_BROADCAST), "pull");
+    EXPECT_STREQ(symcoll_env_algo(SYMCOLL_COLL_REDUCE), "two_shot");
+    EXPECT_STREQ(symcoll_env_algo(SYMCOLL_COLL_FCOLLECT), "ll");
+    EXPECT_STREQ(symcoll_env_algo(SYMCOLL_COLL_ALLTOALL), "push");
     EXPECT_STREQ(symcoll_env_algo(SYMCOLL_COLL_BARRIER), "");
     EXPECT_STREQ(symcoll_env_algo(static_cast<symcoll_collective_t>(99)), "");
+}
+
+// Each bad value fails the load with a message naming the variable, the value and what the
+// variable accepts.
+TEST_F(Env, BadValuesNameVariableValueAndWhatIsAccepted) {
+    const std::string not_hex(256, 'g');
+    const struct {
+        const char *name, *value, *accepted;
+    } cases[] = {
+        {"SYMCOLL_SYMMETRIC_SIZE", "lots", "number of bytes"},
+        {"SYMCOLL_SYMMETRIC_SIZE", "0", "positive"},
+        {"SYMCOLL_SYMMETRIC_SIZE", "-1g", "positive"},
+        {"SYMCOLL_SYMMETRIC_SIZE", "1p", "k, m, g or t"},
+        {"SYMCOLL_SYMMETRIC_SIZE", "99999999999999999999", "number of bytes"},
+        {"SYMCOLL_SYMMETRIC_SIZE", "17179869184g", "number of bytes"},
+        {"SYMCOLL_TIMEOUT_MS", "soon", "milliseconds"},
+        {"SYMCOLL_TIMEOUT_MS", "-5", "from 0 to 2147483647"},
+        {"SYMCOLL_TIMEOUT_MS", "2147483648", "from 0 to 2147483647"},
+        {"SYMCOLL_TIMEOUT_MS", "10s", "milliseconds"},
+        {"SYMCOLL_TIMEOUT_MS", " 5", "milliseconds"},
+        {"SYMCOLL_INIT_TIMEOUT_MS", "0", "from 1 to"},
+        {"SYMCOLL_DEBUG", "verbose", "off, error, warn, info or debug"},
+        {"SYMCOLL_DEBUG", "5", "0 to 4"},
+        {"SYMCOLL_DEBUG", "-1", "0 to 4"},
+        {"SYMCOLL_INFO", "maybe", "yes"},
+        {"SYMCOLL_INFO", "2", "1, yes, true or on"},
+        {"SYMCOLL_BOOTSTRAP", "mpi", "auto, launcher, pmix, torchrun, single"},
+        {"SYMCOLL_BOOTSTRAP_PORT", "65536", "TCP port"},
+        {"SYMCOLL_BOOTSTRAP_PORT", "http", "TCP port"},
+        {"SYMCOLL_RANK", "-2", "PE number"},
+        {"SYMCOLL_RANK", "64", "at most 64 PEs"},
+        {"SYMCOLL_SIZE", "0", "PE count"},
+        {"SYMCOLL_SIZE", "4096", "at most 64 PEs"},
+        {"SYMCOLL_LOCAL_SIZE", "65", "at most 64 PEs"},
+        {"SYMCOLL_UNIQUEID", "abc", "256 hex digits"},
+        {"SYMCOLL_UNIQUEID", not_hex.c_str(), "256 hex digits"},
+        {"SYMCOLL_ALGO_REDUCE", "ring", "ll, one_shot, two_shot"},
+        {"SYMCOLL_ALGO_BROADCAST", "one_shot", "ll, pull, push, ce"},
+        {"SYMCOLL_ALGO_ALLTOALL", "ce", "ll, push, pull"},
+    };
+    for (const auto &c : cases) {
+        SCOPED_TRACE(std::string(c.name) + "=" + c.value);
+        setenv(c.name, c.value, 1);
+        EXPECT_EQ(symcoll_env_load(), SYMCOLL_ERROR_INVALID_ARGUMENT);
+        std::string why = symcoll_last_error();
+        std::string shown = std::string(c.value).substr(0, 64);
+        EXPECT_NE(why.find(std::string(c.name) + "=\"" + shown), std::string::npos) << why;
+        EXPECT_NE(why.find(c.accepted), std::string::npos) << why;
+        EXPECT_EQ(why.find('\n'), std::string::npos) << why;
+        unsetenv(c.name);
+    }
+    ASSERT_EQ(symcoll_env_load(), SYMCOLL_SUCCESS) << symcoll_last_error();
+}
+
+TEST_F(Env, MessagesShowValuesOnOneLineAndShortened) {
+    setenv("SYMCOLL_BOOTSTRAP", "pmix\nsecond line", 1);
+    EXPECT_EQ(symcoll_env_load(), SYMCOLL_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(symcoll_last_error()).find("\"pmix?second line\""), std::string::npos)
+        << symcoll_last_error();
+    setenv("SYMCOLL_BOOTSTRAP", std::string(1000, 'x').c_str(), 1);
+    EXPECT_EQ(symcoll_env_load(), SYMCOLL_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(symcoll_last_error()).find(std::string(64, 'x') + "...\""),
+              std::string::npos)
+        << symcoll_last_error();
+    EXPECT_EQ(std::string(symcoll_last_error()).find(std::string(65, 'x')), std::string::npos);
+}
+
+TEST_F(Env, LevelsBooleansAndNamesInAnyCase) {
+    const struct {
+        const char *name, *value;
+        long want;
+    } cases[] = {
+        {"SYMCOLL_DEBUG", "off", 0},     {"SYMCOLL_DEBUG", "none", 0},
+        {"SYMCOLL_DEBUG", "0", 0},       {"SYMCOLL_DEBUG", "error", 1},
+        {"SYMCOLL_DEBUG", "1", 1},       {"SYMCOLL_DEBUG", "WARN", 2},
+        {"SYMCOLL_DEBUG", "warning", 2}, {"SYMCOLL_DEBUG", "Info", 3},
+        {"SYMCOLL_DEBUG", "3", 3},       {"SYMCOLL_DEBUG", "debug", 4},
+        {"SYMCOLL_DEBUG", "trace", 4},   {"SYMCOLL_DEBUG", "4", 4},
+        {"SYMCOLL_INFO", "1", 1},        {"SYMCOLL_INFO", "yes", 1},
+        {"SYMCOLL_INFO", "TRUE", 1},     {"SYMCOLL_INFO", "on", 1},
+        {"SYMCOLL_INFO", "0", 0},        {"SYMCOLL_INFO", "No", 0},
+        {"SYMCOLL_INFO", "false", 0},    {"SYMCOLL_INFO", "off", 0},
+    };
+    for (const auto &c : cases) {
+        setenv(c.name, c.value, 1);
+        ASSERT_EQ(symcoll_env_load(), SYMCOLL_SUCCESS) << c.value << ": " << symcoll_last_error();
+        long got =
+            std::string(c.name) == "SYMCOLL_DEBUG" ? symcoll_env()->debug : symcoll_env()->info;
+        EXPECT_EQ(got, c.want) << c.name << "=" << c.value;
+        unsetenv(c.name);
+    }
+    setenv("SYMCOLL_BOOTSTRAP", "PMIx", 1);
+    ASSERT_EQ(symcoll_env_load(), SYMCOLL_SUCCESS) << symcoll_last_error();
+    EXPECT_STREQ(symcoll_env()->bootstrap, "pmix");
+}
+
+TEST_F(Env, PeLimitsAreInclusive) {
+    setenv("SYMCOLL_RANK", "63", 1);
+    setenv("SYMCOLL_SIZE", "64", 1);
+    setenv("SYMCOLL_LOCAL_RANK", "0", 1);
+    setenv("SYMCOLL_LOCAL_SIZE", "64", 1);
+    setenv("SYMCOLL_BOOTSTRAP_PORT", "65535", 1);
+    ASSERT_EQ(symcoll_env_load(), SYMCOLL_SUCCESS) << symcoll_last_error();
+    EXPECT_EQ(symcoll_env()->rank, 63);
+    EXPECT_EQ(symcoll_env()->size, SYMCOLL_MAX_PES);
+    EXPECT_EQ(symcoll_env()->bootstrap_port, 65535);
+}
+
+// symcoll-run sets RANK, SIZE, LOCAL_* and UNIQUEID together; the load checks they fit.
+TEST_F(Env, VariablesThatMustFitTogether) {
+    const std::string id(256, 'a');
+    const struct {
+        std::vector<std::pair<const char *, std::string>> set;
+        const char *needle;
+    } cases[] = {
+        {{{"SYMCOLL_RANK", "1"}}, "set both or neither"},
+        {{{"SYMCOLL_SIZE", "2"}}, "set both or neither"},
+        {{{"SYMCOLL_RANK", "2"}, {"SYMCOLL_SIZE", "2"}},
+         "SYMCOLL_RANK=2 is not below SYMCOLL_SIZE=2"},
+        {{{"SYMCOLL_RANK", "0"},
+          {"SYMCOLL_SIZE", "2"},
+          {"SYMCOLL_LOCAL_RANK", "3"},
+          {"SYMCOLL_LOCAL_SIZE", "2"}},
+         "SYMCOLL_LOCAL_RANK=3 is not below SYMCOLL_LOCAL_SIZE=2"},
+        {{{"SYMCOLL_RANK", "0"}, {"SYMCOLL_SIZE", "2"}, {"SYMCOLL_LOCAL_SIZE", "4"}},
+         "SYMCOLL_LOCAL_SIZE=4 is above SYMCOLL_SIZE=2"},
+        {{{"SYMCOLL_UNIQUEID", id}}, "SYMCOLL_UNIQUEID is set without SYMCOLL_RANK"},
+        {{{"SYMCOLL_BOOTSTRAP", "launcher"}, {"SYMCOLL_RANK", "0"}, {"SYMCOLL_SIZE", "2"}},
+         "SYMCOLL_BOOTSTRAP=launcher needs"},
+    };
+    for (const auto &c : cases) {
+        for (const auto &[name, value] : c.set)
+            setenv(name, value.c_str(), 1);
+        EXPECT_EQ(symcoll_env_load(), SYMCOLL_ERROR_INVALID_ARGUMENT) << c.needle;
+        EXPECT_NE(std::string(symcoll_last_error()).find(c.needle), std::string::npos)
+            << symcoll_last_error();
+        for (const auto &[name, value] : c.set)
+            unsetenv(name);
+    }
+    setenv("SYMCOLL_BOOTSTRAP", "launcher", 1);
+    setenv("SYMCOLL_RANK", "1", 1);
+    setenv("SYMCOLL_SIZE", "2", 1);
+    setenv("SYMCOLL_UNIQUEID", id.c_str(), 1);
+    EXPECT_EQ(symcoll_env_load(), SYMCOLL_SUCCESS) << symcoll_last_error();
+}
+
+TEST_F(Env, EveryVariableSaysWhatItAccepts) {
+    for (const EnvVar &v : all_variables()) {
+        char accepted[256];
+        symcoll_env_accepts(v.name + std::strlen("SYMCOLL_"), accepted, sizeof accepted);
+        EXPECT_GT(std::strlen(accepted), 5u) << v.name;
+    }
+    char accepted[16] = "x";
+    symcoll_env_accepts("NO_SUCH_VARIABLE", accepted, sizeof accepted);
+    EXPECT_STREQ(accepted, "");
+}
+
+// Loads and reads from several threads at once: every reader sees one whole set of settings.
+TEST_F(Env, LoadingIsThreadSafe) {
+    std::atomic<bool> torn{false};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; t++)
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < 200; i++) {
+                if (t == 0) {
+                    EXPECT_EQ(symcoll_env_load(), SYMCOLL_SUCCESS);
+                } else {
+                    const symcoll_env_t *e = symcoll_env();
+                    if (e->timeout_ms != 300000 || std::strcmp(e->bootstrap, "auto") != 0)
+                        torn = true;
+                }
+            }
+        });
+    for (std::thread &t : threads)
+        t.join();
+    EXPECT_FALSE(torn);
 }
 
 } // namespace

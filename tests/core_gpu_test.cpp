@@ -299,7 +299,82 @@ TEST_F(Core, SplitArgumentErrors) {
     }
     EXPECT_EQ(symcoll_team_split_strided(SYMCOLL_TEAM_WORLD, 0, 1, 1, nullptr),
               SYMCOLL_ERROR_INVALID_ARGUMENT);
-    EXPECT_TRUE(contains(symcoll_last_error(), "new_team")) << symcoll_last_error();
+    EXPECT_TRUE(contains(symcoll_last_error(), "new_team is NULL")) << symcoll_last_error();
+}
+
+// Teams split one after another, each of one PE: every PE's handle differs from every other
+// PE's, because a handle names the same team on every PE (all PEs agree on what is free).
+TEST_F(Core, SplitHandlesAgreeOnEveryPe) {
+    const int teams = n < 6 ? n : 6;
+    symcoll_team_t mine = SYMCOLL_TEAM_INVALID;
+    for (int pe = 0; pe < teams; pe++) {
+        symcoll_team_t team = 12345;
+        ASSERT_EQ(symcoll_team_split_strided(SYMCOLL_TEAM_WORLD, pe, 1, 1, &team), SYMCOLL_SUCCESS)
+            << symcoll_last_error();
+        if (pe == me)
+            mine = team;
+        else
+            EXPECT_EQ(team, SYMCOLL_TEAM_INVALID) << "split " << pe;
+    }
+    SymBuffer handles(n * sizeof(int32_t));
+    ASSERT_NE(handles.ptr, nullptr);
+    for (int pe = 0; pe < n; pe++)
+        CUDA_OK(cudaMemcpy(static_cast<int32_t *>(symcoll_ptr(handles.ptr, pe)) + me, &mine,
+                           sizeof mine, cudaMemcpyHostToDevice));
+    barrier_sync(stream);
+    std::vector<uint8_t> bytes = read_device(handles.ptr, n * sizeof(int32_t));
+    const auto *all = reinterpret_cast<const int32_t *>(bytes.data());
+    for (int a = 0; a < teams; a++) {
+        EXPECT_NE(all[a], SYMCOLL_TEAM_INVALID) << "PE " << a;
+        for (int b = 0; b < a; b++)
+            EXPECT_NE(all[a], all[b]) << "PEs " << a << " and " << b << " got the same handle";
+    }
+    barrier_sync(stream);
+    if (mine != SYMCOLL_TEAM_INVALID)
+        EXPECT_EQ(symcoll_team_destroy(mine), SYMCOLL_SUCCESS) << symcoll_last_error();
+}
+
+// Splitting a team that not every PE belongs to: the others take part with
+// SYMCOLL_TEAM_INVALID (or the handle, unknown to them) and get SYMCOLL_TEAM_INVALID.
+TEST_F(Core, SplitOfATeamSomePesAreNotIn) {
+    symcoll_team_t first = 12345, second = 12345;
+    ASSERT_EQ(symcoll_team_split_strided(SYMCOLL_TEAM_WORLD, 0, 1, 1, &first), SYMCOLL_SUCCESS)
+        << symcoll_last_error();
+    symcoll_team_t parent = me == 0 ? first : SYMCOLL_TEAM_INVALID;
+    ASSERT_EQ(symcoll_team_split_strided(parent, 0, 1, 1, &second), SYMCOLL_SUCCESS)
+        << symcoll_last_error();
+    if (me != 0) {
+        EXPECT_EQ(second, SYMCOLL_TEAM_INVALID);
+        return;
+    }
+    ASSERT_NE(second, SYMCOLL_TEAM_INVALID);
+    EXPECT_NE(second, first);
+    EXPECT_EQ(symcoll_team_translate_pe(second, 0, SYMCOLL_TEAM_WORLD), 0);
+    EXPECT_EQ(symcoll_barrier_on_stream(second, stream), SYMCOLL_SUCCESS) << symcoll_last_error();
+    CUDA_OK(cudaStreamSynchronize(stream));
+    EXPECT_EQ(symcoll_team_destroy(second), SYMCOLL_SUCCESS) << symcoll_last_error();
+    EXPECT_EQ(symcoll_team_destroy(first), SYMCOLL_SUCCESS) << symcoll_last_error();
+}
+
+// One PE rejects its arguments: every PE fails (nobody is left waiting or holding half a
+// team), and the next split works.
+TEST_F(Core, SplitRejectedOnOnePeFailsEverywhere) {
+    symcoll_team_t team = 12345;
+    int size = me == n - 1 ? 0 : 1;
+    EXPECT_EQ(symcoll_team_split_strided(SYMCOLL_TEAM_WORLD, 0, 1, size, &team),
+              SYMCOLL_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(team, SYMCOLL_TEAM_INVALID);
+    std::string why = symcoll_last_error();
+    if (me == n - 1)
+        EXPECT_TRUE(contains(why, "size 0 do not fit parent team 0")) << why;
+    else
+        EXPECT_TRUE(contains(why, "PE " + std::to_string(n - 1) + " rejected the split")) << why;
+    ASSERT_EQ(symcoll_team_split_strided(SYMCOLL_TEAM_WORLD, 0, 1, n, &team), SYMCOLL_SUCCESS)
+        << symcoll_last_error();
+    EXPECT_EQ(symcoll_team_n_pes(team), n);
+    EXPECT_EQ(symcoll_barrier_on_stream(team, stream), SYMCOLL_SUCCESS) << symcoll_last_error();
+    CUDA_OK(cudaStreamSynchronize(stream));
+    EXPECT_EQ(symcoll_team_destroy(team), SYMCOLL_SUCCESS) << symcoll_last_error();
 }
 
 } // namespace

@@ -1,12 +1,15 @@
 // The public API before symcoll_init: every call fails cleanly with NOT_INITIALIZED (or NULL
-// / -1) and a reason naming the function; init rejects bad attributes before touching a GPU;
-// the name and size tables.
+// / -1) and a reason naming the function; init rejects bad attributes and settings before
+// touching a GPU, even in a fresh process, and says which part of a GPU is missing; the name
+// and size tables.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
+
+#include <dlfcn.h>
 
 #include "symcoll.h"
 
@@ -150,6 +153,101 @@ TEST(Init, RejectsBadEnvironmentBeforeLookingForAGpu) {
         setenv("SYMCOLL_SYMMETRIC_SIZE", saved.c_str(), 1);
     else
         unsetenv("SYMCOLL_SYMMETRIC_SIZE");
+}
+
+// Every attr field is checked before any GPU work: on a machine without a GPU these must say
+// INVALID_ARGUMENT, not NO_GPU.
+TEST(Init, RejectsEveryBadAttrField) {
+    constexpr symcoll_bootstrap_kind_t AUTO = SYMCOLL_BOOTSTRAP_AUTO,
+                                       ID = SYMCOLL_BOOTSTRAP_UNIQUEID,
+                                       COMM = SYMCOLL_BOOTSTRAP_NCCL_COMM,
+                                       PMIX = SYMCOLL_BOOTSTRAP_PMIX;
+    int comm_stand_in = 0;
+    const struct {
+        int bootstrap, rank, size, device;
+        size_t heap_size;
+        bool with_id, with_comm;
+        const char *needle;
+    } cases[] = {
+        {7, -1, -1, -1, 0, false, false, "attr.bootstrap 7 is not"},
+        {-1, -1, -1, -1, 0, false, false, "attr.bootstrap -1 is not"},
+        {AUTO, -1, -1, -2, 0, false, false, "attr.device -2"},
+        {AUTO, -1, -1, -1, (size_t)-1, false, false, "attr.heap_size 18446744073709551615"},
+        {ID, 2, 2, -1, 0, true, false, "attr.rank 2 out of range for attr.size 2"},
+        {ID, -1, 2, -1, 0, true, false, "attr.rank -1 out of range"},
+        {ID, 0, 0, -1, 0, true, false, "attr.size 0 is not"},
+        {ID, 0, SYMCOLL_MAX_PES + 1, -1, 0, true, false,
+         "attr.size 65 is not a PE count from 1 to 64"},
+        {ID, 0, 2, -1, 0, false, false, "attr.uniqueid is all zero"},
+        {COMM, -1, -1, -1, 0, false, false, "attr.nccl_comm is NULL"},
+        {AUTO, 0, 2, -1, 0, true, false, "attr.bootstrap is SYMCOLL_BOOTSTRAP_AUTO"},
+        {PMIX, -1, -1, -1, 0, false, true, "attr.bootstrap is SYMCOLL_BOOTSTRAP_PMIX"},
+    };
+    for (const auto &c : cases) {
+        symcoll_init_attr_t attr;
+        symcoll_init_attr_default(&attr);
+        attr.bootstrap = (symcoll_bootstrap_kind_t)c.bootstrap;
+        attr.rank = c.rank;
+        attr.size = c.size;
+        attr.device = c.device;
+        attr.heap_size = c.heap_size;
+        if (c.with_id)
+            std::memset(&attr.uniqueid, 0x11, sizeof attr.uniqueid);
+        attr.nccl_comm = c.with_comm ? &comm_stand_in : nullptr;
+        EXPECT_EQ(symcoll_init(&attr), SYMCOLL_ERROR_INVALID_ARGUMENT) << c.needle;
+        std::string why = symcoll_last_error();
+        EXPECT_EQ(why.rfind("symcoll_init: ", 0), 0u) << why;
+        EXPECT_NE(why.find(c.needle), std::string::npos) << why;
+        EXPECT_EQ(symcoll_my_pe(), -1);
+    }
+}
+
+TEST(Init, WithoutAGpuSaysWhichPartIsMissing) {
+    symcoll_status_t st = symcoll_init(nullptr);
+    if (st == SYMCOLL_SUCCESS) {
+        EXPECT_EQ(symcoll_finalize(), SYMCOLL_SUCCESS) << symcoll_last_error();
+        GTEST_SKIP() << "this machine has a GPU";
+    }
+    EXPECT_EQ(st, SYMCOLL_ERROR_NO_GPU) << symcoll_last_error();
+    std::string why = symcoll_last_error();
+    EXPECT_NE(why.find("symcoll_init: no usable GPU: "), std::string::npos) << why;
+    bool driver_loadable =
+        dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD) || dlopen("libcuda.so.1", RTLD_NOW);
+    if (!driver_loadable)
+        EXPECT_NE(why.find("no NVIDIA driver"), std::string::npos) << why;
+}
+
+// These crashed a fresh process (exit 139) through env load -> error -> log -> env load. Each
+// runs in a new process (threadsafe death tests re-execute the binary) so that init is the
+// first thing that reads the environment.
+TEST(FreshProcess, BadOrWordyEnvironmentNeverCrashesInit) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    const struct {
+        const char *name, *value;
+        bool valid;
+    } cases[] = {
+        {"SYMCOLL_TIMEOUT_MS", "soon", false}, {"SYMCOLL_SYMMETRIC_SIZE", "lots", false},
+        {"SYMCOLL_DEBUG", "info", true},       {"SYMCOLL_INFO", "yes", true},
+        {"SYMCOLL_DEBUG", "loud", false},
+    };
+    for (const auto &c : cases) {
+        setenv(c.name, c.value, 1);
+        EXPECT_EXIT(
+            {
+                if (!c.valid && std::strcmp(c.name, "SYMCOLL_DEBUG") != 0)
+                    setenv("SYMCOLL_DEBUG", "debug", 1); // logging while the load fails
+                symcoll_status_t st = symcoll_init(nullptr);
+                if (st == SYMCOLL_SUCCESS)
+                    symcoll_finalize();
+                bool ok = c.valid ? st == SYMCOLL_SUCCESS || st == SYMCOLL_ERROR_NO_GPU
+                                  : st == SYMCOLL_ERROR_INVALID_ARGUMENT &&
+                                        std::strstr(symcoll_last_error(), c.name);
+                std::_Exit(ok ? 0 : 1);
+            },
+            ::testing::ExitedWithCode(0), "")
+            << c.name << "=" << c.value;
+        unsetenv(c.name);
+    }
 }
 
 TEST(LastError, IsPerThread) {

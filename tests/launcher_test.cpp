@@ -450,6 +450,15 @@ TEST(Launcher, HelpPrintsUsage) {
     }
 }
 
+TEST(Launcher, RefusesMorePesThanSymcollSupports) {
+    RunResult run = run_launcher({"-n", "65", kChild, "exit", "0"});
+    EXPECT_EQ(run.exit_code, 2) << run.err;
+    EXPECT_NE(run.err.find("-n: '65' is not a PE count from 1 to 64"), std::string::npos)
+        << run.err;
+    EXPECT_NE(run.err.find("at most 64 PEs"), std::string::npos) << run.err;
+    EXPECT_EQ(run_launcher({"-n", "64", kChild, "exit", "0"}).exit_code, 0);
+}
+
 class LauncherBadCommandLine : public ::testing::TestWithParam<std::vector<std::string>> {};
 
 TEST_P(LauncherBadCommandLine, ExitsTwoAndSaysWhy) {

@@ -1,17 +1,18 @@
 /* First threshold table (2 x H200 NVLink estimates; PCIe guesses until swept) and the cost
  * model terms. Replace the rows with symcoll-perf sweeps; the order of rows matters. */
 #include <stdint.h>
+#include "coll_algorithms.h"
 #include "tuning_table.h"
 
 #define KIB ((size_t)1024)
 #define MIB (KIB * 1024)
 
-static const char *const barrier_names[] = {"flags", NULL};
+static const char *const barrier_names[] = SYMCOLL_BARRIER_ALGORITHM_NAMES;
 static const tuning_algo_model_t barrier_models[] = {
     {TUNING_GRID_SINGLE, 1.0, 1.0, TUNING_TRAFFIC_NONE},
 };
 
-static const char *const broadcast_names[] = {"ll", "pull", "push", "ce", NULL};
+static const char *const broadcast_names[] = SYMCOLL_BROADCAST_ALGORITHM_NAMES;
 static const tuning_algo_model_t broadcast_models[] = {
     {TUNING_GRID_LL, 0.5, 0.25, TUNING_TRAFFIC_EACH_PEER},
     {TUNING_GRID_BW, 2.0, 1.0, TUNING_TRAFFIC_EACH_PEER},
@@ -19,14 +20,14 @@ static const tuning_algo_model_t broadcast_models[] = {
     {TUNING_GRID_SINGLE, 4.0, 0.93, TUNING_TRAFFIC_EACH_PEER},
 };
 
-static const char *const reduce_names[] = {"ll", "one_shot", "two_shot", NULL};
+static const char *const reduce_names[] = SYMCOLL_REDUCE_ALGORITHM_NAMES;
 static const tuning_algo_model_t reduce_models[] = {
     {TUNING_GRID_LL, 0.5, 0.25, TUNING_TRAFFIC_EACH_PEER},
     {TUNING_GRID_BW, 2.0, 1.0, TUNING_TRAFFIC_EACH_PEER},
     {TUNING_GRID_BW, 2.0, 1.0, TUNING_TRAFFIC_TWO_SHOT},
 };
 
-static const char *const exchange_names[] = {"ll", "push", "pull", NULL};
+static const char *const exchange_names[] = SYMCOLL_EXCHANGE_ALGORITHM_NAMES;
 static const tuning_algo_model_t exchange_models[] = {
     {TUNING_GRID_LL, 0.5, 0.25, TUNING_TRAFFIC_SHARE},
     {TUNING_GRID_BW, 2.0, 1.0, TUNING_TRAFFIC_SHARE},

@@ -27,10 +27,6 @@ static void guess_local_rank(symcoll_launch_t *out) {
 
 static symcoll_status_t from_attr(const symcoll_init_attr_t *attr, symcoll_launch_t *out) {
     if (attr->bootstrap == SYMCOLL_BOOTSTRAP_NCCL_COMM) {
-        if (!attr->nccl_comm)
-            return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
-                                     "symcoll_init: attr.nccl_comm is NULL with bootstrap "
-                                     "SYMCOLL_BOOTSTRAP_NCCL_COMM");
         ncclComm_t comm = (ncclComm_t)attr->nccl_comm;
         int rank, size;
         if (ncclCommUserRank(comm, &rank) != ncclSuccess ||
@@ -46,10 +42,6 @@ static symcoll_status_t from_attr(const symcoll_init_attr_t *attr, symcoll_launc
         guess_local_rank(out);
         return SYMCOLL_SUCCESS;
     }
-    if (attr->size <= 0 || attr->rank < 0 || attr->rank >= attr->size)
-        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
-                                 "symcoll_init: attr.rank %d / attr.size %d out of range",
-                                 attr->rank, attr->size);
     out->rank = attr->rank;
     out->size = attr->size;
     out->uniqueid = attr->uniqueid;
@@ -59,15 +51,9 @@ static symcoll_status_t from_attr(const symcoll_init_attr_t *attr, symcoll_launc
 }
 
 static symcoll_status_t from_launcher(symcoll_launch_t *out) {
+    /* symcoll_env_load has checked that RANK, SIZE and UNIQUEID are set and valid. */
     const symcoll_env_t *e = symcoll_env();
-    if (e->rank < 0 || e->size <= 0 || e->rank >= e->size)
-        return symcoll_set_error(SYMCOLL_ERROR_BOOTSTRAP,
-                                 "symcoll_init: SYMCOLL_RANK %ld / SYMCOLL_SIZE %ld out of range "
-                                 "(launched by symcoll-run?)",
-                                 e->rank, e->size);
-    if (symcoll_uniqueid_from_hex(e->uniqueid, &out->uniqueid) != 0)
-        return symcoll_set_error(SYMCOLL_ERROR_BOOTSTRAP,
-                                 "symcoll_init: SYMCOLL_UNIQUEID is not 256 hex digits");
+    symcoll_uniqueid_from_hex(e->uniqueid, &out->uniqueid);
     out->rank = (int)e->rank;
     out->size = (int)e->size;
     out->local_rank = (int)e->local_rank;
@@ -166,11 +152,6 @@ symcoll_status_t symcoll_launch_detect(const symcoll_init_attr_t *attr, symcoll_
         return from_torchrun(out);
     if (!strcmp(forced, "single"))
         return single(out);
-    if (strcmp(forced, "auto"))
-        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
-                                 "symcoll_init: SYMCOLL_BOOTSTRAP=\"%s\" is not one of auto, "
-                                 "launcher, pmix, torchrun, single",
-                                 forced);
     if (*symcoll_env()->uniqueid)
         return from_launcher(out);
     if (symcoll_bootstrap_pmix_detected())

@@ -8,13 +8,15 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include "symcoll.h"
 
 #define LAUNCHER_NAME "symcoll-run"
 #define EXIT_SKIPPED 77
 #define EXIT_TIMED_OUT 124
 #define EXIT_USAGE 2
 #define KILL_GRACE_SECONDS 3.0
-#define MAX_PES 4096
+/* symcoll's limit: one reachability bit per PE. */
+#define MAX_PES SYMCOLL_MAX_PES
 
 /* 128 id bytes as lowercase hex. */
 #define UNIQUEID_HEX_LEN 256

@@ -41,6 +41,13 @@ int main(int argc, char **argv) {
         options.n_pes = count_local_gpus();
         if (options.n_pes < 0)
             return EXIT_FAILURE;
+        if (options.n_pes > MAX_PES) {
+            fprintf(stderr,
+                    LAUNCHER_NAME ": %d local GPUs; starting %d PEs, the most symcoll "
+                                  "supports (use -n to choose)\n",
+                    options.n_pes, MAX_PES);
+            options.n_pes = MAX_PES;
+        }
     }
 
     char uniqueid_hex[UNIQUEID_HEX_LEN + 1];

@@ -34,7 +34,10 @@ static bool parse_n_pes(const char *text, int *n_pes) {
     errno = 0;
     long value = strtol(text, &end, 10);
     if (errno != 0 || end == text || *end != '\0' || value < 1 || value > MAX_PES) {
-        fprintf(stderr, LAUNCHER_NAME ": -n: '%s' is not a PE count from 1 to %d\n", text, MAX_PES);
+        fprintf(stderr,
+                LAUNCHER_NAME ": -n: '%s' is not a PE count from 1 to %d (symcoll supports at "
+                              "most %d PEs per job)\n",
+                text, MAX_PES, MAX_PES);
         return false;
     }
     *n_pes = (int)value;
