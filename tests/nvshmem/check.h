@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <nvshmem.h>
 
 #define CHECK_CUDA(call)                                                                           \
     do {                                                                                           \
@@ -20,6 +21,13 @@
 static inline int report(const char *program, int pe, long wrong) {
     printf("%s: PE %d %s (%ld wrong)\n", program, pe, wrong ? "FAILED" : "PASSED", wrong);
     return wrong ? 1 : 0;
+}
+
+/* For the programs that start with nvshmemx_init_attr, which returns symcoll's status: exit
+ * 77 (skipped) without a GPU, 1 on any other failure. */
+static inline void exit_on_init_failure(int status) {
+    if (status != 0)
+        exit(status == SYMCOLL_ERROR_NO_GPU ? 77 : 1);
 }
 
 #endif
