@@ -1,6 +1,7 @@
 /* Stream-ordered collectives over NVSHMEM_TEAM_WORLD: all-reduces (every PE gets the result)
  * of several types and ops, broadcast from the last PE, fcollect and alltoall; outputs
- * poisoned first, results checked against the CPU, small and large counts. */
+ * poisoned first, results checked against the CPU, small and large counts; an all-reduce
+ * captured into a CUDA graph and replayed; the blocking host form. */
 #include <nvshmem.h>
 #include <nvshmemx.h>
 #include "check.h"
@@ -123,6 +124,45 @@ static long check_exchanges(size_t count, cudaStream_t stream, int me, int n) {
     return bad;
 }
 
+/* Captured once into a CUDA graph and replayed: each replay reduces that replay's input. */
+static long check_graph(cudaStream_t stream, int me, int n) {
+    const size_t count = 4096;
+    long bad = 0;
+    int *src = (int *)nvshmem_malloc(count * sizeof(int));
+    int *dst = (int *)nvshmem_malloc(count * sizeof(int));
+    int *h = (int *)malloc(count * sizeof(int));
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    bad += nvshmemx_int_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, dst, src, count, stream) != 0;
+    nvshmemx_barrier_all_on_stream(stream);
+    CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
+    CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+    for (int replay = 0; replay < 3; replay++) {
+        for (size_t i = 0; i < count; i++)
+            h[i] = value(me, i) + replay;
+        from_host(src, h, count * sizeof(int));
+        CHECK_CUDA(cudaMemset(dst, 0xff, count * sizeof(int)));
+        nvshmem_barrier_all();
+        CHECK_CUDA(cudaGraphLaunch(exec, stream));
+        CHECK_CUDA(cudaStreamSynchronize(stream));
+        CHECK_CUDA(cudaMemcpy(h, dst, count * sizeof(int), cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < count; i++) {
+            int sum = n * replay;
+            for (int p = 0; p < n; p++)
+                sum += value(p, i);
+            bad += h[i] != sum;
+        }
+    }
+    CHECK_CUDA(cudaGraphExecDestroy(exec));
+    CHECK_CUDA(cudaGraphDestroy(graph));
+    free(h);
+    nvshmem_barrier_all();
+    nvshmem_free(dst);
+    nvshmem_free(src);
+    return bad;
+}
+
 int main(void) {
     nvshmem_init();
     int me = nvshmem_my_pe(), n = nvshmem_n_pes();
@@ -135,6 +175,7 @@ int main(void) {
         bad += check_reduces(counts[c], stream, me, n);
         bad += check_exchanges(counts[c], stream, me, n);
     }
+    bad += check_graph(stream, me, n);
     /* The blocking host form of a reduction. */
     int *x = (int *)nvshmem_malloc(sizeof(int));
     nvshmem_int_p(x, me + 1, me);
