@@ -19,10 +19,12 @@
 #ifndef SYMCOLL_NVSHMEM_H
 #define SYMCOLL_NVSHMEM_H
 
+#include <ctype.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "../symcoll.h"
 #ifdef __CUDACC__
 #include "../symcoll_device.cuh"
@@ -131,30 +133,13 @@ static inline int nvshmemi_parse_size(const char *text, size_t *bytes) {
     double value = strtod(text, &end);
     if (end == text || !(value >= 0))
         return -1;
+    const char *suffixes = "kmgt";
+    const char *suffix = *end ? strchr(suffixes, tolower((unsigned char)*end)) : NULL;
     double scale = 1;
-    switch (*end) {
-    case 'k':
-    case 'K':
-        scale = 1024.0;
+    if (suffix) {
+        for (const char *k = suffixes; k <= suffix; k++)
+            scale *= 1024;
         end++;
-        break;
-    case 'm':
-    case 'M':
-        scale = 1024.0 * 1024;
-        end++;
-        break;
-    case 'g':
-    case 'G':
-        scale = 1024.0 * 1024 * 1024;
-        end++;
-        break;
-    case 't':
-    case 'T':
-        scale = 1024.0 * 1024 * 1024 * 1024;
-        end++;
-        break;
-    default:
-        break;
     }
     double total = value * scale;
     if (*end != '\0' || total >= 18446744073709551616.0)
@@ -258,17 +243,17 @@ static inline int nvshmem_team_translate_pe(nvshmem_team_t src_team, int src_pe,
 
 /* ---- symmetric memory (collective; host) ---- */
 
-static inline void *nvshmem_malloc(size_t size) {
-    void *ptr = symcoll_malloc(size);
-    if (!ptr && size)
-        nvshmemi_report(SYMCOLL_ERROR_OUT_OF_MEMORY, "nvshmem_malloc");
+/* NULL with the reason on stderr (out of heap, PEs that disagree, not initialized). */
+static inline void *nvshmemi_allocated(void *ptr, int asked, const char *fn) {
+    if (!ptr && asked)
+        fprintf(stderr, "%s: %s\n", fn, symcoll_last_error());
     return ptr;
 }
+static inline void *nvshmem_malloc(size_t size) {
+    return nvshmemi_allocated(symcoll_malloc(size), size != 0, "nvshmem_malloc");
+}
 static inline void *nvshmem_calloc(size_t count, size_t size) {
-    void *ptr = symcoll_calloc(count, size);
-    if (!ptr && count && size)
-        nvshmemi_report(SYMCOLL_ERROR_OUT_OF_MEMORY, "nvshmem_calloc");
-    return ptr;
+    return nvshmemi_allocated(symcoll_calloc(count, size), count && size, "nvshmem_calloc");
 }
 /* symcoll aligns every allocation to 256 bytes: larger alignments are refused (NULL). */
 static inline void *nvshmem_align(size_t alignment, size_t size) {
@@ -312,12 +297,15 @@ static inline void nvshmemi_host_copy(void *dst, const void *src, size_t bytes, 
         err = cudaStreamSynchronize(cudaStreamPerThread);
     nvshmemi_report_cuda(err, fn);
 }
+/* pe's mapping of [sym, sym + bytes), both ends symmetric; NULL (said on stderr) if not. */
 static inline void *nvshmemi_host_peer(const void *sym, size_t bytes, int pe, const char *fn) {
     if (bytes == 0)
         return NULL;
     void *peer = symcoll_ptr(sym, pe);
-    if (!peer)
+    if (!peer || !symcoll_ptr((const char *)sym + (bytes - 1), pe)) {
         fprintf(stderr, "%s: %s\n", fn, symcoll_last_error());
+        return NULL;
+    }
     return peer;
 }
 
@@ -484,7 +472,8 @@ static inline NVSHMEMI_HOSTDEV void nvshmem_getmem_nbi(void *dest, const void *s
     nvshmemi_getmem(dest, source, nelems, pe, 1, "nvshmem_getmem_nbi");
 }
 
-/* ---- put with signal (device: symcoll_dev_put_signal; host: put, then a signal put) ---- */
+/* ---- put with signal (device: symcoll_dev_put_signal; host: symcoll_put_signal_on_stream
+ * on the calling thread's default stream, waited for; its source must be GPU memory) ---- */
 
 static inline NVSHMEMI_HOSTDEV void nvshmemi_putmem_signal(void *dest, const void *source,
                                                            size_t bytes, uint64_t *sig_addr,
