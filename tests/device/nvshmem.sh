@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# 2-GPU machine, through run.sh: the NVSHMEM compatibility tests (unchanged NVSHMEM programs
-# built against include/symcoll/nvshmem.h, 2 PEs under symcoll-run, one of them built with
-# -rdc), then the ring built with the documented nvcc line. Log in $OUT/nvshmem.log; a summary
-# on stdout. Exit 1 if any failed.
+# 2-GPU machine, through run.sh: the NVSHMEM compatibility GPU tests (unchanged NVSHMEM programs
+# built against include/symcoll/nvshmem.h: 2 PEs under symcoll-run, -rdc and two-unit builds,
+# the heap-size variables, init from MPI under mpirun), then the ring built with the README's
+# nvcc line. Log in $OUT/nvshmem.log; a summary on stdout. Exit 1 if any failed.
 B=/work/main/build-dev
 export SYMCOLL_TIMEOUT_MS=60000
 rc=0
 {
-  ctest --test-dir $B -L nvshmem --timeout 300 --output-on-failure || rc=1
+  ctest --test-dir $B -L gpu -R "^nvshmem_" --timeout 300 --output-on-failure || rc=1
   if command -v nvcc >/dev/null; then
     cd /work/main
     echo "== nvcc line"
