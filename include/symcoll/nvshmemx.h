@@ -1,0 +1,459 @@
+/* The nvshmemx_ extensions of symcoll's NVSHMEM header (see nvshmem.h): init attributes (an
+ * MPI communicator, a unique id), stream-ordered RMA and collectives, warp- and block-scope
+ * device RMA and barriers. Header-only, built on symcoll's public API.
+ */
+#ifndef SYMCOLL_NVSHMEMX_H
+#define SYMCOLL_NVSHMEMX_H
+
+#include "nvshmem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- init with attributes ---- */
+
+/* An NVSHMEM unique id carries symcoll's (an NCCL unique id). */
+typedef struct {
+    symcoll_uniqueid_t id;
+} nvshmemx_uniqueid_t;
+#define NVSHMEMX_UNIQUEID_INITIALIZER                                                              \
+    {                                                                                              \
+        {                                                                                          \
+            { 0 }                                                                                  \
+        }                                                                                          \
+    }
+
+typedef struct {
+    int myrank;
+    int nranks;
+    nvshmemx_uniqueid_t *id;
+} nvshmemx_uniqueid_args_t;
+
+typedef struct {
+    nvshmemx_uniqueid_args_t uid_args;
+} nvshmemx_init_args_t;
+
+typedef struct {
+    int version;
+    void *mpi_comm; /* NVSHMEMX_INIT_WITH_MPI_COMM: points to an MPI_Comm */
+    nvshmemx_init_args_t args;
+} nvshmemx_init_attr_t;
+#define NVSHMEMX_INIT_ATTR_INITIALIZER                                                             \
+    {                                                                                              \
+        0, NULL, {                                                                                 \
+            { 0, 0, NULL }                                                                         \
+        }                                                                                          \
+    }
+
+#define NVSHMEMX_INIT_THREAD_PES (1 << 0)
+#define NVSHMEMI_INIT_WITH_MPI_COMM (1 << 1)
+#define NVSHMEMX_INIT_WITH_UNIQUEID (1 << 3)
+#define NVSHMEMX_INIT_WITH_SHMEM                                                                   \
+    NVSHMEMI_REFUSE_CALL(NVSHMEMX_INIT_WITH_SHMEM, "there is no OpenSHMEM bootstrap: use "         \
+                                                   "nvshmem_init, MPI or a unique id")
+#ifdef MPI_VERSION
+#define NVSHMEMX_INIT_WITH_MPI_COMM NVSHMEMI_INIT_WITH_MPI_COMM
+#else
+#define NVSHMEMX_INIT_WITH_MPI_COMM                                                                \
+    NVSHMEMI_REFUSE_CALL(NVSHMEMX_INIT_WITH_MPI_COMM, "include <mpi.h> before <nvshmem.h>")
+#endif
+
+static inline int nvshmemx_get_uniqueid(nvshmemx_uniqueid_t *id) {
+    if (!id) {
+        fprintf(stderr, "nvshmemx_get_uniqueid: id is NULL\n");
+        return (int)SYMCOLL_ERROR_INVALID_ARGUMENT;
+    }
+    return nvshmemi_report(symcoll_get_uniqueid(&id->id), "nvshmemx_get_uniqueid");
+}
+
+static inline int nvshmemx_set_attr_uniqueid_args(const int myrank, const int nranks,
+                                                  const nvshmemx_uniqueid_t *id,
+                                                  nvshmemx_init_attr_t *attr) {
+    if (!id || !attr) {
+        fprintf(stderr, "nvshmemx_set_attr_uniqueid_args: %s is NULL\n", id ? "attr" : "id");
+        return (int)SYMCOLL_ERROR_INVALID_ARGUMENT;
+    }
+    attr->args.uid_args.myrank = myrank;
+    attr->args.uid_args.nranks = nranks;
+    attr->args.uid_args.id = (nvshmemx_uniqueid_t *)id;
+    return 0;
+}
+
+#ifdef MPI_VERSION
+/* Rank 0 of the communicator makes a unique id and broadcasts it (with its status, so that
+ * a failure there does not leave the others waiting). */
+static inline int nvshmemi_uniqueid_from_mpi(symcoll_init_attr_t *a, const void *mpi_comm) {
+    MPI_Comm comm = mpi_comm ? *(const MPI_Comm *)mpi_comm : MPI_COMM_WORLD;
+    int status = 0;
+    if (MPI_Comm_rank(comm, &a->rank) != MPI_SUCCESS ||
+        MPI_Comm_size(comm, &a->size) != MPI_SUCCESS) {
+        fprintf(stderr, "nvshmemx_init_attr: MPI_Comm_rank/MPI_Comm_size failed\n");
+        return (int)SYMCOLL_ERROR_BOOTSTRAP;
+    }
+    if (a->rank == 0)
+        status = nvshmemi_report(symcoll_get_uniqueid(&a->uniqueid), "nvshmemx_init_attr");
+    if (MPI_Bcast(&status, 1, MPI_INT, 0, comm) != MPI_SUCCESS ||
+        MPI_Bcast(&a->uniqueid, (int)sizeof a->uniqueid, MPI_BYTE, 0, comm) != MPI_SUCCESS) {
+        fprintf(stderr, "nvshmemx_init_attr: MPI_Bcast of the unique id failed\n");
+        return (int)SYMCOLL_ERROR_BOOTSTRAP;
+    }
+    a->bootstrap = SYMCOLL_BOOTSTRAP_UNIQUEID;
+    return status;
+}
+#endif
+
+/* Returns 0 on success, else symcoll's status (the reason on stderr). */
+static inline int nvshmemx_init_attr(unsigned int flags, nvshmemx_init_attr_t *attr) {
+    symcoll_init_attr_t a;
+    symcoll_init_attr_default(&a);
+    if ((flags & (NVSHMEMI_INIT_WITH_MPI_COMM | NVSHMEMX_INIT_WITH_UNIQUEID)) && !attr) {
+        fprintf(stderr, "nvshmemx_init_attr: attr is NULL\n");
+        return (int)SYMCOLL_ERROR_INVALID_ARGUMENT;
+    }
+    if (flags & NVSHMEMX_INIT_WITH_UNIQUEID) {
+        const nvshmemx_uniqueid_args_t *u = &attr->args.uid_args;
+        if (!u->id) {
+            fprintf(stderr, "nvshmemx_init_attr: no unique id: call "
+                            "nvshmemx_set_attr_uniqueid_args first\n");
+            return (int)SYMCOLL_ERROR_INVALID_ARGUMENT;
+        }
+        a.bootstrap = SYMCOLL_BOOTSTRAP_UNIQUEID;
+        a.uniqueid = u->id->id;
+        a.rank = u->myrank;
+        a.size = u->nranks;
+    } else if (flags & NVSHMEMI_INIT_WITH_MPI_COMM) {
+#ifdef MPI_VERSION
+        int status = nvshmemi_uniqueid_from_mpi(&a, attr->mpi_comm);
+        if (status != 0)
+            return status;
+#else
+        fprintf(stderr, "nvshmemx_init_attr: include <mpi.h> before <nvshmem.h> to initialize "
+                        "from an MPI communicator\n");
+        return (int)SYMCOLL_ERROR_UNSUPPORTED;
+#endif
+    }
+    return nvshmemi_init(&a, "nvshmemx_init_attr");
+}
+
+/* ---- stream-ordered RMA ---- */
+
+static inline void nvshmemx_putmem_on_stream(void *dest, const void *source, size_t nelems, int pe,
+                                             cudaStream_t stream) {
+    nvshmemi_report(symcoll_put_on_stream(dest, source, nelems, pe, stream),
+                    "nvshmemx_putmem_on_stream");
+}
+static inline void nvshmemx_getmem_on_stream(void *dest, const void *source, size_t nelems, int pe,
+                                             cudaStream_t stream) {
+    nvshmemi_report(symcoll_get_on_stream(dest, source, nelems, pe, stream),
+                    "nvshmemx_getmem_on_stream");
+}
+static inline void nvshmemx_putmem_signal_on_stream(void *dest, const void *source, size_t nelems,
+                                                    uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                                    int pe, cudaStream_t stream) {
+    nvshmemi_report(symcoll_put_signal_on_stream(dest, source, nelems, sig_addr, signal,
+                                                 (symcoll_signal_op_t)sig_op, pe, stream),
+                    "nvshmemx_putmem_signal_on_stream");
+}
+static inline void nvshmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp,
+                                                        uint64_t cmp_value, cudaStream_t stream) {
+    nvshmemi_report(
+        symcoll_signal_wait_until_on_stream(sig_addr, (symcoll_cmp_t)cmp, cmp_value, stream),
+        "nvshmemx_signal_wait_until_on_stream");
+}
+/* Stream-ordered puts are complete when they complete in stream order, and kernels' stores
+ * are visible once the kernel ends: there is nothing left to wait for. */
+static inline void nvshmemx_quiet_on_stream(cudaStream_t stream) {
+    (void)stream;
+}
+
+#define NVSHMEMI_DEFINE_RMA_ON_STREAM(TYPE, NAME)                                                  \
+    static inline void nvshmemx_##NAME##_put_on_stream(                                            \
+        TYPE *dest, const TYPE *source, size_t nelems, int pe, cudaStream_t stream) {              \
+        nvshmemi_report(symcoll_put_on_stream(dest, source, nelems * sizeof(TYPE), pe, stream),    \
+                        "nvshmemx_" #NAME "_put_on_stream");                                       \
+    }                                                                                              \
+    static inline void nvshmemx_##NAME##_get_on_stream(                                            \
+        TYPE *dest, const TYPE *source, size_t nelems, int pe, cudaStream_t stream) {              \
+        nvshmemi_report(symcoll_get_on_stream(dest, source, nelems * sizeof(TYPE), pe, stream),    \
+                        "nvshmemx_" #NAME "_get_on_stream");                                       \
+    }                                                                                              \
+    static inline void nvshmemx_##NAME##_put_signal_on_stream(                                     \
+        TYPE *dest, const TYPE *source, size_t nelems, uint64_t *sig_addr, uint64_t signal,        \
+        int sig_op, int pe, cudaStream_t stream) {                                                 \
+        nvshmemi_report(symcoll_put_signal_on_stream(dest, source, nelems * sizeof(TYPE),          \
+                                                     sig_addr, signal,                             \
+                                                     (symcoll_signal_op_t)sig_op, pe, stream),     \
+                        "nvshmemx_" #NAME "_put_signal_on_stream");                                \
+    }
+NVSHMEMI_RMA_TYPES(NVSHMEMI_DEFINE_RMA_ON_STREAM)
+
+/* ---- barriers on a stream (include quiet) ---- */
+
+static inline void nvshmemx_barrier_on_stream(nvshmem_team_t team, cudaStream_t stream) {
+    nvshmemi_report(symcoll_barrier_on_stream(team, stream), "nvshmemx_barrier_on_stream");
+}
+static inline void nvshmemx_team_sync_on_stream(nvshmem_team_t team, cudaStream_t stream) {
+    nvshmemi_report(symcoll_barrier_on_stream(team, stream), "nvshmemx_team_sync_on_stream");
+}
+static inline void nvshmemx_barrier_all_on_stream(cudaStream_t stream) {
+    nvshmemi_report(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream),
+                    "nvshmemx_barrier_all_on_stream");
+}
+static inline void nvshmemx_sync_all_on_stream(cudaStream_t stream) {
+    nvshmemi_report(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream),
+                    "nvshmemx_sync_all_on_stream");
+}
+
+/* ---- collectives: _on_stream, and the blocking host forms ---- */
+
+/* The blocking forms run after this PE's earlier GPU work and wait for their result. */
+static inline int nvshmemi_blocking_begin(const char *fn) {
+    return nvshmemi_report_cuda(cudaDeviceSynchronize(), fn);
+}
+static inline int nvshmemi_blocking_end(symcoll_status_t status, const char *fn) {
+    if (nvshmemi_report(status, fn) != 0)
+        return (int)status;
+    return nvshmemi_report_cuda(cudaStreamSynchronize(cudaStreamPerThread), fn);
+}
+
+/* Reductions: every PE of the team gets the result (an all-reduce, as NVSHMEM's team
+ * reductions). X(TYPE, TYPENAME, symcoll datatype). */
+#define NVSHMEMI_REDUCE_INTEGER_TYPES(X)                                                           \
+    X(char, char, SYMCOLL_INT8)                                                                    \
+    X(signed char, schar, SYMCOLL_INT8)                                                            \
+    X(int, int, SYMCOLL_INT32)                                                                     \
+    X(long, long, SYMCOLL_INT64)                                                                   \
+    X(long long, longlong, SYMCOLL_INT64)                                                          \
+    X(ptrdiff_t, ptrdiff, SYMCOLL_INT64)                                                           \
+    X(unsigned char, uchar, SYMCOLL_UINT8)                                                         \
+    X(unsigned int, uint, SYMCOLL_UINT32)                                                          \
+    X(unsigned long, ulong, SYMCOLL_UINT64)                                                        \
+    X(unsigned long long, ulonglong, SYMCOLL_UINT64)                                               \
+    X(size_t, size, SYMCOLL_UINT64)                                                                \
+    X(int8_t, int8, SYMCOLL_INT8)                                                                  \
+    X(int32_t, int32, SYMCOLL_INT32)                                                               \
+    X(int64_t, int64, SYMCOLL_INT64)                                                               \
+    X(uint8_t, uint8, SYMCOLL_UINT8)                                                               \
+    X(uint32_t, uint32, SYMCOLL_UINT32)                                                            \
+    X(uint64_t, uint64, SYMCOLL_UINT64)
+#define NVSHMEMI_REDUCE_FLOAT_TYPES(X)                                                             \
+    X(float, float, SYMCOLL_FLOAT32)                                                               \
+    X(double, double, SYMCOLL_FLOAT64)
+
+#define NVSHMEMI_DEFINE_REDUCE(TYPE, NAME, DT, OPNAME, OP)                                         \
+    static inline int nvshmemx_##NAME##_##OPNAME##_reduce_on_stream(                               \
+        nvshmem_team_t team, TYPE *dest, const TYPE *source, size_t nreduce,                       \
+        cudaStream_t stream) {                                                                     \
+        return nvshmemi_report(                                                                    \
+            symcoll_reduce_on_stream(team, dest, source, nreduce, DT, OP, stream),                 \
+            "nvshmemx_" #NAME "_" #OPNAME "_reduce_on_stream");                                    \
+    }                                                                                              \
+    static inline int nvshmem_##NAME##_##OPNAME##_reduce(nvshmem_team_t team, TYPE *dest,          \
+                                                         const TYPE *source, size_t nreduce) {     \
+        const char *fn = "nvshmem_" #NAME "_" #OPNAME "_reduce";                                   \
+        int status = nvshmemi_blocking_begin(fn);                                                  \
+        return status                                                                              \
+                   ? status                                                                        \
+                   : nvshmemi_blocking_end(symcoll_reduce_on_stream(team, dest, source, nreduce,   \
+                                                                    DT, OP, cudaStreamPerThread),  \
+                                           fn);                                                    \
+    }
+#define NVSHMEMI_DEFINE_REDUCE_ARITHMETIC(TYPE, NAME, DT)                                          \
+    NVSHMEMI_DEFINE_REDUCE(TYPE, NAME, DT, sum, SYMCOLL_SUM)                                       \
+    NVSHMEMI_DEFINE_REDUCE(TYPE, NAME, DT, prod, SYMCOLL_PROD)                                     \
+    NVSHMEMI_DEFINE_REDUCE(TYPE, NAME, DT, min, SYMCOLL_MIN)                                       \
+    NVSHMEMI_DEFINE_REDUCE(TYPE, NAME, DT, max, SYMCOLL_MAX)
+#define NVSHMEMI_DEFINE_REDUCE_BITWISE(TYPE, NAME, DT)                                             \
+    NVSHMEMI_DEFINE_REDUCE(TYPE, NAME, DT, and, SYMCOLL_AND)                                       \
+    NVSHMEMI_DEFINE_REDUCE(TYPE, NAME, DT, or, SYMCOLL_OR)                                         \
+    NVSHMEMI_DEFINE_REDUCE(TYPE, NAME, DT, xor, SYMCOLL_XOR)
+NVSHMEMI_REDUCE_INTEGER_TYPES(NVSHMEMI_DEFINE_REDUCE_ARITHMETIC)
+NVSHMEMI_REDUCE_INTEGER_TYPES(NVSHMEMI_DEFINE_REDUCE_BITWISE)
+NVSHMEMI_REDUCE_FLOAT_TYPES(NVSHMEMI_DEFINE_REDUCE_ARITHMETIC)
+
+/* Broadcast, fcollect and alltoall move bytes: any element type. nelems counts elements of
+ * elem_size bytes (fcollect and alltoall: per PE). */
+static inline int nvshmemi_broadcast(nvshmem_team_t team, void *dest, const void *source,
+                                     size_t bytes, int root, cudaStream_t stream) {
+    return (int)symcoll_broadcast_on_stream(team, dest, source, bytes, SYMCOLL_UINT8, root, stream);
+}
+static inline int nvshmemi_fcollect(nvshmem_team_t team, void *dest, const void *source,
+                                    size_t bytes, int root, cudaStream_t stream) {
+    (void)root;
+    return (int)symcoll_fcollect_on_stream(team, dest, source, bytes, SYMCOLL_UINT8, stream);
+}
+static inline int nvshmemi_alltoall(nvshmem_team_t team, void *dest, const void *source,
+                                    size_t bytes, int root, cudaStream_t stream) {
+    (void)root;
+    return (int)symcoll_alltoall_on_stream(team, dest, source, bytes, SYMCOLL_UINT8, stream);
+}
+static inline int nvshmemi_on_stream(int status, const char *fn) {
+    return nvshmemi_report((symcoll_status_t)status, fn);
+}
+static inline int nvshmemi_blocking(int (*collective)(nvshmem_team_t, void *, const void *, size_t,
+                                                      int, cudaStream_t),
+                                    nvshmem_team_t team, void *dest, const void *source,
+                                    size_t bytes, int root, const char *fn) {
+    int status = nvshmemi_blocking_begin(fn);
+    if (status)
+        return status;
+    return nvshmemi_blocking_end(
+        (symcoll_status_t)collective(team, dest, source, bytes, root, cudaStreamPerThread), fn);
+}
+
+static inline int nvshmemx_broadcastmem_on_stream(nvshmem_team_t team, void *dest,
+                                                  const void *source, size_t nelems, int PE_root,
+                                                  cudaStream_t stream) {
+    return nvshmemi_on_stream(nvshmemi_broadcast(team, dest, source, nelems, PE_root, stream),
+                              "nvshmemx_broadcastmem_on_stream");
+}
+static inline int nvshmemx_fcollectmem_on_stream(nvshmem_team_t team, void *dest,
+                                                 const void *source, size_t nelems,
+                                                 cudaStream_t stream) {
+    return nvshmemi_on_stream(nvshmemi_fcollect(team, dest, source, nelems, 0, stream),
+                              "nvshmemx_fcollectmem_on_stream");
+}
+static inline int nvshmemx_alltoallmem_on_stream(nvshmem_team_t team, void *dest,
+                                                 const void *source, size_t nelems,
+                                                 cudaStream_t stream) {
+    return nvshmemi_on_stream(nvshmemi_alltoall(team, dest, source, nelems, 0, stream),
+                              "nvshmemx_alltoallmem_on_stream");
+}
+
+#define NVSHMEMI_DEFINE_EXCHANGE(TYPE, NAME)                                                       \
+    static inline int nvshmemx_##NAME##_broadcast_on_stream(nvshmem_team_t team, TYPE *dest,       \
+                                                            const TYPE *source, size_t nelems,     \
+                                                            int PE_root, cudaStream_t stream) {    \
+        return nvshmemi_on_stream(                                                                 \
+            nvshmemi_broadcast(team, dest, source, nelems * sizeof(TYPE), PE_root, stream),        \
+            "nvshmemx_" #NAME "_broadcast_on_stream");                                             \
+    }                                                                                              \
+    static inline int nvshmemx_##NAME##_fcollect_on_stream(                                        \
+        nvshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems, cudaStream_t stream) { \
+        return nvshmemi_on_stream(                                                                 \
+            nvshmemi_fcollect(team, dest, source, nelems * sizeof(TYPE), 0, stream),               \
+            "nvshmemx_" #NAME "_fcollect_on_stream");                                              \
+    }                                                                                              \
+    static inline int nvshmemx_##NAME##_alltoall_on_stream(                                        \
+        nvshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems, cudaStream_t stream) { \
+        return nvshmemi_on_stream(                                                                 \
+            nvshmemi_alltoall(team, dest, source, nelems * sizeof(TYPE), 0, stream),               \
+            "nvshmemx_" #NAME "_alltoall_on_stream");                                              \
+    }                                                                                              \
+    static inline int nvshmem_##NAME##_broadcast(nvshmem_team_t team, TYPE *dest,                  \
+                                                 const TYPE *source, size_t nelems, int PE_root) { \
+        return nvshmemi_blocking(nvshmemi_broadcast, team, dest, source, nelems * sizeof(TYPE),    \
+                                 PE_root, "nvshmem_" #NAME "_broadcast");                          \
+    }                                                                                              \
+    static inline int nvshmem_##NAME##_fcollect(nvshmem_team_t team, TYPE *dest,                   \
+                                                const TYPE *source, size_t nelems) {               \
+        return nvshmemi_blocking(nvshmemi_fcollect, team, dest, source, nelems * sizeof(TYPE), 0,  \
+                                 "nvshmem_" #NAME "_fcollect");                                    \
+    }                                                                                              \
+    static inline int nvshmem_##NAME##_alltoall(nvshmem_team_t team, TYPE *dest,                   \
+                                                const TYPE *source, size_t nelems) {               \
+        return nvshmemi_blocking(nvshmemi_alltoall, team, dest, source, nelems * sizeof(TYPE), 0,  \
+                                 "nvshmem_" #NAME "_alltoall");                                    \
+    }
+NVSHMEMI_RMA_TYPES(NVSHMEMI_DEFINE_EXCHANGE)
+
+#ifdef __cplusplus
+}
+#endif
+
+/* ---- device: warp- and block-scope RMA and barriers ---- */
+
+#ifdef __CUDACC__
+/* Every thread of the warp (block) calls with the same arguments. */
+#define NVSHMEMI_DEFINE_MEM_SCOPE(SCOPE)                                                           \
+    NVSHMEMI_DEV void nvshmemx_putmem_##SCOPE(void *dest, const void *source, size_t nelems,       \
+                                              int pe) {                                            \
+        symcoll_dev_put_##SCOPE(nvshmemi_symcoll_tu_state.world, dest, source, nelems, pe);        \
+    }                                                                                              \
+    NVSHMEMI_DEV void nvshmemx_putmem_nbi_##SCOPE(void *dest, const void *source, size_t nelems,   \
+                                                  int pe) {                                        \
+        symcoll_dev_put_##SCOPE(nvshmemi_symcoll_tu_state.world, dest, source, nelems, pe);        \
+    }                                                                                              \
+    NVSHMEMI_DEV void nvshmemx_getmem_##SCOPE(void *dest, const void *source, size_t nelems,       \
+                                              int pe) {                                            \
+        symcoll_dev_get_##SCOPE(nvshmemi_symcoll_tu_state.world, dest, source, nelems, pe);        \
+    }                                                                                              \
+    NVSHMEMI_DEV void nvshmemx_getmem_nbi_##SCOPE(void *dest, const void *source, size_t nelems,   \
+                                                  int pe) {                                        \
+        symcoll_dev_get_##SCOPE(nvshmemi_symcoll_tu_state.world, dest, source, nelems, pe);        \
+    }                                                                                              \
+    NVSHMEMI_DEV void nvshmemx_putmem_signal_##SCOPE(void *dest, const void *source,               \
+                                                     size_t nelems, uint64_t *sig_addr,            \
+                                                     uint64_t signal, int sig_op, int pe) {        \
+        symcoll_dev_put_signal_##SCOPE(nvshmemi_symcoll_tu_state.world, dest, source, nelems,      \
+                                       sig_addr, signal, (symcoll_signal_op_t)sig_op, pe);         \
+    }                                                                                              \
+    NVSHMEMI_DEV void nvshmemx_putmem_signal_nbi_##SCOPE(void *dest, const void *source,           \
+                                                         size_t nelems, uint64_t *sig_addr,        \
+                                                         uint64_t signal, int sig_op, int pe) {    \
+        nvshmemx_putmem_signal_##SCOPE(dest, source, nelems, sig_addr, signal, sig_op, pe);        \
+    }                                                                                              \
+    NVSHMEMI_DEV void nvshmemx_barrier_all_##SCOPE(void) {                                         \
+        nvshmemi_barrier_all(nvshmemi_##SCOPE##_group());                                          \
+    }                                                                                              \
+    NVSHMEMI_DEV void nvshmemx_sync_all_##SCOPE(void) {                                            \
+        nvshmemi_barrier_all(nvshmemi_##SCOPE##_group());                                          \
+    }
+NVSHMEMI_DEFINE_MEM_SCOPE(warp)
+NVSHMEMI_DEFINE_MEM_SCOPE(block)
+
+#define NVSHMEMI_DEFINE_RMA_SCOPE(TYPE, NAME, SCOPE)                                               \
+    NVSHMEMI_DEV void nvshmemx_##NAME##_put_##SCOPE(TYPE *dest, const TYPE *source, size_t nelems, \
+                                                    int pe) {                                      \
+        nvshmemx_putmem_##SCOPE(dest, source, nelems * sizeof(TYPE), pe);                          \
+    }                                                                                              \
+    NVSHMEMI_DEV void nvshmemx_##NAME##_put_nbi_##SCOPE(TYPE *dest, const TYPE *source,            \
+                                                        size_t nelems, int pe) {                   \
+        nvshmemx_putmem_##SCOPE(dest, source, nelems * sizeof(TYPE), pe);                          \
+    }                                                                                              \
+    NVSHMEMI_DEV void nvshmemx_##NAME##_get_##SCOPE(TYPE *dest, const TYPE *source, size_t nelems, \
+                                                    int pe) {                                      \
+        nvshmemx_getmem_##SCOPE(dest, source, nelems * sizeof(TYPE), pe);                          \
+    }                                                                                              \
+    NVSHMEMI_DEV void nvshmemx_##NAME##_get_nbi_##SCOPE(TYPE *dest, const TYPE *source,            \
+                                                        size_t nelems, int pe) {                   \
+        nvshmemx_getmem_##SCOPE(dest, source, nelems * sizeof(TYPE), pe);                          \
+    }                                                                                              \
+    NVSHMEMI_DEV void nvshmemx_##NAME##_put_signal_##SCOPE(TYPE *dest, const TYPE *source,         \
+                                                           size_t nelems, uint64_t *sig_addr,      \
+                                                           uint64_t signal, int sig_op, int pe) {  \
+        nvshmemx_putmem_signal_##SCOPE(dest, source, nelems * sizeof(TYPE), sig_addr, signal,      \
+                                       sig_op, pe);                                                \
+    }                                                                                              \
+    NVSHMEMI_DEV void nvshmemx_##NAME##_put_signal_nbi_##SCOPE(                                    \
+        TYPE *dest, const TYPE *source, size_t nelems, uint64_t *sig_addr, uint64_t signal,        \
+        int sig_op, int pe) {                                                                      \
+        nvshmemx_putmem_signal_##SCOPE(dest, source, nelems * sizeof(TYPE), sig_addr, signal,      \
+                                       sig_op, pe);                                                \
+    }
+#define NVSHMEMI_DEFINE_RMA_SCOPES(TYPE, NAME)                                                     \
+    NVSHMEMI_DEFINE_RMA_SCOPE(TYPE, NAME, warp)                                                    \
+    NVSHMEMI_DEFINE_RMA_SCOPE(TYPE, NAME, block)
+NVSHMEMI_RMA_TYPES(NVSHMEMI_DEFINE_RMA_SCOPES)
+#endif /* __CUDACC__ */
+
+/* ---- refused at compile time ---- */
+
+#define nvshmemx_collective_launch(...)                                                            \
+    NVSHMEMI_REFUSE_CALL(nvshmemx_collective_launch,                                               \
+                         "launch with <<<...>>>; the device barrier admits one thread, warp or "   \
+                         "block per PE at a time")
+#define nvshmemx_collective_launch_query_gridsize(...)                                             \
+    NVSHMEMI_REFUSE_CALL(nvshmemx_collective_launch_query_gridsize, "there is no collective "      \
+                                                                    "launch")
+#define nvshmemx_hostlib_init(...)                                                                 \
+    NVSHMEMI_REFUSE_CALL(nvshmemx_hostlib_init, "use nvshmem_init or nvshmemx_init_attr")
+#define nvshmemx_buffer_register(...)                                                              \
+    NVSHMEMI_REFUSE_CALL(nvshmemx_buffer_register,                                                 \
+                         "registration serves network transports, and there are none (one node)")
+#define nvshmemx_buffer_unregister(...)                                                            \
+    NVSHMEMI_REFUSE_CALL(nvshmemx_buffer_unregister,                                               \
+                         "registration serves network transports, and there are none (one node)")
+
+#endif

@@ -1,0 +1,16 @@
+/* The NVSHMEM headers compile as C11 (host API): this unit is built, never run. */
+#include <nvshmem.h>
+#include <nvshmemx.h>
+
+int nvshmem_header_compiles_as_c(void);
+int nvshmem_header_compiles_as_c(void) {
+    nvshmem_init();
+    int *x = (int *)nvshmem_malloc(4 * sizeof(int));
+    nvshmem_int_p(x, nvshmem_my_pe(), (nvshmem_my_pe() + 1) % nvshmem_n_pes());
+    nvshmem_barrier_all();
+    nvshmemx_int_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, x, x, 4, 0);
+    nvshmemx_long_broadcast_on_stream(NVSHMEM_TEAM_WORLD, (long *)x, (long *)x, 2, 0, 0);
+    nvshmem_free(x);
+    nvshmem_finalize();
+    return nvshmem_team_n_pes(NVSHMEMX_TEAM_NODE);
+}

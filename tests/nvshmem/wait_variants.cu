@@ -1,0 +1,83 @@
+/* Point-to-point synchronization on the device: wait_until_any (with and without a status
+ * mask), wait_until_some, wait_until_all, test, signal_op / signal_wait_until / signal_fetch,
+ * nvshmem_ptr and get. Each PE writes into the next PE and checks what the previous PE wrote;
+ * every result lands in checks[], which the host compares with what NVSHMEM specifies. */
+#include <nvshmem.h>
+#include <nvshmemx.h>
+#include "check.h"
+
+#define NVARS 8
+#define NCHECKS 12
+
+__global__ void waits(int *ivars, long *lvars, uint64_t *sig, long long *checks) {
+    int me = nvshmem_my_pe(), n = nvshmem_n_pes();
+    int next = (me + 1) % n;
+    int status[NVARS] = {0};
+    size_t indices[NVARS];
+
+    nvshmem_int_p(ivars + 3, 5, next);
+    checks[0] = (long long)nvshmem_int_wait_until_any(ivars, NVARS, NULL, NVSHMEM_CMP_EQ, 5);
+    checks[1] = nvshmem_int_test(ivars + 0, NVSHMEM_CMP_EQ, 5);
+    checks[2] = nvshmem_int_test(ivars + 3, NVSHMEM_CMP_EQ, 5);
+
+    nvshmem_fence();
+    nvshmem_int_p(ivars + 6, 5, next);
+    status[3] = 1; /* leave index 3 out: only 6 can satisfy */
+    checks[3] = (long long)nvshmem_int_wait_until_any(ivars, NVARS, status, NVSHMEM_CMP_EQ, 5);
+    checks[4] =
+        (long long)nvshmem_int_wait_until_some(ivars, NVARS, indices, NULL, NVSHMEM_CMP_EQ, 5);
+    checks[5] = (long long)(indices[0] * 10 + indices[1]);
+
+    for (int i = 0; i < 4; i++)
+        nvshmem_long_p(lvars + i, (long)(me + 1) * 100 + i + 1, next);
+    nvshmem_long_wait_until_all(lvars, 4, NULL, NVSHMEM_CMP_GT, 0);
+    checks[6] = lvars[0] + lvars[1] + lvars[2] + lvars[3];
+
+    nvshmemx_signal_op(sig, 7, NVSHMEM_SIGNAL_ADD, next);
+    nvshmemx_signal_op(sig, 7, NVSHMEM_SIGNAL_ADD, next);
+    checks[7] = (long long)nvshmem_signal_wait_until(sig, NVSHMEM_CMP_GE, 14);
+    checks[8] = (long long)nvshmem_signal_fetch(sig);
+
+    int *peer = (int *)nvshmem_ptr(ivars, next);
+    checks[9] = peer != NULL;
+    int got[NVARS];
+    nvshmem_int_get(got, ivars, NVARS, next);
+    checks[10] = got[3] * 10 + got[6];
+    checks[11] = nvshmem_int_g(ivars + 6, me);
+}
+
+int main(void) {
+    nvshmem_init();
+    int me = nvshmem_my_pe(), n = nvshmem_n_pes();
+    int prev = (me + n - 1) % n;
+    CHECK_CUDA(cudaSetDevice(nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE)));
+    int *ivars = (int *)nvshmem_calloc(NVARS, sizeof(int));
+    long *lvars = (long *)nvshmem_calloc(4, sizeof(long));
+    uint64_t *sig = (uint64_t *)nvshmem_calloc(1, sizeof(uint64_t));
+    long long *checks;
+    CHECK_CUDA(cudaMalloc(&checks, NCHECKS * sizeof(long long)));
+    CHECK_CUDA(cudaMemset(checks, 0xff, NCHECKS * sizeof(long long)));
+    nvshmem_barrier_all();
+    waits<<<1, 1>>>(ivars, lvars, sig, checks);
+    CHECK_CUDA(cudaGetLastError());
+    CHECK_CUDA(cudaDeviceSynchronize());
+
+    long long got[NCHECKS];
+    CHECK_CUDA(cudaMemcpy(got, checks, sizeof got, cudaMemcpyDeviceToHost));
+    long long sum = 4 * (long long)(prev + 1) * 100 + 1 + 2 + 3 + 4;
+    long long want[NCHECKS] = {3, 0, 1, 6, 2, 36, sum, 14, 14, 1, 55, 5};
+    long bad = 0;
+    for (int i = 0; i < NCHECKS; i++)
+        if (got[i] != want[i]) {
+            fprintf(stderr, "wait_variants: PE %d check %d: %lld, expected %lld\n", me, i, got[i],
+                    want[i]);
+            bad++;
+        }
+    nvshmem_barrier_all();
+    CHECK_CUDA(cudaFree(checks));
+    nvshmem_free(sig);
+    nvshmem_free(lvars);
+    nvshmem_free(ivars);
+    nvshmem_finalize();
+    return report("wait_variants", me, bad);
+}
