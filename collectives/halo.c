@@ -27,7 +27,7 @@ static size_t entry_unit(const struct symcoll_halo_plan *p, int i, void *const *
 static int entry_is_ll(const struct symcoll_halo_plan *p, int i, int n) {
     size_t in = p->dir_in_bytes[i], out = p->dir_bytes[i];
     size_t words = ((in > out ? in : out) + 7) / 8 * (size_t)n;
-    return !p->dir_msg[i].self && words * 8 <= SYMCOLL_HALO_LL_BYTES;
+    return !p->dir_msg[i].self && words * 8 <= p->ll_payload[p->dir[i]];
 }
 
 /* Blocks per direction: by accesses (LL: by words), so that a strided face of narrow rows
@@ -95,7 +95,8 @@ static symcoll_status_t exchange(const char *fn, symcoll_halo_t h, void *const *
     a.hh = h->dev;
     a.in = (const symcoll_halo_msg_t *)(h->area + SYMCOLL_HALO_AREA_IN);
     a.ll = h->ll;
-    memcpy(a.ll_slot, h->ll_slot, sizeof a.ll_slot);
+    memcpy(a.ll_off, h->ll_off, sizeof a.ll_off);
+    memcpy(a.ll_payload, h->ll_payload, sizeof a.ll_payload);
     a.n_fields = n;
     plan_grid(h, fields, n, &a);
     return symcoll_cuda_status(symcoll_halo_launch(&a, stream), fn, "halo kernel launch");

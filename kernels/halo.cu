@@ -78,6 +78,19 @@ static __device__ uint32_t halo_words(const symcoll_halo_msg_t &m) {
     return (uint32_t)(((uint64_t)m.row_bytes * m.rows * m.planes + 7) / 8);
 }
 
+/* Lines each thread handles at once: their loads are all in flight before they are used. */
+#define HALO_LL_DEPTH 4
+
+/* One look at an LL line: true when both halves carry epoch. */
+static __device__ bool halo_ll_peek(const char *line, uint32_t epoch, uint64_t *data) {
+    uint32_t d0, f0, d1, f1;
+    asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(d0), "=r"(f0), "=r"(d1), "=r"(f1)
+                 : "l"(line));
+    *data = ((uint64_t)d1 << 32) | d0;
+    return f0 == epoch && f1 == epoch;
+}
+
 /* Block `index` of `blocks` of an LL direction: sends its share of the packed stream of every
  * field (field after field) as LL lines of exchange k into the neighbour's slot, then copies
  * its share of the incoming lines into our halo. No credit: the neighbour wrote our previous
@@ -88,32 +101,51 @@ static __device__ bool halo_ll_block(const symcoll_halo_args_t &a, const symcoll
     const symcoll_halo_device_t &hh = a.hh;
     const symcoll_halo_msg_t in = a.in[dir];
     const unsigned t = threadIdx.x, nt = blockDim.x;
-    const size_t parity = (size_t)(k & 1);
-    const char *slot_to = a.ll + ((size_t)a.ll_slot[symcoll_dev_halo_opposite(dir)] * 2 + parity) *
-                                     SYMCOLL_HALO_LL_SLOT_BYTES;
+    const uint64_t parity = k & 1;
+    const int back = symcoll_dev_halo_opposite(dir);
+    const char *slot_to = a.ll + a.ll_off[back] + parity * 2 * a.ll_payload[back];
     char *peer_slot = (char *)symcoll_dev_peer(hh.team, (void *)slot_to, m.pe);
-    const char *slot = a.ll + ((size_t)a.ll_slot[dir] * 2 + parity) * SYMCOLL_HALO_LL_SLOT_BYTES;
+    const char *slot = a.ll + a.ll_off[dir] + parity * 2 * a.ll_payload[dir];
 
     uint32_t out_words = halo_words(m), out_total = out_words * (uint32_t)a.n_fields;
     uint32_t share = (out_total + blocks - 1) / blocks;
     uint32_t begin = min(out_total, index * share), end = min(out_total, begin + share);
-    for (uint32_t w = begin + t; w < end; w += nt) {
-        uint32_t f = w / out_words;
-        symcoll_dev_ll_store(peer_slot + 16 * (size_t)w,
-                             halo_gather(m, a.fields[f], w - f * out_words), (uint32_t)k);
+    for (uint32_t base = begin + t; base < end; base += HALO_LL_DEPTH * nt) {
+        uint64_t v[HALO_LL_DEPTH];
+#pragma unroll
+        for (int j = 0; j < HALO_LL_DEPTH; j++) {
+            uint32_t w = base + j * nt, f = w / out_words;
+            if (w < end)
+                v[j] = halo_gather(m, a.fields[f], w - f * out_words);
+        }
+#pragma unroll
+        for (int j = 0; j < HALO_LL_DEPTH; j++) {
+            uint32_t w = base + j * nt;
+            if (w < end)
+                symcoll_dev_ll_store(peer_slot + 16 * (size_t)w, v[j], (uint32_t)k);
+        }
     }
 
     uint32_t in_words = halo_words(in), in_total = in_words * (uint32_t)a.n_fields;
     share = (in_total + blocks - 1) / blocks;
     begin = min(in_total, index * share), end = min(in_total, begin + share);
     bool ok = true;
-    for (uint32_t w = begin + t; w < end && ok; w += nt) {
-        uint64_t v;
-        ok = symcoll_dev_ll_load(hh.team, slot + 16 * (size_t)w, (uint32_t)k, &v, SYMCOLL_COLL_HALO,
-                                 m.pe);
-        if (ok) {
-            uint32_t f = w / in_words;
-            halo_scatter(in, a.fields[f], w - f * in_words, v);
+    for (uint32_t base = begin + t; base < end && ok; base += HALO_LL_DEPTH * nt) {
+        uint64_t v[HALO_LL_DEPTH];
+        bool there[HALO_LL_DEPTH];
+#pragma unroll
+        for (int j = 0; j < HALO_LL_DEPTH; j++) {
+            uint32_t w = base + j * nt;
+            there[j] = w >= end || halo_ll_peek(slot + 16 * (size_t)w, (uint32_t)k, &v[j]);
+        }
+#pragma unroll
+        for (int j = 0; j < HALO_LL_DEPTH; j++) {
+            uint32_t w = base + j * nt, f = w / in_words;
+            if (!there[j] && ok) /* not yet: wait for it, with the timeout */
+                ok = symcoll_dev_ll_load(hh.team, slot + 16 * (size_t)w, (uint32_t)k, &v[j],
+                                         SYMCOLL_COLL_HALO, m.pe);
+            if (w < end && ok)
+                halo_scatter(in, a.fields[f], w - f * in_words, v[j]);
         }
     }
     return __syncthreads_and(ok);

@@ -15,11 +15,15 @@ extern "C" {
 /* Small messages travel as LL lines (8 bytes of payload and the exchange number twice in 16
  * bytes) into a slot of the receiver, which copies them into its own halo: one one-way trip,
  * no credit (the receiver writes its halo itself) and no fence. Each used direction has two
- * slots (by the parity of the exchange number) of SYMCOLL_HALO_LL_BYTES of payload. A sender
+ * slots (by the parity of the exchange number). A slot carries SYMCOLL_HALO_LL_BYTES of
+ * payload; for a direction whose faces have narrow rows (SYMCOLL_HALO_LL_NARROW_ROW bytes or
+ * fewer: columns, which stored straight into the halo would be scattered small writes), as
+ * much as the team's largest face toward it, up to SYMCOLL_HALO_LL_MAX_BYTES. A sender
  * writes the slot of exchange k once it has received exchange k - 1 from that neighbour, so
  * the neighbour has finished exchange k - 2, the last reader of the slot. */
 #define SYMCOLL_HALO_LL_BYTES ((size_t)65536)
-#define SYMCOLL_HALO_LL_SLOT_BYTES (2 * SYMCOLL_HALO_LL_BYTES)
+#define SYMCOLL_HALO_LL_NARROW_ROW 64
+#define SYMCOLL_HALO_LL_MAX_BYTES ((size_t)4 << 20)
 
 /* One exchange: the directions with a message, in order, and the blocks each one gets
  * (blocks of list entry i: first_block[i] .. first_block[i + 1] - 1). */
@@ -28,7 +32,8 @@ typedef struct {
     symcoll_halo_msg_t msg[SYMCOLL_HALO_DIRS]; /* hh.msg of list entry i, in the parameters */
     const symcoll_halo_msg_t *in;              /* by direction: the neighbour's message to us */
     char *ll;                                  /* symmetric: the plan's LL slots */
-    uint8_t ll_slot[SYMCOLL_HALO_DIRS];        /* by direction: its LL slot pair */
+    uint64_t ll_off[SYMCOLL_HALO_DIRS];        /* by direction: its slot pair in ll */
+    uint32_t ll_payload[SYMCOLL_HALO_DIRS];    /* by direction: payload bytes of one slot */
     uint32_t ll_entries;                       /* bit i: list entry i travels as LL lines */
     void *fields[SYMCOLL_HALO_MAX_FIELDS];
     int32_t n_fields;

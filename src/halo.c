@@ -122,12 +122,40 @@ static symcoll_status_t build_messages(const char *fn, struct symcoll_halo_plan 
     return SYMCOLL_SUCCESS;
 }
 
-/* LL slot pairs, one per direction the description uses (the same on every team PE, so a
- * sender finds the receiver's slot). */
-static void number_ll_slots(struct symcoll_halo_plan *p, const symcoll_halo_desc_t *member) {
-    for (int dir = 0; dir < SYMCOLL_HALO_DIRS; dir++)
-        if (symcoll_halo_dir_used(member, dir))
-            p->ll_slot[dir] = (uint8_t)p->ll_dirs++;
+/* LL slot pairs, one per direction the description uses, sized alike on every PE (from every
+ * team PE's faces) and alike for a direction and its opposite, so that a sender's message
+ * fits the receiver's slot exactly when the receiver expects it as lines. Returns the bytes
+ * of all slots. */
+static size_t size_ll_slots(struct symcoll_halo_plan *p, const symcoll_halo_desc_t *descs,
+                            int team_size) {
+    size_t payload[SYMCOLL_HALO_DIRS] = {0};
+    for (int dir = 0; dir < SYMCOLL_HALO_DIRS; dir++) {
+        if (!symcoll_halo_dir_used(&descs[0], dir))
+            continue;
+        size_t widest = 0;
+        int narrow = 0;
+        for (int pe = 0; pe < team_size; pe++) {
+            int nb = symcoll_halo_neighbor_of(&descs[0], pe, dir);
+            symcoll_halo_msg_t m;
+            if (nb < 0 || !symcoll_halo_message(&descs[pe], &descs[nb], dir, &m))
+                continue;
+            size_t bytes = (size_t)m.row_bytes * m.rows * m.planes;
+            widest = bytes > widest ? bytes : widest;
+            narrow |= m.row_bytes <= SYMCOLL_HALO_LL_NARROW_ROW;
+        }
+        widest = (widest + 7) / 8 * 8;
+        payload[dir] = SYMCOLL_HALO_LL_BYTES;
+        if (narrow && widest > payload[dir])
+            payload[dir] = widest < SYMCOLL_HALO_LL_MAX_BYTES ? widest : SYMCOLL_HALO_LL_MAX_BYTES;
+    }
+    size_t total = 0;
+    for (int dir = 0; dir < SYMCOLL_HALO_DIRS; dir++) {
+        size_t back = payload[SYMCOLL_HALO_DIRS - 1 - dir];
+        p->ll_payload[dir] = (uint32_t)(payload[dir] > back ? payload[dir] : back);
+        p->ll_off[dir] = total;
+        total += (size_t)p->ll_payload[dir] * 2 * 2; /* two parities of 16-byte lines */
+    }
+    return total;
 }
 
 /* Zeroes this PE's area and writes its message tables; the caller waits for every PE. */
@@ -176,17 +204,18 @@ static symcoll_status_t create_agreed(const char *fn, struct symcoll_halo_plan *
         st = symcoll_halo_check_team(fn, team_size, descs);
     symcoll_team_state_t *t = NULL;
     symcoll_halo_msg_t msg[SYMCOLL_HALO_DIRS], in[SYMCOLL_HALO_DIRS];
+    size_t ll_bytes = 0;
     if (st == SYMCOLL_SUCCESS && p->team_pe >= 0)
         st = symcoll_team_for_call(fn, p->team, &t);
     if (st == SYMCOLL_SUCCESS) {
-        number_ll_slots(p, &descs[0]);
+        ll_bytes = size_ll_slots(p, descs, team_size);
         st = build_messages(fn, p, t, descs, team_size, msg, in);
     }
     free(descs);
     if (team_size == 0) /* every PE failed the same way in team_descs */
         return st;
     st = agree(fn, st);
-    p->area_bytes = SYMCOLL_HALO_AREA_BYTES(team_size, p->ll_dirs);
+    p->area_bytes = SYMCOLL_HALO_AREA_LL(team_size) + ll_bytes;
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_heap_alloc(fn, p->area_bytes, (void **)&p->area);
     if (st != SYMCOLL_SUCCESS)

@@ -28,9 +28,6 @@ extern "C" {
 #define SYMCOLL_HALO_AREA_SUM (SYMCOLL_HALO_AREA_IN + SYMCOLL_HALO_TABLE_BYTES)
 #define SYMCOLL_HALO_AREA_LL(n) (SYMCOLL_HALO_AREA_SUM + (size_t)(n)*2 * 64)
 
-#define SYMCOLL_HALO_AREA_BYTES(n, ll_dirs)                                                        \
-    (SYMCOLL_HALO_AREA_LL(n) + (size_t)(ll_dirs)*2 * SYMCOLL_HALO_LL_SLOT_BYTES)
-
 struct symcoll_halo_plan {
     symcoll_team_t team;
     int team_pe;              /* -1: this PE is outside the team */
@@ -44,10 +41,10 @@ struct symcoll_halo_plan {
     symcoll_halo_msg_t dir_msg[SYMCOLL_HALO_DIRS]; /* the message per list entry */
     size_t dir_in_bytes[SYMCOLL_HALO_DIRS];        /* the incoming box's bytes per entry */
     size_t area_bytes;
-    char *ll;                           /* in area: the LL slots */
-    int ll_dirs;                        /* directions the plan's description uses */
-    uint8_t ll_slot[SYMCOLL_HALO_DIRS]; /* by direction: its LL slot pair */
-    int max_blocks;                     /* grid limit of one exchange */
+    char *ll;                               /* in area: the LL slots */
+    uint64_t ll_off[SYMCOLL_HALO_DIRS];     /* by direction: its LL slot pair, from ll */
+    uint32_t ll_payload[SYMCOLL_HALO_DIRS]; /* by direction: payload bytes of one slot */
+    int max_blocks;                         /* grid limit of one exchange */
 };
 
 #ifdef __cplusplus
