@@ -129,7 +129,9 @@ SYMCOLL_API void symcoll_init_attr_default(symcoll_init_attr_t *attr);
 /* Starts symcoll on this process: finds the other PEs (see the README for the launch paths
  * and their precedence), selects the GPU, maps the symmetric heap of every reachable PE and
  * creates SYMCOLL_TEAM_WORLD and SYMCOLL_TEAM_NODE. Collective over all PEs. It also loads
- * every kernel of the library, so that no later call pays for module loading.
+ * the library's barrier, collective and RMA kernels and makes one empty launch, so that no
+ * later call pays for module loading or the first launch (the halo kernel loads at its first
+ * exchange).
  * attr: NULL for defaults. Every attr field and every SYMCOLL_* variable is checked before
  * any GPU, NCCL or PMIx work. Errors: INVALID_ARGUMENT (an attr field or a variable, named
  * with its value and what is accepted; a second init without finalize), NO_GPU (says which
@@ -138,8 +140,12 @@ SYMCOLL_API void symcoll_init_attr_default(symcoll_init_attr_t *attr);
  * CUDA, NCCL, SYSTEM, OUT_OF_MEMORY (heap could not be created). */
 SYMCOLL_API symcoll_status_t symcoll_init(const symcoll_init_attr_t *attr);
 
-/* Waits for this PE's GPU, unmaps and releases everything. Collective. Safe to call after a
- * failed or missing init (returns NOT_INITIALIZED then). */
+/* Waits for this PE's GPU, then for every PE (a bootstrap barrier; the NCCL bootstrap gives
+ * up after SYMCOLL_INIT_TIMEOUT_MS), then unmaps and releases everything, the bootstrap first.
+ * Collective. The barrier is skipped when the process of a PE of this host has ended: TIMEOUT
+ * names that PE. A broken team gives TIMEOUT naming the team (the barrier still runs when every
+ * PE is alive). Everything is released in every case. Safe to call after a failed or missing
+ * init (returns NOT_INITIALIZED then). */
 SYMCOLL_API symcoll_status_t symcoll_finalize(void);
 
 /* This PE's number and the number of PEs in WORLD; -1 before init. */
