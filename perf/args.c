@@ -234,6 +234,9 @@ static int set_topology(parser_t *p, const char *v) {
     p->args->topology = true;
     return 0;
 }
+static int set_soak(parser_t *p, const char *v) {
+    return parse_int(p, v, 1, 7 * 24 * 3600, &p->args->soak_seconds);
+}
 static int set_explain(parser_t *p, const char *v) {
     (void)v;
     p->args->explain = true;
@@ -271,6 +274,7 @@ static const flag_t flags[] = {
     {0, "topology-file", true, set_topology_file},
     {0, "npes", true, set_npes},
     {0, "topology", false, set_topology},
+    {0, "soak", true, set_soak},
     {'h', "help", false, set_help},
 };
 
@@ -466,6 +470,14 @@ void perf_args_usage(FILE *out) {
           "  -a, --average 0|1|2|3    time across PEs: 0 PE 0's, 1 mean (default), 2 min, 3 max\n"
           "  -c, --check 0|1          check results against a CPU reference on fresh random\n"
           "                           data on every PE (default 1); #wrong sums all PEs\n"
+          "\n"
+          "Soak:\n"
+          "      --soak SECONDS       instead of the sweep: two streams on two teams run random\n"
+          "                           collectives (random size, type, op, root; some captured\n"
+          "                           in CUDA graphs and replayed) and put_signals for SECONDS,\n"
+          "                           every result checked; fails on a wrong element, a leak\n"
+          "                           of device memory or file descriptors, or a slowdown of\n"
+          "                           a fixed probe (8-byte reduces) by more than 25%\n"
           "\n"
           "Comparison and output:\n"
           "      --compare nccl       time the same collective through NCCL in the same run,\n"

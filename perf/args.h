@@ -47,6 +47,7 @@ typedef struct {
     bool explain;              /* print the tuning choices without running anything */
     const char *topology_file; /* --explain: the topology to explain for */
     int npes;                  /* --explain without a topology file: team size */
+    int soak_seconds;          /* > 0: run the soak instead of the sweep */
 } perf_args_t;
 
 /* The defaults: every collective, 8 B to 128 MiB by factor 8, float32, sum, checked, stream

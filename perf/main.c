@@ -5,6 +5,7 @@
 #include "args.h"
 #include "explain.h"
 #include "job_topology.h"
+#include "soak.h"
 #include "sweep.h"
 
 #define EXIT_BAD_FLAGS 2
@@ -46,7 +47,9 @@ int main(int argc, char **argv) {
                 symcoll_last_error());
         return 1;
     }
-    int rc = args.topology ? perf_print_job_topology(stdout) : perf_sweep(&args);
+    int rc = args.topology           ? perf_print_job_topology(stdout)
+             : args.soak_seconds > 0 ? perf_soak(&args)
+                                     : perf_sweep(&args);
     if (rc < 0) {
         return 1; /* a PE failed mid-sweep: the others may never reach a collective finalize */
     }

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include "call.h"
 #include "check.h"
 #include "choice.h"
 #include "exchange.h"
@@ -58,31 +59,8 @@ typedef struct {
 
 static int enqueue_symcoll(void *ctx, cudaStream_t stream) {
     const case_t *k = ctx;
-    const perf_call_t *c = &k->call;
-    const sweep_t *sw = k->sw;
-    symcoll_status_t st = SYMCOLL_ERROR_INTERNAL;
-    switch (c->op) {
-    case PERF_OP_BARRIER:
-        st = symcoll_barrier_on_stream(sw->team, stream);
-        break;
-    case PERF_OP_BROADCAST:
-        st = symcoll_broadcast_on_stream(sw->team, sw->dst, sw->src, c->count, c->type, c->root,
-                                         stream);
-        break;
-    case PERF_OP_REDUCE:
-        st = symcoll_reduce_on_stream(sw->team, sw->dst, sw->src, c->count, c->type, c->redop,
-                                      stream);
-        break;
-    case PERF_OP_FCOLLECT:
-        st = symcoll_fcollect_on_stream(sw->team, sw->dst, sw->src, c->count, c->type, stream);
-        break;
-    case PERF_OP_ALLTOALL:
-        st = symcoll_alltoall_on_stream(sw->team, sw->dst, sw->src, c->count, c->type, stream);
-        break;
-    case PERF_NUM_OPS:
-        break;
-    }
-    return perf_symcoll_check(st, perf_op_info(c->op)->name);
+    symcoll_status_t st = perf_call_enqueue(&k->call, k->sw->team, k->sw->dst, k->sw->src, stream);
+    return perf_symcoll_check(st, perf_op_info(k->call.op)->name);
 }
 
 static int enqueue_nccl(void *ctx, cudaStream_t stream) {

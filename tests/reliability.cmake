@@ -16,3 +16,7 @@ foreach(mode exit-idle exit-mid kill-mid stall rma-exit)
     ENVIRONMENT "SYMCOLL_TIMEOUT_MS=2000;SYMCOLL_INIT_TIMEOUT_MS=4000"
     PASS_REGULAR_EXPRESSION "${SYMCOLL_DEAD_PEER_REPORT_${mode}}.*PE 0: dead-peer PASS|PE 0: dead-peer PASS.*${SYMCOLL_DEAD_PEER_REPORT_${mode}}")
 endforeach()
+
+# The soak, short: mixed traffic on two streams, every result checked, no leak, no slowdown.
+add_test(NAME soak_gpu COMMAND symcoll-run -n 2 --timeout 240 $<TARGET_FILE:symcoll-perf> --soak 30)
+set_tests_properties(soak_gpu PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS gpu)

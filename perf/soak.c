@@ -1,0 +1,304 @@
+/* The soak: two lanes, each a team (WORLD and a copy of it) with its own stream, run random
+ * operations side by side: every collective with random sizes, types, ops and roots, some
+ * captured into a CUDA graph and replayed, and put_signal to the next PE. Every PE draws the
+ * same sequence, so the PEs issue the same calls in the same order. Each round checks every
+ * result against the CPU reference. Ten times over the run a fixed probe (8-byte reduces) is
+ * timed; the run fails if it slowed down, if device memory or file descriptors leaked, or on
+ * any wrong element. */
+#include "soak.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "call.h"
+#include "check.h"
+#include "fail.h"
+
+#define SOAK_MAX_BYTES ((size_t)4 << 20) /* per buffer */
+#define SOAK_POISON 0xa5
+#define SOAK_PUT PERF_NUM_OPS /* the lanes' operation besides the collectives */
+#define SOAK_GRAPH_REPLAYS 3
+#define SOAK_WINDOWS 10
+#define SOAK_WARMUP_ROUNDS 50 /* before the leak baseline: graphs and pools exist by then */
+#define SOAK_PROBE_CALLS 100
+#define SOAK_SLOWDOWN_LIMIT 1.25 /* last probe over first */
+
+typedef struct {
+    symcoll_team_t team;
+    cudaStream_t stream;
+    cudaEvent_t start, stop;
+    char *src, *dst;   /* symmetric, SOAK_MAX_BYTES each */
+    uint64_t *signal;  /* symmetric: the previous PE's puts add 1 */
+    uint64_t received; /* puts received so far */
+    void *host_src, *host_dst;
+    perf_call_t call; /* op SOAK_PUT: a put_signal of count bytes to the next PE */
+    bool in_graph;
+    cudaGraphExec_t graph;
+} lane_t;
+
+typedef struct {
+    int npes, me;
+    uint64_t rng, seed;
+    lane_t lanes[2];
+    long long rounds, calls, replays, puts, wrong;
+} soak_t;
+
+static uint64_t next_random(soak_t *s) {
+    s->rng ^= s->rng << 13;
+    s->rng ^= s->rng >> 7;
+    s->rng ^= s->rng << 17;
+    return s->rng;
+}
+
+/* A put's data: the bytes a uint8 broadcast of the same count would send. */
+static perf_call_t put_data_call(const perf_call_t *c) {
+    return (perf_call_t){.op = PERF_OP_BROADCAST, .type = SYMCOLL_UINT8, .count = c->count};
+}
+
+/* The same random operation on every PE: sizes log-uniform from one element up. */
+static void draw_call(soak_t *s, lane_t *l) {
+    perf_call_t *c = &l->call;
+    *c = (perf_call_t){.op = (perf_op_t)(next_random(s) % (SOAK_PUT + 1))};
+    c->type = (symcoll_datatype_t)(next_random(s) % SYMCOLL_NUM_DATATYPES);
+    do {
+        c->redop = (symcoll_op_t)(next_random(s) % SYMCOLL_NUM_OPS);
+    } while (!perf_redop_valid(c->type, c->redop));
+    c->root = (int)(next_random(s) % (uint64_t)s->npes);
+    size_t elem = c->op == SOAK_PUT ? 1 : symcoll_datatype_size(c->type);
+    size_t max_count = SOAK_MAX_BYTES / elem / (size_t)s->npes;
+    size_t count = (size_t)1 << (next_random(s) % 23);
+    c->count = 1 + (count + next_random(s) % count) % max_count;
+    l->in_graph = c->op != SOAK_PUT && next_random(s) % 4 == 0;
+}
+
+static int enqueue_call(soak_t *s, lane_t *l) {
+    if (l->call.op != SOAK_PUT) {
+        return perf_symcoll_check(perf_call_enqueue(&l->call, l->team, l->dst, l->src, l->stream),
+                                  perf_op_info(l->call.op)->name);
+    }
+    /* The barrier orders this PE's poisoning of dst before the previous PE's put into it. */
+    int next = symcoll_team_translate_pe(l->team, (s->me + 1) % s->npes, SYMCOLL_TEAM_WORLD);
+    PERF_SYMCOLL(symcoll_barrier_on_stream(l->team, l->stream));
+    PERF_SYMCOLL(symcoll_put_signal_on_stream(l->dst, l->src, l->call.count, l->signal, 1,
+                                              SYMCOLL_SIGNAL_ADD, next, l->stream));
+    PERF_SYMCOLL(
+        symcoll_signal_wait_until_on_stream(l->signal, SYMCOLL_CMP_GE, ++l->received, l->stream));
+    s->puts++;
+    return 0;
+}
+
+static int capture(soak_t *s, lane_t *l) {
+    cudaGraph_t graph = NULL;
+    PERF_CUDA(cudaStreamBeginCapture(l->stream, cudaStreamCaptureModeThreadLocal));
+    int rc = enqueue_call(s, l);
+    cudaError_t err = cudaStreamEndCapture(l->stream, &graph);
+    if (rc == 0 && perf_cuda_check(err, "cudaStreamEndCapture") == 0)
+        rc = perf_cuda_check(cudaGraphInstantiate(&l->graph, graph, 0), "cudaGraphInstantiate");
+    if (graph != NULL)
+        cudaGraphDestroy(graph);
+    return rc != 0 ? -1 : 0;
+}
+
+/* Fresh data into src, poison into dst, the call (or a replay of its graph), dst back. */
+static int run_call(soak_t *s, lane_t *l) {
+    const perf_call_t data = l->call.op == SOAK_PUT ? put_data_call(&l->call) : l->call;
+    size_t elem = symcoll_datatype_size(data.type);
+    size_t src_bytes = perf_op_src_bytes(data.op, data.count, elem, s->npes);
+    size_t dst_bytes = perf_op_dst_bytes(data.op, data.count, elem, s->npes);
+    perf_check_fill(l->host_src, &data, ++s->seed, s->me, s->npes);
+    PERF_CUDA(cudaMemcpyAsync(l->src, l->host_src, src_bytes, cudaMemcpyHostToDevice, l->stream));
+    PERF_CUDA(cudaMemsetAsync(l->dst, SOAK_POISON, dst_bytes, l->stream));
+    if (l->in_graph) {
+        PERF_CUDA(cudaGraphLaunch(l->graph, l->stream));
+        s->replays++;
+    } else if (enqueue_call(s, l) != 0) {
+        return -1;
+    }
+    PERF_CUDA(cudaMemcpyAsync(l->host_dst, l->dst, dst_bytes, cudaMemcpyDeviceToHost, l->stream));
+    s->calls++;
+    return 0;
+}
+
+/* After the lane's stream is idle: wrong elements of the last call's dst. */
+static size_t check_call(soak_t *s, lane_t *l, uint64_t seed) {
+    if (l->call.op == PERF_OP_BARRIER)
+        return 0;
+    if (l->call.op != SOAK_PUT)
+        return perf_check_count_wrong(l->host_dst, &l->call, seed, s->me, s->npes);
+    const perf_call_t data = put_data_call(&l->call);
+    perf_check_fill(l->host_src, &data, seed, (s->me + s->npes - 1) % s->npes, s->npes);
+    size_t wrong = 0;
+    for (size_t i = 0; i < l->call.count; i++)
+        wrong += ((const char *)l->host_src)[i] != ((const char *)l->host_dst)[i];
+    return wrong;
+}
+
+/* One round: both lanes' calls in flight together, then checked; a graph is replayed
+ * SOAK_GRAPH_REPLAYS times with fresh data each time. */
+static int run_round(soak_t *s) {
+    int runs = 1;
+    for (int i = 0; i < 2; i++) {
+        draw_call(s, &s->lanes[i]);
+        if (s->lanes[i].in_graph && capture(s, &s->lanes[i]) != 0)
+            return -1;
+        runs = s->lanes[i].in_graph ? SOAK_GRAPH_REPLAYS : runs;
+    }
+    for (int r = 0; r < runs; r++) {
+        uint64_t seeds[2];
+        for (int i = 0; i < 2; i++) {
+            if (r > 0 && !s->lanes[i].in_graph)
+                continue;
+            if (run_call(s, &s->lanes[i]) != 0)
+                return -1;
+            seeds[i] = s->seed;
+        }
+        for (int i = 0; i < 2; i++) {
+            if (r > 0 && !s->lanes[i].in_graph)
+                continue;
+            PERF_CUDA(cudaStreamSynchronize(s->lanes[i].stream));
+            s->wrong += (long long)check_call(s, &s->lanes[i], seeds[i]);
+        }
+    }
+    for (int i = 0; i < 2; i++)
+        if (s->lanes[i].in_graph)
+            cudaGraphExecDestroy(s->lanes[i].graph);
+    s->rounds++;
+    return 0;
+}
+
+/* The probe: SOAK_PROBE_CALLS back-to-back 8-byte float sums on lane 0, per call. */
+static int probe(soak_t *s, double *us) {
+    lane_t *l = &s->lanes[0];
+    perf_call_t c = {
+        .op = PERF_OP_REDUCE, .type = SYMCOLL_FLOAT32, .redop = SYMCOLL_SUM, .count = 2};
+    PERF_SYMCOLL(symcoll_barrier_on_stream(l->team, l->stream));
+    PERF_CUDA(cudaEventRecord(l->start, l->stream));
+    for (int i = 0; i < SOAK_PROBE_CALLS; i++)
+        PERF_SYMCOLL(perf_call_enqueue(&c, l->team, l->dst, l->src, l->stream));
+    PERF_CUDA(cudaEventRecord(l->stop, l->stream));
+    PERF_CUDA(cudaEventSynchronize(l->stop));
+    float ms;
+    PERF_CUDA(cudaEventElapsedTime(&ms, l->start, l->stop));
+    *us = 1e3 * ms / SOAK_PROBE_CALLS;
+    return 0;
+}
+
+/* The window of the run every PE has reached: the largest of the PEs' own clocks' windows,
+ * so that all PEs take the same decisions. */
+static int agreed_window(soak_t *s, int mine, int *agreed) {
+    lane_t *l = &s->lanes[0];
+    int *box = (int *)l->dst + 1024;
+    PERF_CUDA(cudaMemcpyAsync(box, &mine, sizeof mine, cudaMemcpyHostToDevice, l->stream));
+    PERF_SYMCOLL(
+        symcoll_reduce_on_stream(l->team, box, box, 1, SYMCOLL_INT32, SYMCOLL_MAX, l->stream));
+    PERF_CUDA(cudaMemcpyAsync(agreed, box, sizeof *agreed, cudaMemcpyDeviceToHost, l->stream));
+    PERF_CUDA(cudaStreamSynchronize(l->stream));
+    return 0;
+}
+
+static int open_fds(void) {
+    DIR *dir = opendir("/proc/self/fd");
+    int n = 0;
+    if (dir == NULL)
+        return -1;
+    while (readdir(dir) != NULL)
+        n++;
+    closedir(dir);
+    return n - 3; /* ".", ".." and the directory's own */
+}
+
+static size_t device_free_bytes(void) {
+    size_t free_bytes = 0, total = 0;
+    return cudaMemGetInfo(&free_bytes, &total) == cudaSuccess ? free_bytes : 0;
+}
+
+static double seconds_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int lane_init(lane_t *l, symcoll_team_t team) {
+    l->team = team;
+    PERF_CUDA(cudaStreamCreateWithFlags(&l->stream, cudaStreamNonBlocking));
+    PERF_CUDA(cudaEventCreate(&l->start));
+    PERF_CUDA(cudaEventCreate(&l->stop));
+    l->src = symcoll_malloc(SOAK_MAX_BYTES);
+    l->dst = symcoll_malloc(SOAK_MAX_BYTES);
+    l->signal = symcoll_calloc(1, sizeof *l->signal);
+    if (l->src == NULL || l->dst == NULL || l->signal == NULL)
+        return perf_fail("soak: symcoll_malloc: %s", symcoll_last_error());
+    PERF_CUDA(cudaMallocHost(&l->host_src, SOAK_MAX_BYTES));
+    PERF_CUDA(cudaMallocHost(&l->host_dst, SOAK_MAX_BYTES));
+    return 0;
+}
+
+static void lane_fini(lane_t *l) {
+    cudaFreeHost(l->host_dst);
+    cudaFreeHost(l->host_src);
+    symcoll_free(l->signal);
+    symcoll_free(l->dst);
+    symcoll_free(l->src);
+    cudaEventDestroy(l->stop);
+    cudaEventDestroy(l->start);
+    cudaStreamDestroy(l->stream);
+}
+
+/* The run itself, between the lanes' setup and teardown. */
+static int soak_run(soak_t *s, double seconds, bool *passed) {
+    double start = seconds_now(), probes[SOAK_WINDOWS + 1];
+    int fds_before = -1, window = -1;
+    size_t free_before = 0;
+    if (probe(s, &probes[0]) != 0)
+        return -1;
+    for (;;) {
+        int mine = (int)((seconds_now() - start) / seconds * SOAK_WINDOWS), agreed;
+        mine = mine < SOAK_WINDOWS ? mine : SOAK_WINDOWS;
+        if (run_round(s) != 0 || agreed_window(s, mine, &agreed) != 0)
+            return -1;
+        if (s->rounds == SOAK_WARMUP_ROUNDS) {
+            fds_before = open_fds();
+            free_before = device_free_bytes();
+        }
+        if (agreed == window)
+            continue;
+        window = agreed;
+        if (window > 0 && probe(s, &probes[window]) != 0)
+            return -1;
+        if (s->me == 0)
+            printf("soak %5.0f s: %lld rounds, %lld calls (%lld graph replays, %lld puts), "
+                   "%lld wrong, probe %.2f us\n",
+                   seconds_now() - start, s->rounds, s->calls, s->replays, s->puts, s->wrong,
+                   probes[window]);
+        fflush(stdout);
+        if (window >= SOAK_WINDOWS)
+            break;
+    }
+    int fds_after = open_fds();
+    size_t free_after = device_free_bytes();
+    double slowdown = probes[SOAK_WINDOWS] / probes[0];
+    *passed = s->wrong == 0 && fds_after == fds_before && free_after == free_before &&
+              slowdown <= SOAK_SLOWDOWN_LIMIT;
+    printf("soak PE %d: %s: %.0f s, %lld rounds, %lld calls, %lld wrong; open fds %d -> %d; "
+           "free device memory %zu -> %zu bytes; probe %.2f -> %.2f us (x%.2f, limit x%.2f)\n",
+           s->me, *passed ? "PASS" : "FAIL", seconds_now() - start, s->rounds, s->calls, s->wrong,
+           fds_before, fds_after, free_before, free_after, probes[0], probes[SOAK_WINDOWS],
+           slowdown, SOAK_SLOWDOWN_LIMIT);
+    return 0;
+}
+
+int perf_soak(const perf_args_t *args) {
+    soak_t s = {.npes = symcoll_n_pes(), .me = symcoll_my_pe(), .rng = 0x5eed5eed5eedull};
+    symcoll_team_t copy = SYMCOLL_TEAM_INVALID;
+    PERF_SYMCOLL(symcoll_team_split_strided(SYMCOLL_TEAM_WORLD, 0, 1, s.npes, &copy));
+    if (lane_init(&s.lanes[0], SYMCOLL_TEAM_WORLD) != 0 || lane_init(&s.lanes[1], copy) != 0)
+        return -1;
+    bool passed = false;
+    int rc = soak_run(&s, args->soak_seconds, &passed);
+    lane_fini(&s.lanes[1]);
+    lane_fini(&s.lanes[0]);
+    symcoll_team_destroy(copy);
+    return rc != 0 ? -1 : passed ? 0 : 1;
+}
