@@ -129,9 +129,8 @@ SYMCOLL_API void symcoll_init_attr_default(symcoll_init_attr_t *attr);
 /* Starts symcoll on this process: finds the other PEs (see the README for the launch paths
  * and their precedence), selects the GPU, maps the symmetric heap of every reachable PE and
  * creates SYMCOLL_TEAM_WORLD and SYMCOLL_TEAM_NODE. Collective over all PEs. It also loads
- * the library's barrier, collective and RMA kernels and makes one empty launch, so that no
- * later call pays for module loading or the first launch (the halo kernel loads at its first
- * exchange).
+ * every kernel of the library (barrier, collectives, RMA, halo exchange) and makes one empty
+ * launch, so that no later call pays for module loading or the first launch.
  * attr: NULL for defaults. Every attr field and every SYMCOLL_* variable is checked before
  * any GPU, NCCL or PMIx work. Errors: INVALID_ARGUMENT (an attr field or a variable, named
  * with its value and what is accepted; a second init without finalize), NO_GPU (says which

@@ -3,6 +3,7 @@
  * with one flag per neighbour; waits with timeouts. */
 #include "coll_ll.cuh"
 #include "halo_launch.h"
+#include "kernel_load.h"
 #include "symcoll_halo_device.cuh"
 
 /* Bytes [8 w, 8 w + 8) of m's box in row-major order (the packed stream), read from (gather)
@@ -224,4 +225,8 @@ static __global__ void __launch_bounds__(SYMCOLL_HALO_THREADS, 2)
 extern "C" cudaError_t symcoll_halo_launch(const symcoll_halo_args_t *args, cudaStream_t stream) {
     halo_kernel<<<args->first_block[args->n_dirs], SYMCOLL_HALO_THREADS, 0, stream>>>(*args);
     return cudaGetLastError();
+}
+
+extern "C" cudaError_t symcoll_halo_kernels_load(void) {
+    return symcoll_kernel_load((const void *)halo_kernel);
 }

@@ -20,6 +20,7 @@ cudaError_t symcoll_reduce_kernels_load(void);
 cudaError_t symcoll_fcollect_kernels_load(void);
 cudaError_t symcoll_alltoall_kernels_load(void);
 cudaError_t symcoll_rma_kernels_load(void);
+cudaError_t symcoll_halo_kernels_load(void);
 
 #ifdef __cplusplus
 }
