@@ -78,6 +78,7 @@ symcoll_status_t symcoll_coll_prepare(const symcoll_coll_call_t *call, size_t tu
         .topo = t->topo_class,
         .sm_count = sm_count,
         .forced = forced ? forced : symcoll_env_algo(call->collective),
+        .file = symcoll_g.tuning_file.n_rows ? &symcoll_g.tuning_file : NULL,
     };
     st = symcoll_tuning_choose(&query, choice);
     if (st != SYMCOLL_SUCCESS)

@@ -219,6 +219,10 @@ static int set_plot(parser_t *p, const char *v) {
     p->args->plot_path = v;
     return 0;
 }
+static int set_baseline(parser_t *p, const char *v) {
+    p->args->baseline_path = v;
+    return 0;
+}
 static int set_topology_file(parser_t *p, const char *v) {
     p->args->topology_file = v;
     return 0;
@@ -273,6 +277,7 @@ static const flag_t flags[] = {
     {0, "compare", true, set_compare},
     {0, "csv", true, set_csv},
     {0, "plot", true, set_plot},
+    {0, "baseline", true, set_baseline},
     {0, "explain", false, set_explain},
     {0, "topology-file", true, set_topology_file},
     {0, "npes", true, set_npes},
@@ -346,6 +351,10 @@ static int finish(parser_t *p) {
     }
     if ((a->modes & PERF_MODE_GRAPH) && a->graph_calls == 0) {
         a->graph_calls = a->iters;
+    }
+    if (a->baseline_path != NULL && (a->explain || a->topology || a->halo || a->soak_seconds > 0)) {
+        return fail(p, "--baseline compares a collectives sweep: it does not apply to --explain, "
+                       "--topology, --op halo or --soak");
     }
     if (a->explain && a->topology) {
         return fail(p, "--explain and --topology exclude each other: give one");
@@ -495,6 +504,10 @@ void perf_args_usage(FILE *out) {
           "      --plot FILE.png      plot latency and bus bandwidth (python3 + matplotlib; the\n"
           "                           script is symcoll-perf-plot.py next to this program, or\n"
           "                           $SYMCOLL_PERF_PLOT)\n"
+          "      --baseline FILE.csv  compare each stream and graph point with the same (op,\n"
+          "                           size, type, redop, mode) in a --csv file saved earlier on\n"
+          "                           this machine; print the points more than 5 % slower and\n"
+          "                           those found on one side only; exit 1 if any is slower\n"
           "\n"
           "Without running anything:\n"
           "      --explain            for each size, the algorithm and grid that tuning picks,\n"
@@ -510,5 +523,7 @@ void perf_args_usage(FILE *out) {
           "SYMCOLL_ALGO_<COLLECTIVE> forces an algorithm (--explain shows the effect):\n",
           out);
     perf_print_algorithms(out, "  ");
-    fputs("Exit status: 0 success, 1 failure or wrong results, 2 bad flags, 77 no GPU.\n", out);
+    fputs("Exit status: 0 success, 1 failure, wrong results or --baseline regressions, 2 bad\n"
+          "flags, 77 no GPU.\n",
+          out);
 }

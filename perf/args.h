@@ -43,6 +43,7 @@ typedef struct {
     bool compare_nccl;
     const char *csv_path;
     const char *plot_path;
+    const char *baseline_path; /* --baseline: the saved CSV to compare the sweep against */
     bool help;
     bool topology;             /* print the topology matrix after init and exit */
     bool explain;              /* print the tuning choices without running anything */

@@ -1,9 +1,11 @@
 #include "choice.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 symcoll_status_t perf_choose(perf_op_t op, size_t bytes, size_t elem_size, int team_size,
-                             topo_class_t topo, int sm_count, symcoll_choice_t *out) {
+                             topo_class_t topo, int sm_count, const symcoll_tuning_file_t *file,
+                             symcoll_choice_t *out) {
     const perf_op_info_t *info = perf_op_info(op);
     symcoll_tuning_query_t query = {
         .collective = info->collective,
@@ -13,8 +15,25 @@ symcoll_status_t perf_choose(perf_op_t op, size_t bytes, size_t elem_size, int t
         .topo = topo,
         .sm_count = sm_count,
         .forced = info->algo_env ? getenv(info->algo_env) : NULL,
+        .file = file != NULL && file->n_rows > 0 ? file : NULL,
     };
     return symcoll_tuning_select(&query, out);
+}
+
+int perf_load_tuning_file(symcoll_tuning_file_t *file, int n_pes, topo_class_t topo, FILE *err) {
+    memset(file, 0, sizeof *file);
+    const char *path = getenv("SYMCOLL_TUNING_FILE");
+    if (path == NULL || path[0] == '\0') {
+        return 0;
+    }
+    char why[384];
+    if (symcoll_tuning_file_load(path, file, why, sizeof why) != 0 ||
+        (n_pes > 0 && symcoll_tuning_file_check(file, n_pes, topo, why, sizeof why) != 0)) {
+        fprintf(err, "symcoll-perf: SYMCOLL_TUNING_FILE %s\n", why);
+        symcoll_tuning_file_free(file);
+        return -1;
+    }
+    return 0;
 }
 
 void perf_print_algorithms(FILE *out, const char *prefix) {

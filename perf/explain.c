@@ -82,16 +82,60 @@ void perf_print_topology(FILE *out, const symcoll_topology_t *topo, const char *
     free(text);
 }
 
-static int explain_row(FILE *out, FILE *err, perf_op_t op, const char *type_name, size_t bytes,
-                       size_t count, size_t elem_size, int npes, topo_class_t cls) {
+/* What every row of the explanation shares. */
+typedef struct {
+    FILE *out, *err;
+    int npes;
+    topo_class_t cls;
+    const symcoll_tuning_file_t *file;
+} explainer_t;
+
+static int explain_row(const explainer_t *x, perf_op_t op, const char *type_name, size_t bytes,
+                       size_t count, size_t elem_size) {
+    FILE *out = x->out, *err = x->err;
     symcoll_choice_t choice;
-    symcoll_status_t st = perf_choose(op, bytes, elem_size, npes, cls, 0, &choice);
+    symcoll_status_t st = perf_choose(op, bytes, elem_size, x->npes, x->cls, 0, x->file, &choice);
     if (st != SYMCOLL_SUCCESS) {
         fprintf(err, "symcoll-perf: %s: %s\n", perf_op_info(op)->name, choice.why);
         return -1;
     }
     fprintf(out, "  %9s %12zu %12zu %9s  %-16s %6d %7d  %s\n", perf_op_info(op)->name, bytes, count,
             type_name, choice.name, choice.blocks, choice.threads, choice.why);
+    return 0;
+}
+
+/* The header and one row per op, type and size. */
+static int explain_rows(const perf_args_t *a, const explainer_t *x) {
+    size_t sizes[PERF_MAX_SIZES];
+    size_t n_sizes = perf_size_list(a, sizes, PERF_MAX_SIZES);
+    for (int op = 0; op < PERF_NUM_OPS; op++) {
+        if (!a->ops[op]) {
+            continue;
+        }
+        if (op == PERF_OP_BARRIER) {
+            if (explain_row(x, PERF_OP_BARRIER, "none", 0, 0, 0) != 0) {
+                return 1;
+            }
+            continue;
+        }
+        for (int t = 0; t < SYMCOLL_NUM_DATATYPES; t++) {
+            if (!a->types[t]) {
+                continue;
+            }
+            size_t elem = symcoll_datatype_size((symcoll_datatype_t)t);
+            const char *type_name = symcoll_datatype_name((symcoll_datatype_t)t);
+            for (size_t s = 0; s < n_sizes; s++) {
+                size_t count = perf_op_count((perf_op_t)op, sizes[s], elem, x->npes);
+                if (count == 0) {
+                    continue;
+                }
+                size_t bytes = perf_op_bytes((perf_op_t)op, count, elem, x->npes);
+                if (explain_row(x, (perf_op_t)op, type_name, bytes, count, elem) != 0) {
+                    return 1;
+                }
+            }
+        }
+    }
     return 0;
 }
 
@@ -106,45 +150,28 @@ int perf_explain(const perf_args_t *a, FILE *out, FILE *err) {
         return 2;
     }
     topo_class_t cls = symcoll_topology_team_class(&topo, 0, 1, npes);
+    symcoll_tuning_file_t file;
+    if (perf_load_tuning_file(&file, npes, cls, err) != 0) {
+        return 2;
+    }
     fprintf(out, "# symcoll-perf --explain: %d PEs, slowest link %s, topology from %s\n", npes,
             symcoll_topo_class_name(cls),
             a->topology_file ? a->topology_file : "--npes (all NVLink, assumed)");
     perf_print_topology(out, &topo, "#   ");
+    if (file.n_rows > 0) {
+        fprintf(out,
+                "# rows: tuning file %s (%zu rows, measured on %d PEs over %s) ahead of the "
+                "built-in table\n",
+                file.path, file.n_rows, file.n_pes, symcoll_topo_class_name(file.topo));
+    } else {
+        fputs("# rows: the built-in table (SYMCOLL_TUNING_FILE unset)\n", out);
+    }
     fputs("# SM count: tuning's default; SYMCOLL_ALGO_<COLLECTIVE> forces a choice:\n", out);
     perf_print_algorithms(out, "#   ");
     fprintf(out, "# %9s %12s %12s %9s  %-16s %6s %7s  %s\n", "op", "size (B)", "count", "type",
             "algorithm", "blocks", "threads", "why");
-
-    size_t sizes[PERF_MAX_SIZES];
-    size_t n_sizes = perf_size_list(a, sizes, PERF_MAX_SIZES);
-    for (int op = 0; op < PERF_NUM_OPS; op++) {
-        if (!a->ops[op]) {
-            continue;
-        }
-        if (op == PERF_OP_BARRIER) {
-            if (explain_row(out, err, PERF_OP_BARRIER, "none", 0, 0, 0, npes, cls) != 0) {
-                return 1;
-            }
-            continue;
-        }
-        for (int t = 0; t < SYMCOLL_NUM_DATATYPES; t++) {
-            if (!a->types[t]) {
-                continue;
-            }
-            size_t elem = symcoll_datatype_size((symcoll_datatype_t)t);
-            const char *type_name = symcoll_datatype_name((symcoll_datatype_t)t);
-            for (size_t s = 0; s < n_sizes; s++) {
-                size_t count = perf_op_count((perf_op_t)op, sizes[s], elem, npes);
-                if (count == 0) {
-                    continue;
-                }
-                size_t bytes = perf_op_bytes((perf_op_t)op, count, elem, npes);
-                if (explain_row(out, err, (perf_op_t)op, type_name, bytes, count, elem, npes,
-                                cls) != 0) {
-                    return 1;
-                }
-            }
-        }
-    }
-    return 0;
+    explainer_t x = {out, err, npes, cls, &file};
+    int rc = explain_rows(a, &x);
+    symcoll_tuning_file_free(&file);
+    return rc;
 }

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include "baseline.h"
 #include "call.h"
 #include "check.h"
 #include "choice.h"
@@ -35,6 +36,7 @@ typedef struct {
     bool reporter; /* world PE 0 prints */
     int sm_count;
     topo_class_t topo;
+    symcoll_tuning_file_t tuning_file; /* what the library chooses by, for the algorithm column */
     cudaStream_t stream;
     perf_exchange_t ex;
     perf_bench_t bench;
@@ -171,8 +173,8 @@ static int run_case(sweep_t *sw, const char *mode, int graph_calls, const perf_c
     size_t elem = barrier ? 0 : symcoll_datatype_size(call->type);
     size_t bytes = barrier ? 0 : perf_op_bytes(call->op, call->count, elem, sw->npes);
     symcoll_choice_t choice;
-    if (perf_choose(call->op, bytes, elem, sw->npes, sw->topo, sw->sm_count, &choice) !=
-        SYMCOLL_SUCCESS) {
+    if (perf_choose(call->op, bytes, elem, sw->npes, sw->topo, sw->sm_count, &sw->tuning_file,
+                    &choice) != SYMCOLL_SUCCESS) {
         return perf_fail("%s: %s", info->name, choice.why);
     }
     double mine[N_RESULTS] = {0, -1, -1, -1};
@@ -329,7 +331,7 @@ static int measure_first_calls(sweep_t *sw, size_t bytes) {
     return 0;
 }
 
-/* The reporter's CSV (--csv, or a temporary one for --plot). */
+/* The reporter's CSV (--csv, or a temporary one for --plot and --baseline). */
 static int open_outputs(sweep_t *sw, char *temp_csv, size_t temp_len) {
     const perf_args_t *a = sw->args;
     if (a->csv_path != NULL) {
@@ -337,7 +339,7 @@ static int open_outputs(sweep_t *sw, char *temp_csv, size_t temp_len) {
         if (sw->csv == NULL) {
             return perf_fail("--csv %s: cannot create it", a->csv_path);
         }
-    } else if (a->plot_path != NULL) {
+    } else if (a->plot_path != NULL || a->baseline_path != NULL) {
         sw->csv = perf_plot_temp_csv(temp_csv, temp_len);
         if (sw->csv == NULL) {
             return -1;
@@ -437,7 +439,10 @@ static int setup(sweep_t *sw, size_t buffer_bytes, size_t first_call_bytes, char
         return -1;
     }
     sw->topo = perf_team_class(topo, sw->team);
-    int rc = sw->reporter ? open_outputs(sw, temp_csv, temp_len) : 0;
+    int rc = perf_load_tuning_file(&sw->tuning_file, 0, sw->topo, stderr);
+    if (rc == 0 && sw->reporter) {
+        rc = open_outputs(sw, temp_csv, temp_len);
+    }
     if (rc == 0 && sw->reporter) {
         rc = perf_print_machine(stdout, a, sw->npes, topo);
     }
@@ -446,6 +451,7 @@ static int setup(sweep_t *sw, size_t buffer_bytes, size_t first_call_bytes, char
 }
 
 static void teardown(sweep_t *sw) {
+    symcoll_tuning_file_free(&sw->tuning_file);
     if (sw->csv != NULL) {
         fclose(sw->csv);
     }
@@ -459,6 +465,30 @@ static void teardown(sweep_t *sw) {
     symcoll_free(sw->dst);
     symcoll_free(sw->src);
     cudaStreamDestroy(sw->stream);
+}
+
+/* Reads the --baseline CSV; 0, or -1 after printing why. */
+static int load_baseline(const char *path, perf_points_t *points) {
+    FILE *in = fopen(path, "r");
+    if (in == NULL) {
+        return perf_fail("--baseline %s: cannot open it", path);
+    }
+    char err[512];
+    int rc = perf_points_load(in, path, points, err, sizeof err);
+    fclose(in);
+    return rc != 0 ? perf_fail("--baseline %s", err) : 0;
+}
+
+/* The sweep's CSV against the baseline: 1 when a point regressed, 0 when none, -1 on error. */
+static int compare_with_baseline(const perf_points_t *baseline, const char *sweep_csv) {
+    perf_points_t now;
+    if (load_baseline(sweep_csv, &now) != 0) {
+        return -1;
+    }
+    perf_baseline_result_t r =
+        perf_baseline_compare(baseline, &now, PERF_BASELINE_THRESHOLD, stdout);
+    perf_points_free(&now);
+    return r.regressions > 0 ? 1 : 0;
 }
 
 int perf_sweep(const perf_args_t *a) {
@@ -478,6 +508,11 @@ int perf_sweep(const perf_args_t *a) {
     size_t n_sizes = perf_size_list(a, sizes, PERF_MAX_SIZES);
     size_t buffer_bytes = n_sizes > 0 && sizes[n_sizes - 1] > MIN_BUFFER_BYTES ? sizes[n_sizes - 1]
                                                                                : MIN_BUFFER_BYTES;
+    perf_points_t baseline = {NULL, 0};
+    if (symcoll_my_pe() == 0 && a->baseline_path != NULL &&
+        load_baseline(a->baseline_path, &baseline) != 0) {
+        return -1;
+    }
     char temp_csv[4096] = "";
     if (setup(&sw, buffer_bytes, n_sizes > 0 ? sizes[0] : 0, temp_csv, sizeof temp_csv) != 0 ||
         report_first_calls(&sw) != 0) {
@@ -494,6 +529,11 @@ int perf_sweep(const perf_args_t *a) {
         perf_plot(a->csv_path ? a->csv_path : temp_csv, a->plot_path) != 0) {
         rc = 1;
     }
+    if (sw.reporter && a->baseline_path != NULL &&
+        compare_with_baseline(&baseline, a->csv_path ? a->csv_path : temp_csv) != 0) {
+        rc = 1;
+    }
+    perf_points_free(&baseline);
     if (temp_csv[0] != '\0') {
         remove(temp_csv);
     }

@@ -9,10 +9,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "bootstrap/bootstrap.h"
-#include "coll_algorithms.h"
 #include "env.h"
 #include "internal.h"
+#include "tuning_file.h"
 
 #define WHY_MAX 400
 
@@ -222,6 +223,18 @@ static void accepts_BOOTSTRAP(const char *name, char *out, size_t len) {
     snprintf(out, len, "one of %s (any case)", names);
 }
 
+static int parse_FILE(const char *name, const char *text, const char **out) {
+    (void)name;
+    if (*text && access(text, R_OK) != 0)
+        return -1;
+    *out = text;
+    return 0;
+}
+static void accepts_FILE(const char *name, char *out, size_t len) {
+    (void)name;
+    snprintf(out, len, "the path of a readable file, or empty for none");
+}
+
 static int parse_UNIQUEID(const char *name, const char *text, const char **out) {
     (void)name;
     symcoll_uniqueid_t id;
@@ -238,21 +251,11 @@ static void accepts_UNIQUEID(const char *name, char *out, size_t len) {
 
 /* The algorithms SYMCOLL_ALGO_<COLLECTIVE> may name, by the part of name after "ALGO_". */
 static const char *const *algorithm_names(const char *name) {
-    static const char *const barrier[] = SYMCOLL_BARRIER_ALGORITHM_NAMES;
-    static const char *const broadcast[] = SYMCOLL_BROADCAST_ALGORITHM_NAMES;
-    static const char *const reduce[] = SYMCOLL_REDUCE_ALGORITHM_NAMES;
-    static const char *const exchange[] = SYMCOLL_EXCHANGE_ALGORITHM_NAMES;
-    static const char *const none[] = {NULL};
     const char *collective = name + strlen("ALGO_");
-    if (!strcmp(collective, "BARRIER"))
-        return barrier;
-    if (!strcmp(collective, "BROADCAST"))
-        return broadcast;
-    if (!strcmp(collective, "REDUCE"))
-        return reduce;
-    if (!strcmp(collective, "FCOLLECT") || !strcmp(collective, "ALLTOALL"))
-        return exchange;
-    return none;
+    for (int c = 0; c <= SYMCOLL_COLL_ALLTOALL; c++)
+        if (!strcasecmp(collective, symcoll_collective_name((symcoll_collective_t)c)))
+            return symcoll_collective_algorithms((symcoll_collective_t)c);
+    return symcoll_collective_algorithms(SYMCOLL_COLL_NONE);
 }
 
 static int parse_ALGO(const char *name, const char *text, const char **out) {

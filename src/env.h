@@ -22,6 +22,7 @@ extern "C" {
 #define SYMCOLL_ENV_TYPE_BOOTSTRAP const char *
 #define SYMCOLL_ENV_TYPE_UNIQUEID const char *
 #define SYMCOLL_ENV_TYPE_ALGO const char *
+#define SYMCOLL_ENV_TYPE_FILE const char *
 
 typedef struct {
 #define SYMCOLL_ENV(name, kind, field, def, help) SYMCOLL_ENV_TYPE_##kind field;

@@ -137,6 +137,25 @@ static symcoll_status_t create_bootstrap(const symcoll_launch_t *l,
     return st;
 }
 
+/* SYMCOLL_TUNING_FILE, checked against this job's PE count and slowest link: a table
+ * measured elsewhere would choose silently wrong, so it fails init instead. */
+static symcoll_status_t load_tuning_file(const char *path) {
+    if (!*path)
+        return SYMCOLL_SUCCESS;
+    char why[384];
+    topo_class_t cls = symcoll_topology_team_class(&symcoll_g.topo, 0, 1, symcoll_g.n_pes);
+    if (symcoll_tuning_file_load(path, &symcoll_g.tuning_file, why, sizeof why) != 0)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                 "symcoll_init: SYMCOLL_TUNING_FILE %s", why);
+    if (symcoll_tuning_file_check(&symcoll_g.tuning_file, symcoll_g.n_pes, cls, why, sizeof why) !=
+        0)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                 "symcoll_init: SYMCOLL_TUNING_FILE %s", why);
+    symcoll_debug(SYMCOLL_LOG_INFO, "tuning file %s: %zu rows ahead of the built-in table", path,
+                  symcoll_g.tuning_file.n_rows);
+    return SYMCOLL_SUCCESS;
+}
+
 static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
     const symcoll_env_t *e = symcoll_env();
     int n_devices = 0;
@@ -177,6 +196,8 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
         st = agree_on_job(&job);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_topology_probe(symcoll_g.boot, symcoll_g.device, hosts, &symcoll_g.topo);
+    if (st == SYMCOLL_SUCCESS)
+        st = load_tuning_file(e->tuning_file);
     if (st == SYMCOLL_SUCCESS) {
         symcoll_heap_params_t params = {
             .heap_size = attr && attr->heap_size ? attr->heap_size : e->symmetric_size,
@@ -225,6 +246,7 @@ static void release_runtime(int abort) {
     if (symcoll_g.heap)
         symcoll_heap_destroy(symcoll_g.heap);
     symcoll_liveness_fini();
+    symcoll_tuning_file_free(&symcoll_g.tuning_file);
     memset(&symcoll_g, 0, sizeof symcoll_g);
     symcoll_g.my_pe = symcoll_g.n_pes = -1;
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include "symcoll.h"
 #include "topology.h"
+#include "tuning_file.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,7 +41,8 @@ typedef struct {
     struct symcoll_bootstrap *boot;
     struct symcoll_heap *heap;
     symcoll_topology_t topo;
-    cudaStream_t internal_stream; /* for init-time work only */
+    symcoll_tuning_file_t tuning_file; /* SYMCOLL_TUNING_FILE's rows; none when n_rows is 0 */
+    cudaStream_t internal_stream;      /* for init-time work only */
     symcoll_team_state_t teams[SYMCOLL_MAX_TEAMS];
 } symcoll_state_t;
 

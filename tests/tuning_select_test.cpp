@@ -109,7 +109,7 @@ TEST(Tuning, NvlinkTableForTwoPes) {
         symcoll_choice_t small = select(c, 8, 2, nv);
         EXPECT_STREQ(small.name, "ll");
         EXPECT_EQ(small.algo, 0);
-        EXPECT_TRUE(starts_with(small.why, "table row")) << small.why;
+        EXPECT_TRUE(starts_with(small.why, "built-in table row")) << small.why;
         size_t ll_max =
             c == SYMCOLL_COLL_BROADCAST || c == SYMCOLL_COLL_REDUCE ? 256 * KiB : 512 * KiB;
         EXPECT_STREQ(select(c, ll_max, 2, nv).name, "ll");
@@ -227,7 +227,7 @@ TEST(Tuning, ForcedNamesWinAtEverySize) {
             }
     }
     // An empty name means automatic.
-    EXPECT_TRUE(starts_with(select(SYMCOLL_COLL_REDUCE, 8, 2, TOPO_NVLINK, "").why, "table"));
+    EXPECT_TRUE(starts_with(select(SYMCOLL_COLL_REDUCE, 8, 2, TOPO_NVLINK, "").why, "built-in table"));
 }
 
 TEST(Tuning, UnknownForcedNameIsAnError) {

@@ -1,5 +1,6 @@
-/* Algorithm selection: a forced name, else the first fitting table row, else the cost model;
- * then the grid for the chosen algorithm and message. */
+/* Algorithm selection: a forced name, else the first fitting row of the tuning file, else of
+ * the built-in table, else the cost model; then the grid for the chosen algorithm and
+ * message. */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -94,16 +95,40 @@ static int row_fits(const symcoll_tuning_row_t *r, const symcoll_tuning_query_t 
     return r->collective == q->collective && r->topo == q->topo && q->team_size <= r->max_team_size;
 }
 
-/* The first row that fits the query (and names algo, unless algo is NULL); -1 if none. */
-static long find_row(const symcoll_tuning_query_t *q, const char *algo) {
-    for (size_t i = 0; i < symcoll_tuning_n_rows; i++) {
-        const symcoll_tuning_row_t *r = &symcoll_tuning_rows[i];
+/* The first of n rows that fits the query (and names algo, unless algo is NULL); -1 if none. */
+static long find_in(const symcoll_tuning_row_t *rows, size_t n, const symcoll_tuning_query_t *q,
+                    const char *algo) {
+    for (size_t i = 0; i < n; i++) {
+        const symcoll_tuning_row_t *r = &rows[i];
         if (!row_fits(r, q))
             continue;
         if (algo ? !strcmp(r->algo, algo) : q->bytes <= r->max_bytes)
             return (long)i;
     }
     return -1;
+}
+
+/* Where a row came from: the tuning file's rows first, then the built-in ones. */
+typedef struct {
+    const symcoll_tuning_file_t *file; /* NULL: the built-in table */
+    long index;                        /* -1: no row fits */
+} row_ref_t;
+
+static row_ref_t find_row(const symcoll_tuning_query_t *q, const char *algo) {
+    row_ref_t ref = {q->file, -1};
+    if (q->file)
+        ref.index = find_in(q->file->rows, q->file->n_rows, q, algo);
+    if (ref.index < 0) {
+        ref.file = NULL;
+        ref.index = find_in(symcoll_tuning_rows, symcoll_tuning_n_rows, q, algo);
+    }
+    return ref;
+}
+
+static const symcoll_tuning_row_t *row_of(row_ref_t ref) {
+    if (ref.index < 0)
+        return NULL;
+    return ref.file ? &ref.file->rows[ref.index] : &symcoll_tuning_rows[ref.index];
 }
 
 static double model_cost_us(const symcoll_tuning_query_t *q, const tuning_algo_model_t *m) {
@@ -173,10 +198,10 @@ static symcoll_status_t unknown_forced(const symcoll_tuning_query_t *q,
                 variable, q->forced, symcoll_collective_name(q->collective), names);
 }
 
-/* How a choice was made: forced, by table row `row`, or (row -1) by the model. */
+/* How a choice was made: forced, by a table row, or (no row) by the model. */
 typedef struct {
     bool forced;
-    long row;
+    row_ref_t row;
 } decision_t;
 
 static symcoll_status_t decide(const symcoll_tuning_query_t *q, symcoll_choice_t *out,
@@ -192,22 +217,22 @@ static symcoll_status_t decide(const symcoll_tuning_query_t *q, symcoll_choice_t
         if (algo < 0)
             return unknown_forced(q, set, out);
         how->row = find_row(q, q->forced);
-        const symcoll_tuning_row_t *r = how->row >= 0 ? &symcoll_tuning_rows[how->row] : NULL;
+        const symcoll_tuning_row_t *r = row_of(how->row);
         choose(q, set, algo, r ? r->blocks : SYMCOLL_MAX_BLOCKS,
                r ? r->threads : SYMCOLL_TUNING_MAX_THREADS, out);
         return SYMCOLL_SUCCESS;
     }
     how->row = find_row(q, NULL);
-    if (how->row < 0) {
+    const symcoll_tuning_row_t *r = row_of(how->row);
+    if (!r) {
         choose(q, set, cheapest_by_model(q, set), SYMCOLL_MAX_BLOCKS, SYMCOLL_TUNING_MAX_THREADS,
                out);
         return SYMCOLL_SUCCESS;
     }
-    const symcoll_tuning_row_t *r = &symcoll_tuning_rows[how->row];
     int algo = find_algorithm(set, r->algo);
     if (algo < 0)
         return fail(out, SYMCOLL_ERROR_INTERNAL,
-                    "table row %ld names unknown algorithm \"%s\" for %s", how->row, r->algo,
+                    "table row %ld names unknown algorithm \"%s\" for %s", how->row.index, r->algo,
                     symcoll_collective_name(q->collective));
     choose(q, set, algo, r->blocks, r->threads, out);
     return SYMCOLL_SUCCESS;
@@ -220,12 +245,14 @@ static void explain(const symcoll_tuning_query_t *q, const decision_t *how, symc
         char variable[32];
         algo_variable(q->collective, variable, sizeof variable);
         snprintf(why, len, "forced by %s or symcoll_tuning_force", variable);
-    } else if (how->row >= 0) {
-        const symcoll_tuning_row_t *r = &symcoll_tuning_rows[how->row];
+    } else if (row_of(how->row)) {
+        const symcoll_tuning_row_t *r = row_of(how->row);
         char bytes[32] = "any size";
         if (r->max_bytes != SIZE_MAX)
             snprintf(bytes, sizeof bytes, "bytes <= %zu", r->max_bytes);
-        snprintf(why, len, "table row %ld: %s on %s, team <= %d, %s", how->row,
+        snprintf(why, len, "%s%.96s row %ld: %s on %s, team <= %d, %s",
+                 how->row.file ? "tuning file " : "built-in table",
+                 how->row.file ? how->row.file->path : "", how->row.index,
                  symcoll_collective_name(r->collective), symcoll_topo_class_name(r->topo),
                  r->max_team_size, bytes);
     } else {

@@ -6,6 +6,7 @@
 #include "symcoll.h"
 #include "coll_algorithms.h"
 #include "topology.h"
+#include "tuning_file.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -20,6 +21,8 @@ typedef struct {
     topo_class_t topo;  /* slowest link inside the team */
     int sm_count;       /* multiprocessors of the GPU (0: assume 132) */
     const char *forced; /* SYMCOLL_ALGO_<COLLECTIVE> value, NULL or "" for automatic */
+    const symcoll_tuning_file_t *file; /* SYMCOLL_TUNING_FILE's rows, ahead of the built-in
+                                          ones; NULL for none */
 } symcoll_tuning_query_t;
 
 typedef struct {

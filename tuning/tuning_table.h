@@ -7,6 +7,7 @@
 #include "symcoll.h"
 #include "symcoll_sync_layout.h"
 #include "topology.h"
+#include "tuning_file.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,18 +44,7 @@ typedef struct {
 /* NULL for a collective without algorithms. */
 const tuning_algo_set_t *symcoll_tuning_algo_set(symcoll_collective_t collective);
 
-/* First row that matches (collective, topo, team_size <= max_team_size, bytes <= max_bytes)
- * decides; blocks is the most the grid may use, threads its block size. */
-typedef struct {
-    symcoll_collective_t collective;
-    topo_class_t topo;
-    int max_team_size;
-    size_t max_bytes;
-    const char *algo;
-    int blocks;
-    int threads;
-} symcoll_tuning_row_t;
-
+/* The built-in rows (symcoll_tuning_row_t: tuning_file.h), in order of precedence. */
 extern const symcoll_tuning_row_t symcoll_tuning_rows[];
 extern const size_t symcoll_tuning_n_rows;
 

@@ -1,0 +1,245 @@
+#include "tuning_file.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "coll_algorithms.h"
+#include "symcoll_sync_layout.h"
+
+#define MAX_FILE_BYTES (1 << 20)
+#define MAX_WORDS 8
+#define MAX_THREADS 1024
+
+const char *const *symcoll_collective_algorithms(symcoll_collective_t collective) {
+    static const char *const barrier[] = SYMCOLL_BARRIER_ALGORITHM_NAMES;
+    static const char *const broadcast[] = SYMCOLL_BROADCAST_ALGORITHM_NAMES;
+    static const char *const reduce[] = SYMCOLL_REDUCE_ALGORITHM_NAMES;
+    static const char *const exchange[] = SYMCOLL_EXCHANGE_ALGORITHM_NAMES;
+    static const char *const none[] = {NULL};
+    switch (collective) {
+    case SYMCOLL_COLL_BARRIER:
+        return barrier;
+    case SYMCOLL_COLL_BROADCAST:
+        return broadcast;
+    case SYMCOLL_COLL_REDUCE:
+        return reduce;
+    case SYMCOLL_COLL_FCOLLECT:
+    case SYMCOLL_COLL_ALLTOALL:
+        return exchange;
+    default:
+        return none;
+    }
+}
+
+typedef struct {
+    const char *path;
+    int line;
+    char *err;
+    size_t err_len;
+} where_t;
+
+static int fail(const where_t *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(const where_t *w, const char *fmt, ...) {
+    int used = w->line > 0 ? snprintf(w->err, w->err_len, "%s:%d: ", w->path, w->line)
+                           : snprintf(w->err, w->err_len, "%s: ", w->path);
+    if (used >= 0 && (size_t)used < w->err_len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(w->err + used, w->err_len - (size_t)used, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* Splits line in place at blanks, dropping a '#' comment; returns the word count, or
+ * MAX_WORDS + 1 when there are more. */
+static int split_words(char *line, char *words[MAX_WORDS]) {
+    char *comment = strchr(line, '#');
+    if (comment)
+        *comment = '\0';
+    int n = 0;
+    for (char *w = strtok(line, " \t\r"); w; w = strtok(NULL, " \t\r")) {
+        if (n == MAX_WORDS)
+            return MAX_WORDS + 1;
+        words[n++] = w;
+    }
+    return n;
+}
+
+static int parse_class(const where_t *w, const char *text, topo_class_t *out) {
+    for (int c = TOPO_SAME_GPU; c <= TOPO_NO_P2P; c++)
+        if (!strcmp(text, symcoll_topo_class_name((topo_class_t)c))) {
+            *out = (topo_class_t)c;
+            return 0;
+        }
+    return fail(w, "unknown link class '%s' (same-gpu, nvlink, pcie-p2p or no-p2p)", text);
+}
+
+/* A decimal number in [lo, hi]; false otherwise. */
+static bool decimal(const char *text, unsigned long long lo, unsigned long long hi,
+                    unsigned long long *out) {
+    char *end;
+    errno = 0;
+    *out = strtoull(text, &end, 10);
+    return text[0] >= '0' && text[0] <= '9' && *end == '\0' && errno == 0 && *out >= lo &&
+           *out <= hi;
+}
+
+static int parse_count(const where_t *w, const char *what, const char *text, long lo, long hi,
+                       int *out) {
+    unsigned long long value;
+    if (!decimal(text, (unsigned long long)lo, (unsigned long long)hi, &value))
+        return fail(w, "%s '%s' is not a number from %ld to %ld", what, text, lo, hi);
+    *out = (int)value;
+    return 0;
+}
+
+static int parse_collective(const where_t *w, const char *text, symcoll_collective_t *out) {
+    for (int c = SYMCOLL_COLL_BARRIER; c <= SYMCOLL_COLL_ALLTOALL; c++)
+        if (!strcmp(text, symcoll_collective_name((symcoll_collective_t)c))) {
+            *out = (symcoll_collective_t)c;
+            return 0;
+        }
+    return fail(w, "unknown collective '%s' (barrier, broadcast, reduce, fcollect, alltoall)",
+                text);
+}
+
+static int parse_row(const where_t *w, char *words[], int n, symcoll_tuning_row_t *r) {
+    unsigned long long bytes;
+    if (n != 7)
+        return fail(w,
+                    "a row has 7 fields (collective, link class, max team size, max bytes, "
+                    "algorithm, blocks, threads), this one %d",
+                    n);
+    if (parse_collective(w, words[0], &r->collective) != 0 ||
+        parse_class(w, words[1], &r->topo) != 0 ||
+        parse_count(w, "max team size", words[2], 1, SYMCOLL_TOPO_MAX_PES, &r->max_team_size) != 0)
+        return -1;
+    if (!strcmp(words[3], "any"))
+        r->max_bytes = SIZE_MAX;
+    else if (!decimal(words[3], 0, SIZE_MAX, &bytes))
+        return fail(w, "max bytes '%s' is neither a decimal byte count nor 'any'", words[3]);
+    else
+        r->max_bytes = (size_t)bytes;
+    const char *const *names = symcoll_collective_algorithms(r->collective);
+    r->algo = NULL;
+    for (int i = 0; names[i] && !r->algo; i++)
+        if (!strcmp(names[i], words[4]))
+            r->algo = names[i];
+    if (!r->algo)
+        return fail(w, "'%s' is no %s algorithm", words[4], words[0]);
+    if (parse_count(w, "blocks", words[5], 1, SYMCOLL_MAX_BLOCKS, &r->blocks) != 0 ||
+        parse_count(w, "threads", words[6], 32, MAX_THREADS, &r->threads) != 0)
+        return -1;
+    if (r->threads % 32 != 0)
+        return fail(w, "threads %d is not a multiple of 32", r->threads);
+    return 0;
+}
+
+/* One line of the file; *seen counts the header lines read so far (version, signature). */
+static int parse_line(const where_t *w, char *line, int *seen, symcoll_tuning_file_t *out,
+                      size_t *cap) {
+    char *words[MAX_WORDS];
+    int n = split_words(line, words);
+    if (n == 0)
+        return 0;
+    if (n > MAX_WORDS)
+        return fail(w, "more than %d fields", MAX_WORDS);
+    if (*seen == 0) {
+        if (n != 2 || strcmp(words[0], "symcoll-tuning") || strcmp(words[1], "1"))
+            return fail(w, "the first line must be 'symcoll-tuning 1' (format version)");
+        ++*seen;
+        return 0;
+    }
+    if (*seen == 1) {
+        if (n != 3 || strcmp(words[0], "signature"))
+            return fail(w, "the second line must be 'signature <PEs> <link class>'");
+        ++*seen;
+        if (parse_count(w, "signature PEs", words[1], 1, SYMCOLL_TOPO_MAX_PES, &out->n_pes) != 0)
+            return -1;
+        return parse_class(w, words[2], &out->topo);
+    }
+    if (out->n_rows == *cap) {
+        size_t grown = *cap ? 2 * *cap : 32;
+        symcoll_tuning_row_t *rows = realloc(out->rows, grown * sizeof *rows);
+        if (!rows)
+            return fail(w, "out of host memory");
+        out->rows = rows;
+        *cap = grown;
+    }
+    if (parse_row(w, words, n, &out->rows[out->n_rows]) != 0)
+        return -1;
+    out->n_rows++;
+    return 0;
+}
+
+int symcoll_tuning_file_parse(const char *text, const char *path, symcoll_tuning_file_t *out,
+                              char *err, size_t err_len) {
+    memset(out, 0, sizeof *out);
+    snprintf(out->path, sizeof out->path, "%s", path);
+    char *copy = strdup(text);
+    where_t w = {path, 0, err, err_len};
+    if (!copy)
+        return fail(&w, "out of host memory");
+    size_t cap = 0;
+    int seen = 0, rc = 0;
+    for (char *line = copy, *next; line && rc == 0; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        w.line++;
+        rc = parse_line(&w, line, &seen, out, &cap);
+    }
+    free(copy);
+    if (rc == 0 && seen < 2) {
+        w.line = 0;
+        rc = fail(&w, "no %s line", seen == 0 ? "'symcoll-tuning 1'" : "signature");
+    }
+    if (rc != 0)
+        symcoll_tuning_file_free(out);
+    return rc;
+}
+
+int symcoll_tuning_file_load(const char *path, symcoll_tuning_file_t *out, char *err,
+                             size_t err_len) {
+    where_t w = {path, 0, err, err_len};
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return fail(&w, "cannot open it");
+    char *text = malloc(MAX_FILE_BYTES + 1);
+    size_t len = text ? fread(text, 1, MAX_FILE_BYTES, f) : 0;
+    bool complete = text && feof(f) && !ferror(f);
+    fclose(f);
+    int rc = -1;
+    if (!complete) {
+        fail(&w, "cannot read it (at most %d bytes)", MAX_FILE_BYTES);
+    } else {
+        text[len] = '\0';
+        rc = symcoll_tuning_file_parse(text, path, out, err, err_len);
+    }
+    free(text);
+    return rc;
+}
+
+int symcoll_tuning_file_check(const symcoll_tuning_file_t *file, int n_pes, topo_class_t topo,
+                              char *err, size_t err_len) {
+    if (file->n_pes == n_pes && file->topo == topo)
+        return 0;
+    where_t w = {file->path, 0, err, err_len};
+    return fail(&w,
+                "measured on %d PEs over %s, but this job has %d PEs over %s; use a file measured "
+                "on this machine or unset SYMCOLL_TUNING_FILE",
+                file->n_pes, symcoll_topo_class_name(file->topo), n_pes,
+                symcoll_topo_class_name(topo));
+}
+
+void symcoll_tuning_file_free(symcoll_tuning_file_t *file) {
+    free(file->rows);
+    file->rows = NULL;
+    file->n_rows = 0;
+}

@@ -1,0 +1,182 @@
+// SYMCOLL_TUNING_FILE: parsing a synthetic tuning file, its signature check, the choices it
+// makes ahead of the built-in table (and what --explain says of each), and malformed files
+// named by file and line.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <gtest/gtest.h>
+#include "tuning.h"
+#include "tuning_file.h"
+
+namespace {
+
+constexpr size_t KiB = 1024;
+
+const char *const kFile = "symcoll-tuning 1\n"
+                          "# measured on 4 x NVLink (synthetic)\n"
+                          "signature 4 nvlink\n"
+                          "\n"
+                          "reduce nvlink 4 8192 one_shot 8 256   # small: one_shot\n"
+                          "reduce nvlink 4 any ll 16 128\n"
+                          "broadcast pcie-p2p 8 any push 32 512\n";
+
+struct Parsed {
+    symcoll_tuning_file_t file;
+    int rc;
+    std::string err;
+    explicit Parsed(const std::string &text) {
+        char buf[384] = "";
+        rc = symcoll_tuning_file_parse(text.c_str(), "machine.tuning", &file, buf, sizeof buf);
+        err = buf;
+    }
+    ~Parsed() {
+        symcoll_tuning_file_free(&file);
+    }
+};
+
+symcoll_choice_t select(symcoll_collective_t c, size_t bytes, int n, topo_class_t topo,
+                        const symcoll_tuning_file_t *file) {
+    symcoll_tuning_query_t q = {};
+    q.collective = c;
+    q.bytes = bytes;
+    q.elem_size = 4;
+    q.team_size = n;
+    q.topo = topo;
+    q.sm_count = 132;
+    q.file = file;
+    symcoll_choice_t out;
+    EXPECT_EQ(symcoll_tuning_select(&q, &out), SYMCOLL_SUCCESS) << out.why;
+    return out;
+}
+
+TEST(TuningFile, ParsesSignatureAndRows) {
+    Parsed p(kFile);
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_STREQ(p.file.path, "machine.tuning");
+    EXPECT_EQ(p.file.n_pes, 4);
+    EXPECT_EQ(p.file.topo, TOPO_NVLINK);
+    ASSERT_EQ(p.file.n_rows, 3u);
+    EXPECT_EQ(p.file.rows[0].collective, SYMCOLL_COLL_REDUCE);
+    EXPECT_EQ(p.file.rows[0].max_bytes, 8192u);
+    EXPECT_STREQ(p.file.rows[0].algo, "one_shot");
+    EXPECT_EQ(p.file.rows[0].blocks, 8);
+    EXPECT_EQ(p.file.rows[0].threads, 256);
+    EXPECT_EQ(p.file.rows[1].max_bytes, SIZE_MAX);
+    EXPECT_EQ(p.file.rows[2].topo, TOPO_PCIE_P2P);
+}
+
+TEST(TuningFile, ItsRowsComeFirstAndExplainSaysWhere) {
+    Parsed p(kFile);
+    ASSERT_EQ(p.rc, 0) << p.err;
+    // 4 KiB reduce on 4 NVLink PEs: the built-in table says ll, the file one_shot.
+    symcoll_choice_t builtin = select(SYMCOLL_COLL_REDUCE, 4 * KiB, 4, TOPO_NVLINK, nullptr);
+    EXPECT_STREQ(builtin.name, "ll");
+    EXPECT_EQ(std::strncmp(builtin.why, "built-in table row", 18), 0) << builtin.why;
+
+    symcoll_choice_t small = select(SYMCOLL_COLL_REDUCE, 4 * KiB, 4, TOPO_NVLINK, &p.file);
+    EXPECT_STREQ(small.name, "one_shot");
+    EXPECT_LE(small.blocks, 8);
+    EXPECT_EQ(small.threads, 256);
+    EXPECT_NE(std::strstr(small.why, "tuning file machine.tuning row 0"), nullptr) << small.why;
+
+    symcoll_choice_t large = select(SYMCOLL_COLL_REDUCE, 64 * KiB * KiB, 4, TOPO_NVLINK, &p.file);
+    EXPECT_STREQ(large.name, "ll");
+    EXPECT_LE(large.blocks, 16);
+    EXPECT_NE(std::strstr(large.why, "tuning file machine.tuning row 1"), nullptr) << large.why;
+
+    // The file has no fcollect rows: the built-in table decides, and says so.
+    symcoll_choice_t other = select(SYMCOLL_COLL_FCOLLECT, 4 * KiB, 4, TOPO_NVLINK, &p.file);
+    EXPECT_EQ(std::strncmp(other.why, "built-in table row", 18), 0) << other.why;
+
+    // No row of either fits a 16-PE NVLink team: the model decides.
+    symcoll_choice_t model = select(SYMCOLL_COLL_FCOLLECT, 4 * KiB, 16, TOPO_NVLINK, &p.file);
+    EXPECT_EQ(std::strncmp(model.why, "model", 5), 0) << model.why;
+
+    // A file row that only fits larger teams is skipped as the built-in ones are.
+    symcoll_choice_t bcast = select(SYMCOLL_COLL_BROADCAST, 4 * KiB, 4, TOPO_PCIE_P2P, &p.file);
+    EXPECT_STREQ(bcast.name, "push");
+}
+
+TEST(TuningFile, ForcedAlgorithmTakesTheGridOfTheFileRow) {
+    Parsed p(kFile);
+    ASSERT_EQ(p.rc, 0) << p.err;
+    symcoll_tuning_query_t q = {};
+    q.collective = SYMCOLL_COLL_REDUCE;
+    q.bytes = 1024 * KiB;
+    q.elem_size = 4;
+    q.team_size = 4;
+    q.topo = TOPO_NVLINK;
+    q.forced = "one_shot";
+    q.file = &p.file;
+    symcoll_choice_t out;
+    ASSERT_EQ(symcoll_tuning_select(&q, &out), SYMCOLL_SUCCESS) << out.why;
+    EXPECT_STREQ(out.name, "one_shot");
+    EXPECT_EQ(out.blocks, 8);
+    EXPECT_EQ(out.threads, 256);
+}
+
+TEST(TuningFile, SignatureMismatchNamesFileAndBothSignatures) {
+    Parsed p(kFile);
+    ASSERT_EQ(p.rc, 0) << p.err;
+    char err[384] = "";
+    EXPECT_EQ(symcoll_tuning_file_check(&p.file, 4, TOPO_NVLINK, err, sizeof err), 0);
+    EXPECT_EQ(symcoll_tuning_file_check(&p.file, 2, TOPO_NVLINK, err, sizeof err), -1);
+    EXPECT_NE(std::strstr(err, "machine.tuning: measured on 4 PEs over nvlink, but this job has "
+                               "2 PEs over nvlink"),
+              nullptr)
+        << err;
+    EXPECT_EQ(symcoll_tuning_file_check(&p.file, 4, TOPO_PCIE_P2P, err, sizeof err), -1);
+    EXPECT_NE(std::strstr(err, "4 PEs over pcie-p2p"), nullptr) << err;
+}
+
+void expect_error(const std::string &text, const char *expected) {
+    Parsed p(text);
+    EXPECT_EQ(p.rc, -1) << text;
+    EXPECT_NE(p.err.find(expected), std::string::npos) << "got: " << p.err;
+    EXPECT_EQ(p.file.n_rows, 0u);
+}
+
+TEST(TuningFile, MalformedFilesNameFileAndLine) {
+    const std::string head = "symcoll-tuning 1\nsignature 2 nvlink\n";
+    expect_error("", "machine.tuning: no 'symcoll-tuning 1' line");
+    expect_error("symcoll-tuning 2\n", "machine.tuning:1: the first line must be");
+    expect_error("symcoll-tuning 1\n", "machine.tuning: no signature line");
+    expect_error("symcoll-tuning 1\nsignature 2 infiniband\n",
+                 "machine.tuning:2: unknown link class 'infiniband'");
+    expect_error("symcoll-tuning 1\nsignature 0 nvlink\n",
+                 "machine.tuning:2: signature PEs '0' is not a number from 1 to 64");
+    expect_error(head + "reduce nvlink 2 any ll 16\n", "machine.tuning:3: a row has 7 fields");
+    expect_error(head + "\n# ok\nreduce nvlink 2 any ring 16 512\n",
+                 "machine.tuning:5: 'ring' is no reduce algorithm");
+    expect_error(head + "gather nvlink 2 any ll 16 512\n",
+                 "machine.tuning:3: unknown collective 'gather'");
+    expect_error(head + "reduce nvlink 2 4k ll 16 512\n",
+                 "machine.tuning:3: max bytes '4k' is neither");
+    expect_error(head + "reduce nvlink 2 any ll 0 512\n",
+                 "machine.tuning:3: blocks '0' is not a number from 1 to 128");
+    expect_error(head + "reduce nvlink 2 any ll 16 100\n",
+                 "machine.tuning:3: threads 100 is not a multiple of 32");
+    expect_error(head + "reduce nvlink 99 any ll 16 512\n", "machine.tuning:3: max team size '99'");
+}
+
+TEST(TuningFile, LoadNamesAMissingFile) {
+    symcoll_tuning_file_t file;
+    char err[384] = "";
+    EXPECT_EQ(symcoll_tuning_file_load("/nonexistent/x.tuning", &file, err, sizeof err), -1);
+    EXPECT_NE(std::strstr(err, "/nonexistent/x.tuning: cannot open it"), nullptr) << err;
+    char path[] = "/tmp/symcoll_tuning_XXXXXX";
+    int fd = mkstemp(path);
+    ASSERT_GE(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(kFile, f);
+    fclose(f);
+    ASSERT_EQ(symcoll_tuning_file_load(path, &file, err, sizeof err), 0) << err;
+    EXPECT_EQ(file.n_rows, 3u);
+    EXPECT_STREQ(file.path, path);
+    symcoll_tuning_file_free(&file);
+    remove(path);
+}
+
+} // namespace
