@@ -25,14 +25,15 @@ int load(const std::string &csv, perf_points_t *out, std::string *err) {
     return rc;
 }
 
-std::string compare(const std::string &base_csv, const std::string &now_csv,
-                    perf_baseline_result_t *r) {
+// Compares two CSV texts, checks the counts and returns what was printed.
+std::string compare(const std::string &base_csv, const std::string &now_csv, size_t compared,
+                    size_t regressions, size_t missing, size_t new_points) {
     perf_points_t base, now;
     std::string err;
     EXPECT_EQ(load(base_csv, &base, &err), 0) << err;
     EXPECT_EQ(load(now_csv, &now, &err), 0) << err;
     FILE *out = tmpfile();
-    *r = perf_baseline_compare(&base, &now, PERF_BASELINE_THRESHOLD, out);
+    perf_baseline_result_t r = perf_baseline_compare(&base, &now, PERF_BASELINE_THRESHOLD, out);
     rewind(out);
     std::string text;
     char chunk[256];
@@ -42,6 +43,10 @@ std::string compare(const std::string &base_csv, const std::string &now_csv,
     fclose(out);
     perf_points_free(&base);
     perf_points_free(&now);
+    EXPECT_EQ(r.compared, compared) << text;
+    EXPECT_EQ(r.regressions, regressions) << text;
+    EXPECT_EQ(r.missing, missing) << text;
+    EXPECT_EQ(r.new_points, new_points) << text;
     return text;
 }
 
@@ -79,12 +84,7 @@ TEST(PerfBaseline, FlagsOnlyPointsMoreThanFivePercentSlower) {
                             "reduce,64,16,float32,sum,-1,stream,2,ll,9.000,,,0,,\n"
                             "reduce,64,16,float32,max,-1,graph,2,ll,10.510,,,0,,\n"
                             "reduce,64,16,float32,sum,-1,graph,2,ll,10.490,,,0,,\n";
-    perf_baseline_result_t r;
-    std::string text = compare(base, now, &r);
-    EXPECT_EQ(r.compared, 5u);
-    EXPECT_EQ(r.regressions, 2u) << text;
-    EXPECT_EQ(r.missing, 0u);
-    EXPECT_EQ(r.new_points, 0u);
+    std::string text = compare(base, now, 5, 2, 0, 0);
     EXPECT_NE(text.find("float16"), std::string::npos) << text;
     EXPECT_NE(text.find("max"), std::string::npos) << text;
     EXPECT_NE(text.find("50.0%"), std::string::npos) << text;
@@ -99,12 +99,7 @@ TEST(PerfBaseline, MatchesOnModeBytesTypeAndRedopAndReportsTheUnmatched) {
     const std::string now = std::string(kHeader) +
                             "alltoall,1024,128,float32,none,-1,stream,2,ll,9.000,,,0,,\n"
                             "alltoall,2048,256,float32,none,-1,graph,2,ll,4.100,,,0,,\n";
-    perf_baseline_result_t r;
-    std::string text = compare(base, now, &r);
-    EXPECT_EQ(r.compared, 1u);
-    EXPECT_EQ(r.regressions, 0u) << text;
-    EXPECT_EQ(r.missing, 1u);
-    EXPECT_EQ(r.new_points, 1u);
+    std::string text = compare(base, now, 1, 0, 1, 1);
     EXPECT_NE(text.find("did not run"), std::string::npos) << text;
     EXPECT_NE(text.find("baseline lacks"), std::string::npos) << text;
 }
