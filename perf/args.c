@@ -520,6 +520,8 @@ void perf_args_usage(FILE *out) {
           "  -h, --help               this text\n"
           "\n"
           "Environment: SYMCOLL_SYMMETRIC_SIZE (set to 3 x maxbytes + 64 MiB when unset);\n"
+          "SYMCOLL_TUNING_FILE, a tuning table measured on this machine, goes before the\n"
+          "built-in one (--explain names the source of each row);\n"
           "SYMCOLL_ALGO_<COLLECTIVE> forces an algorithm (--explain shows the effect):\n",
           out);
     perf_print_algorithms(out, "  ");

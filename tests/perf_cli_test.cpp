@@ -1,9 +1,11 @@
-// The built symcoll-perf: --help, --explain, exit status 2 for bad flags, 77 without a GPU.
+// The built symcoll-perf: --help, --explain (with SYMCOLL_TUNING_FILE), exit status 2 for bad
+// flags, 77 without a GPU.
 // tests/perf.cmake registers the no-GPU case apart, so that its skip on a GPU machine does not
 // mark the others skipped.
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <sys/wait.h>
 
@@ -36,18 +38,23 @@ Result run(const std::string &flags) {
 TEST(PerfCli, Help) {
     Result r = run("--help");
     EXPECT_EQ(r.status, 0) << r.output;
-    for (const char *flag : {"Usage", "--minbytes", "--stepfactor", "--cudagraph", "--compare",
-                             "--csv", "--plot", "--explain", "--topology-file", "--team",
-                             "ncclAllReduce", "ncclAllGather", "SYMCOLL_ALGO_REDUCE=ll|"}) {
+    for (const char *flag :
+         {"Usage", "--minbytes", "--stepfactor", "--cudagraph", "--compare", "--csv", "--plot",
+          "--baseline", "--explain", "--topology-file", "--team", "ncclAllReduce", "ncclAllGather",
+          "SYMCOLL_ALGO_REDUCE=ll|"}) {
         EXPECT_NE(r.output.find(flag), std::string::npos) << flag;
     }
 }
 
 TEST(PerfCli, BadFlagsExitWithStatus2AndSayWhy) {
     const std::pair<const char *, const char *> cases[] = {
-        {"--bogus", "--bogus"},      {"-b 1M -e 1K", "larger"},
-        {"-d float128", "float128"}, {"--op allreduce_rs", "allreduce_rs"},
-        {"-f 2 -i 8", "exclude"},    {"-n", "missing value"},
+        {"--bogus", "--bogus"},
+        {"-b 1M -e 1K", "larger"},
+        {"-d float128", "float128"},
+        {"--op allreduce_rs", "allreduce_rs"},
+        {"-f 2 -i 8", "exclude"},
+        {"-n", "missing value"},
+        {"--baseline saved.csv --explain", "does not apply to --explain"},
     };
     for (const auto &c : cases) {
         Result r = run(c.first);
@@ -66,6 +73,48 @@ TEST(PerfCli, ExplainNeedsNoGpu) {
 
     r = run("--explain --topology-file /nonexistent/topology.txt");
     EXPECT_EQ(r.status, 2) << r.output;
+}
+
+// Writes text to a fresh temporary file; returns its path.
+std::string temp_file(const char *text) {
+    char path[] = "/tmp/symcoll_perf_cli_XXXXXX";
+    int fd = mkstemp(path);
+    EXPECT_GE(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+TEST(PerfCli, ExplainSaysWhichRowsCameFromTheTuningFile) {
+    std::string good = temp_file("symcoll-tuning 1\nsignature 2 nvlink\n"
+                                 "reduce nvlink 2 4096 one_shot 8 256\n");
+    std::string other = temp_file("symcoll-tuning 1\nsignature 8 nvlink\n");
+    std::string bad = temp_file("symcoll-tuning 1\nsignature 2 nvlink\nreduce nvlink 2\n");
+
+    setenv("SYMCOLL_TUNING_FILE", good.c_str(), 1);
+    Result r = run("--explain --npes 2 --op reduce -b 1K -e 1M -f 1024");
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("one_shot"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("tuning file " + good + " row 0"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("built-in table row"), std::string::npos) << r.output;
+
+    setenv("SYMCOLL_TUNING_FILE", other.c_str(), 1);
+    r = run("--explain --npes 2 --op reduce");
+    EXPECT_EQ(r.status, 2) << r.output;
+    EXPECT_NE(r.output.find(other + ": measured on 8 PEs over nvlink, but this job has 2 PEs"),
+              std::string::npos)
+        << r.output;
+
+    setenv("SYMCOLL_TUNING_FILE", bad.c_str(), 1);
+    r = run("--explain --npes 2 --op reduce");
+    EXPECT_EQ(r.status, 2) << r.output;
+    EXPECT_NE(r.output.find(bad + ":3: a row has 7 fields"), std::string::npos) << r.output;
+
+    unsetenv("SYMCOLL_TUNING_FILE");
+    for (const std::string &path : {good, other, bad}) {
+        remove(path.c_str());
+    }
 }
 
 TEST(PerfCli, SweepWithoutAGpuExits77) {
