@@ -3,8 +3,8 @@
 // named by file and line.
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <gtest/gtest.h>
 #include "tuning.h"
@@ -166,17 +166,13 @@ TEST(TuningFile, LoadNamesAMissingFile) {
     char err[384] = "";
     EXPECT_EQ(symcoll_tuning_file_load("/nonexistent/x.tuning", &file, err, sizeof err), -1);
     EXPECT_NE(std::strstr(err, "/nonexistent/x.tuning: cannot open it"), nullptr) << err;
-    char path[] = "/tmp/symcoll_tuning_XXXXXX";
-    int fd = mkstemp(path);
-    ASSERT_GE(fd, 0);
-    FILE *f = fdopen(fd, "w");
-    fputs(kFile, f);
-    fclose(f);
-    ASSERT_EQ(symcoll_tuning_file_load(path, &file, err, sizeof err), 0) << err;
+    const std::string path = testing::TempDir() + "tuning_file_test.tuning";
+    std::ofstream(path) << kFile;
+    ASSERT_EQ(symcoll_tuning_file_load(path.c_str(), &file, err, sizeof err), 0) << err;
     EXPECT_EQ(file.n_rows, 3u);
-    EXPECT_STREQ(file.path, path);
+    EXPECT_EQ(path, file.path);
     symcoll_tuning_file_free(&file);
-    remove(path);
+    std::remove(path.c_str());
 }
 
 } // namespace
