@@ -38,6 +38,18 @@ foreach(program init_uniqueid init_ncclcomm)
   set_tests_properties(${program} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 400 LABELS gpu)
 endforeach()
 
+# SYMCOLL_TUNING_FILE at init: a file of this job's signature is taken, another is refused.
+add_executable(tuning_file_init ${CMAKE_CURRENT_LIST_DIR}/tuning_file_init.cpp)
+target_link_libraries(tuning_file_init PRIVATE core_init_check)
+foreach(mode match mismatch)
+  add_test(NAME tuning_file_init_${mode}
+           COMMAND symcoll-run -n ${SYMCOLL_TEST_NP} --tag-output --timeout 300
+                   $<TARGET_FILE:tuning_file_init> ${mode}
+                   ${CMAKE_CURRENT_BINARY_DIR}/tuning_file_init_${mode}.tuning)
+  set_tests_properties(tuning_file_init_${mode} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 400
+                       LABELS gpu)
+endforeach()
+
 # torchrun exits 1 when its workers exit 77, so a skip is recognized by the workers' output.
 find_program(SYMCOLL_TORCHRUN torchrun HINTS /opt/torch/.venv/bin)
 if(SYMCOLL_TORCHRUN)
