@@ -227,7 +227,8 @@ TEST(Tuning, ForcedNamesWinAtEverySize) {
             }
     }
     // An empty name means automatic.
-    EXPECT_TRUE(starts_with(select(SYMCOLL_COLL_REDUCE, 8, 2, TOPO_NVLINK, "").why, "built-in table"));
+    EXPECT_TRUE(
+        starts_with(select(SYMCOLL_COLL_REDUCE, 8, 2, TOPO_NVLINK, "").why, "built-in table"));
 }
 
 TEST(Tuning, UnknownForcedNameIsAnError) {
