@@ -166,13 +166,15 @@ TEST(PerfArgs, HaloRunsAlone) {
 
 TEST(PerfArgs, TeamRootCompareOutputs) {
     Parsed p = parse({"--team", "node", "-r", "1", "--compare", "nccl", "--csv", "out.csv",
-                      "--plot", "out.png"});
+                      "--plot", "out.png", "--baseline", "saved.csv"});
     ASSERT_EQ(p.rc, 0) << p.err;
     EXPECT_EQ(p.args.team, SYMCOLL_TEAM_NODE);
     EXPECT_EQ(p.args.root, 1);
     EXPECT_TRUE(p.args.compare_nccl);
     EXPECT_STREQ(p.args.csv_path, "out.csv");
     EXPECT_STREQ(p.args.plot_path, "out.png");
+    EXPECT_STREQ(p.args.baseline_path, "saved.csv");
+    EXPECT_EQ(parse({}).args.baseline_path, nullptr);
 }
 
 // -n is nccl-tests' iteration count, never the PE count: --explain takes the team size from
@@ -220,6 +222,10 @@ struct BadFlags {
 TEST(PerfArgs, BadFlagsAreRejectedWithAReason) {
     const BadFlags cases[] = {
         {{"--bogus"}, "--bogus"},
+        {{"--baseline"}, "missing value"},
+        {{"--baseline", "saved.csv", "--op", "halo"}, "--baseline"},
+        {{"--baseline", "saved.csv", "--soak", "10"}, "--baseline"},
+        {{"--baseline", "saved.csv", "--topology"}, "--baseline"},
         {{"extra"}, "extra"},
         {{"-b"}, "missing value"},
         {{"-b", "lots"}, "lots"},
