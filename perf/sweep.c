@@ -372,12 +372,12 @@ static int report_first_calls(sweep_t *sw) {
         if (!f->measured) {
             continue;
         }
-        double slowest[2] = {0, 0};
-        for (int p = 0; p < sw->npes; p++) {
-            for (int i = 0; i < 2; i++) {
-                double us = all[(size_t)p * PERF_NUM_OPS * 2 + 2 * op + i];
-                slowest[i] = us > slowest[i] ? us : slowest[i];
+        double slowest[2], per_pe[2][SYMCOLL_TOPO_MAX_PES];
+        for (int i = 0; i < 2; i++) {
+            for (int p = 0; p < sw->npes; p++) {
+                per_pe[i][p] = all[(size_t)p * PERF_NUM_OPS * 2 + 2 * op + i];
             }
+            slowest[i] = perf_combine_times(per_pe[i], sw->npes, PERF_AVERAGE_MAX);
         }
         bool barrier = op == PERF_OP_BARRIER;
         const char *type = barrier ? "none" : symcoll_datatype_name(f->call.type);

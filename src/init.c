@@ -281,6 +281,8 @@ symcoll_status_t symcoll_finalize(void) {
         return st;
     /* Every device wait times out, so this returns even when a peer is gone. */
     st = symcoll_cuda_status(cudaDeviceSynchronize(), "symcoll_finalize", "waiting for the device");
+    char reason[512]; /* the text of the failure finalize returns, kept through the teardown */
+    snprintf(reason, sizeof reason, "%s", symcoll_last_error());
     /* No PE unmaps its heap while a peer may still access it, unless that peer's process has
      * ended: a barrier with it could only time out. A broken team is this run's error. */
     int gone = symcoll_liveness_first_gone();
@@ -290,14 +292,14 @@ symcoll_status_t symcoll_finalize(void) {
                                      "symcoll_finalize: the process of PE %d has ended without "
                                      "symcoll_finalize",
                                      gone);
-    symcoll_status_t broken = symcoll_teams_check_broken("symcoll_finalize");
-    if (st == SYMCOLL_SUCCESS)
+    if (st == SYMCOLL_SUCCESS) {
+        symcoll_status_t broken = symcoll_teams_check_broken("symcoll_finalize");
         st = broken != SYMCOLL_SUCCESS ? broken : synced;
-    char reason[512];
-    snprintf(reason, sizeof reason, "%s", symcoll_last_error());
+        snprintf(reason, sizeof reason, "%s", symcoll_last_error());
+    }
     release_runtime(st != SYMCOLL_SUCCESS);
     symcoll_launcher_report("finalize");
     if (st != SYMCOLL_SUCCESS)
-        symcoll_set_error(st, "%s", reason);
+        symcoll_restore_error(reason);
     return st;
 }
