@@ -237,4 +237,14 @@ SYMCOLL_DEV bool symcoll_dev_barrier(const symcoll_device_t &h) {
     return symcoll_dev_sync_slot(h, SYMCOLL_USER_SYNC_SLOT, SYMCOLL_COLL_DEVICE_API);
 }
 
+/* The same barrier without memory ordering (relaxed): on return every team PE has arrived,
+ * but writes made before it are not guaranteed visible after it. For callers that order their
+ * data otherwise (signals, their own fences) and want the arrival alone, at about the one-way
+ * latency between GPUs. Shares the counter of symcoll_dev_barrier: the two may be mixed, in
+ * the same order on every PE. */
+SYMCOLL_DEV bool symcoll_dev_barrier_relaxed(const symcoll_device_t &h) {
+    return symcoll_dev_sync_slot_impl(h, SYMCOLL_USER_SYNC_SLOT, SYMCOLL_COLL_DEVICE_API, false,
+                                      false);
+}
+
 #endif

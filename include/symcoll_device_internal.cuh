@@ -135,7 +135,7 @@ SYMCOLL_DEV unsigned symcoll_dev_block_size(void) {
  * PE after it (release/acquire at system scope). Returns false (in every thread) on timeout.
  * Each slot is used by the same sequence of calls on every PE, so its counter agrees. */
 SYMCOLL_DEV bool symcoll_dev_sync_slot_impl(const symcoll_device_t &h, int slot, int collective,
-                                            bool acquire) {
+                                            bool release, bool acquire) {
     uint64_t *counter = symcoll_dev_sync_counter(h, slot);
     uint64_t value = *counter + 1;
     __syncthreads();
@@ -146,7 +146,8 @@ SYMCOLL_DEV bool symcoll_dev_sync_slot_impl(const symcoll_device_t &h, int slot,
             continue;
         int pe = symcoll_dev_team_to_world(h, i);
         uint64_t *remote = symcoll_dev_peer(h, symcoll_dev_sync_flag(h, slot, h.team_my_pe), pe);
-        symcoll_dev_fence_sys();
+        if (release)
+            symcoll_dev_fence_sys();
         symcoll_dev_store_relaxed(remote, value);
     }
     for (int i = (int)symcoll_dev_block_rank(); i < h.team_size;
@@ -166,14 +167,14 @@ SYMCOLL_DEV bool symcoll_dev_sync_slot_impl(const symcoll_device_t &h, int slot,
 }
 
 SYMCOLL_DEV bool symcoll_dev_sync_slot(const symcoll_device_t &h, int slot, int collective) {
-    return symcoll_dev_sync_slot_impl(h, slot, collective, true);
+    return symcoll_dev_sync_slot_impl(h, slot, collective, true, true);
 }
 
 /* The same synchronization point without the acquire side, for the last one of a kernel:
  * the kernel reads nothing afterwards, and the next kernel starts with fresh caches, so the
  * peers' writes announced by their release are what it sees. Saves a system fence. */
 SYMCOLL_DEV bool symcoll_dev_sync_slot_final(const symcoll_device_t &h, int slot, int collective) {
-    return symcoll_dev_sync_slot_impl(h, slot, collective, false);
+    return symcoll_dev_sync_slot_impl(h, slot, collective, true, false);
 }
 
 #endif
