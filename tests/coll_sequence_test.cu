@@ -1,7 +1,8 @@
 // Collectives back to back with no host sync or barrier between them: a random chain of mixed
 // collectives and algorithms on one stream, the same alternating between two streams ordered by
-// events, and a chain captured into a CUDA graph and replayed 1000 times. Plus the argument
-// checks that need a GPU.
+// events, and a chain captured into a CUDA graph and replayed 1000 times (SYMCOLL_TEST_REPLAYS
+// sets fewer, for runs under compute-sanitizer). Plus the argument checks that need a GPU.
+#include <cstdlib>
 #include "coll_testing.h"
 
 using namespace coll_testing;
@@ -11,7 +12,12 @@ namespace {
 constexpr int kBuffers = 9;
 constexpr int kSteps = 24;
 constexpr int kGraphSteps = 8;
-constexpr int kReplays = 1000;
+
+int replays() {
+    const char *env = std::getenv("SYMCOLL_TEST_REPLAYS");
+    int n = env ? std::atoi(env) : 0;
+    return n > 0 ? n : 1000;
+}
 
 // One step of a chain: a collective from the current buffer into the next (or in place).
 struct Step {
@@ -188,7 +194,7 @@ class Sequence : public ::testing::Test {
         EXPECT_EQ(enqueue_steps(steps, 0, s, s, nullptr), last);
         CUDA_OK(cudaStreamEndCapture(s, &g));
         CUDA_OK(cudaGraphInstantiate(&exec, g, 0));
-        for (int r = 0; r < kReplays; r++) {
+        for (int r = 0, n_replays = replays(); r < n_replays; r++) {
             CUDA_OK(cudaGraphLaunch(exec, s));
             simulate_mix(state, last);
             simulate_steps(steps, 0);
