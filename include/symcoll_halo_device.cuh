@@ -81,14 +81,8 @@ SYMCOLL_DEV void symcoll_dev_halo_publish(const symcoll_halo_device_t &hh,
 SYMCOLL_DEV bool symcoll_dev_halo_await_data(const symcoll_halo_device_t &hh,
                                              const symcoll_halo_msg_t &m, int dir, uint64_t k,
                                              bool acquire) {
-    if (m.self)
-        return true;
-    if (!symcoll_dev_wait_relaxed(hh.team, hh.data + dir, SYMCOLL_CMP_GE, k, SYMCOLL_COLL_HALO,
-                                  m.pe))
-        return false;
-    if (acquire)
-        symcoll_dev_fence_sys();
-    return true;
+    return m.self || symcoll_dev_wait_impl(hh.team, hh.data + dir, SYMCOLL_CMP_GE, k,
+                                           SYMCOLL_COLL_HALO, m.pe, acquire);
 }
 
 /* ---- moving a box of cells ---- */
