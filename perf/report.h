@@ -64,8 +64,9 @@ typedef struct {
 /* Column headings of the in-kernel table (units: what one figure is, e.g. "us per sync"). */
 void perf_dev_table_header(FILE *out, const char *units);
 void perf_dev_table_row(FILE *out, const perf_dev_row_t *row);
-/* A CSV row of mode kind and algorithm "symcoll" (with NCCL's figure in nccl_time_us), then
- * one of algorithm "nccl-lsa" when NCCL was measured. */
+/* A CSV row of mode kind, count iters and algorithm "symcoll" (with NCCL's figure in
+ * nccl_time_us), then one of algorithm "nccl-lsa" when NCCL was measured; time_us is the
+ * median. */
 void perf_dev_csv_rows(FILE *out, const perf_dev_row_t *row);
 
 #ifdef __cplusplus
