@@ -15,6 +15,7 @@ typedef struct {
     size_t err_len;
     const char *flag; /* the flag being applied, as the user spelled it */
     bool mode_given, npes_given, iters_given, factor_given, step_given;
+    unsigned long long given; /* bit i: flags[i] was given */
 } parser_t;
 
 static int fail(parser_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -163,7 +164,10 @@ static int set_redops(parser_t *p, const char *v) {
 }
 static int set_ops(parser_t *p, const char *v) {
     p->args->halo = strcmp(v, "halo") == 0;
-    if (p->args->halo)
+    p->args->dev_op = strcmp(v, "dev_barrier") == 0    ? PERF_DEV_BARRIER
+                      : strcmp(v, "dev_pingpong") == 0 ? PERF_DEV_PINGPONG
+                                                       : PERF_DEV_NONE;
+    if (p->args->halo || p->args->dev_op != PERF_DEV_NONE)
         return 0;
     return parse_name_list(p, v, p->args->ops, PERF_NUM_OPS, perf_op_from_name, "collective");
 }
@@ -255,35 +259,36 @@ typedef struct {
     const char *long_name;
     bool takes_value;
     int (*apply)(parser_t *p, const char *value);
+    bool dev_sync; /* applies to --op dev_barrier and dev_pingpong */
 } flag_t;
 
 static const flag_t flags[] = {
-    {'b', "minbytes", true, set_min_bytes},
-    {'e', "maxbytes", true, set_max_bytes},
-    {'i', "stepbytes", true, set_step_bytes},
-    {'f', "stepfactor", true, set_step_factor},
-    {'n', "iters", true, set_iters},
-    {'w', "warmup_iters", true, set_warmup},
-    {0, "timings", true, set_timings},
-    {'c', "check", true, set_check},
-    {'d', "datatype", true, set_types},
-    {'o', "redop", true, set_redops},
-    {'r', "root", true, set_root},
-    {'G', "cudagraph", true, set_graph_calls},
-    {'a', "average", true, set_average},
-    {0, "op", true, set_ops},
-    {0, "team", true, set_team},
-    {0, "mode", true, set_mode},
-    {0, "compare", true, set_compare},
-    {0, "csv", true, set_csv},
-    {0, "plot", true, set_plot},
-    {0, "baseline", true, set_baseline},
-    {0, "explain", false, set_explain},
-    {0, "topology-file", true, set_topology_file},
-    {0, "npes", true, set_npes},
-    {0, "topology", false, set_topology},
-    {0, "soak", true, set_soak},
-    {'h', "help", false, set_help},
+    {'b', "minbytes", true, set_min_bytes, false},
+    {'e', "maxbytes", true, set_max_bytes, false},
+    {'i', "stepbytes", true, set_step_bytes, false},
+    {'f', "stepfactor", true, set_step_factor, false},
+    {'n', "iters", true, set_iters, true},
+    {'w', "warmup_iters", true, set_warmup, true},
+    {0, "timings", true, set_timings, true},
+    {'c', "check", true, set_check, false},
+    {'d', "datatype", true, set_types, false},
+    {'o', "redop", true, set_redops, false},
+    {'r', "root", true, set_root, false},
+    {'G', "cudagraph", true, set_graph_calls, false},
+    {'a', "average", true, set_average, false},
+    {0, "op", true, set_ops, true},
+    {0, "team", true, set_team, false},
+    {0, "mode", true, set_mode, false},
+    {0, "compare", true, set_compare, true},
+    {0, "csv", true, set_csv, true},
+    {0, "plot", true, set_plot, false},
+    {0, "baseline", true, set_baseline, false},
+    {0, "explain", false, set_explain, false},
+    {0, "topology-file", true, set_topology_file, false},
+    {0, "npes", true, set_npes, false},
+    {0, "topology", false, set_topology, false},
+    {0, "soak", true, set_soak, false},
+    {'h', "help", false, set_help, true},
 };
 
 /* Finds the flag of argument arg; *inline_value is set for "--name=value" and "-bVALUE". */
@@ -318,10 +323,36 @@ static size_t count_valid_reductions(const perf_args_t *a) {
     return n;
 }
 
+_Static_assert(sizeof flags / sizeof flags[0] <= 64, "parser_t.given has a bit per flag");
+
+/* The in-kernel measurements run one kernel shape with no sizes, types or modes: refuse the
+ * flags that would not change them. */
+static int finish_dev_sync(parser_t *p) {
+    perf_args_t *a = p->args;
+    const char *op = a->dev_op == PERF_DEV_BARRIER ? "dev_barrier" : "dev_pingpong";
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        const flag_t *f = &flags[i];
+        if ((p->given >> i & 1) && !f->dev_sync) {
+            char short_form[4] = "";
+            if (f->short_name != 0)
+                snprintf(short_form, sizeof short_form, "-%c/", f->short_name);
+            return fail(p,
+                        "--op %s: %s--%s does not apply (it times syncs inside one kernel: "
+                        "only -n, -w, --timings, --compare nccl and --csv do)",
+                        op, short_form, f->long_name);
+        }
+    }
+    if (!p->iters_given)
+        a->iters = PERF_DEV_DEFAULT_ITERS;
+    return 0;
+}
+
 /* Settings that depend on several flags, and the checks between them. */
 static int finish(parser_t *p) {
     perf_args_t *a = p->args;
     p->flag = "arguments";
+    if (a->dev_op != PERF_DEV_NONE)
+        return finish_dev_sync(p);
     if (p->factor_given && p->step_given) {
         return fail(p, "-f/--stepfactor and -i/--stepbytes exclude each other: give one");
     }
@@ -402,6 +433,7 @@ int perf_args_parse(int argc, char *const argv[], perf_args_t *args, char *err, 
                         arg[0] == '-' ? "flag" : "argument");
         }
         p.flag = arg;
+        p.given |= 1ull << (f - flags);
         if (f->takes_value && value == NULL) {
             if (i + 1 == argc) {
                 return fail(&p, "%s: missing value", arg);
@@ -466,6 +498,24 @@ void perf_args_usage(FILE *out) {
           "                                        per PE (sizes: face bytes) for 2D rows, 2D\n"
           "                                        columns and 3D faces, beside NCCL send/recv\n"
           "                                        (--compare nccl) and cudaMemcpy2DAsync\n"
+          "                             dev_barrier alone: in-kernel barriers of one block of\n"
+          "                                        128 threads per GPU, -n syncs per kernel\n"
+          "                                        (default 20000): symcoll_dev_barrier\n"
+          "                                        (acq_rel) and symcoll_dev_barrier_relaxed\n"
+          "                                        beside NCCL's device-API LSA barrier\n"
+          "                                        (ncclLsaBarrierSession::sync, acq_rel and\n"
+          "                                        relaxed); us per sync\n"
+          "                             dev_pingpong alone, 2 PEs or more: PE 0 and PE 1 bounce\n"
+          "                                        an 8-byte put_signal + signal_wait_until by\n"
+          "                                        one thread, beside the same through an NCCL\n"
+          "                                        window (store, release flag, acquire wait),\n"
+          "                                        and a 64 KiB put_signal_block; -n round trips\n"
+          "                                        per kernel (default 20000); us per one-way\n"
+          "                                        trip\n"
+          "                                        Both: NCCL always measured beside; -w warm-up\n"
+          "                                        kernels, --timings kernels (median and min of\n"
+          "                                        the slowest PE); only -n, -w, --timings,\n"
+          "                                        --csv and --compare nccl apply\n"
           "  -d, --datatype LIST      int8 uint8 int32 uint32 int64 uint64 float16 bfloat16\n"
           "                           float32 float64 (also half float double int), or all\n"
           "                           (default float32)\n"

@@ -13,6 +13,16 @@ extern "C" {
 
 enum { PERF_MODE_STREAM = 1, PERF_MODE_GRAPH = 2 }; /* bits of perf_args_t.modes */
 
+/* The in-kernel synchronization measurements, each run alone instead of the sweep. */
+typedef enum {
+    PERF_DEV_NONE = 0,
+    PERF_DEV_BARRIER = 1, /* --op dev_barrier: barriers in a loop inside one kernel */
+    PERF_DEV_PINGPONG = 2 /* --op dev_pingpong: put_signal and signal wait between PE 0 and 1 */
+} perf_dev_op_t;
+
+/* -n/--iters of --op dev_barrier and dev_pingpong when not given: syncs per kernel. */
+#define PERF_DEV_DEFAULT_ITERS 20000
+
 /* How the PEs' times combine into the reported one (nccl-tests -a). */
 typedef enum {
     PERF_AVERAGE_PE0 = 0,
@@ -27,12 +37,13 @@ typedef struct {
     size_t min_bytes, max_bytes;
     size_t step_factor; /* > 1: each size is the last times this */
     size_t step_bytes;  /* step_factor <= 1: each size is the last plus this */
-    int iters;          /* calls per timing */
-    int warmup;         /* calls before the timings */
+    int iters;          /* calls per timing; with dev_op, syncs per kernel */
+    int warmup;         /* calls before the timings; with dev_op, kernels */
     int timings;        /* timings per case; the median is reported */
     bool check;
     bool ops[PERF_NUM_OPS];
-    bool halo; /* --op halo: the halo exchange sweep instead of the collectives */
+    bool halo;            /* --op halo: the halo exchange sweep instead of the collectives */
+    perf_dev_op_t dev_op; /* not PERF_DEV_NONE: that measurement instead of the collectives */
     bool types[SYMCOLL_NUM_DATATYPES];
     bool redops[SYMCOLL_NUM_OPS];
     int root;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "args.h"
+#include "dev_sync.h"
 #include "explain.h"
 #include "halo.h"
 #include "job_topology.h"
@@ -18,8 +19,9 @@ static void size_heap_for(const perf_args_t *args) {
         return;
     }
     char bytes[32];
-    /* --op halo: fields of DEPTH + 2 = 10 faces, with room for padding. */
-    size_t per_size = args->halo ? 12 : 3;
+    /* --op halo: fields of DEPTH + 2 = 10 faces, with room for padding; the in-kernel
+     * measurements need a few KiB. */
+    size_t per_size = args->dev_op != PERF_DEV_NONE ? 0 : args->halo ? 12 : 3;
     snprintf(bytes, sizeof bytes, "%zu", per_size * args->max_bytes + ((size_t)64 << 20));
     setenv("SYMCOLL_SYMMETRIC_SIZE", bytes, 0);
 }
@@ -50,10 +52,11 @@ int main(int argc, char **argv) {
                 symcoll_last_error());
         return 1;
     }
-    int rc = args.topology           ? perf_print_job_topology(stdout)
-             : args.soak_seconds > 0 ? perf_soak(&args)
-             : args.halo             ? perf_halo(&args)
-                                     : perf_sweep(&args);
+    int rc = args.topology                  ? perf_print_job_topology(stdout)
+             : args.soak_seconds > 0        ? perf_soak(&args)
+             : args.halo                    ? perf_halo(&args)
+             : args.dev_op != PERF_DEV_NONE ? perf_dev_sync(&args)
+                                            : perf_sweep(&args);
     if (rc < 0) {
         return 1; /* a PE failed mid-sweep: the others may never reach a collective finalize */
     }

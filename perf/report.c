@@ -126,3 +126,59 @@ void perf_first_call_row(FILE *out, const char *op, size_t bytes, const char *ty
             cold_us - warm_us);
     fflush(out);
 }
+
+void perf_dev_table_header(FILE *out, const char *units) {
+    fprintf(out,
+            "# times: %s of the slowest PE, median and min over the timed kernels; ratio: "
+            "symcoll over nccl-lsa (< 1: we are faster)\n",
+            units);
+    fprintf(out, "# %12s %16s %7s %9s %9s %7s %9s %9s %7s %6s\n", "op", "kind", "bytes", "symcoll",
+            "min", "#wrong", "nccl-lsa", "min", "#wrong", "ratio");
+    fprintf(out, "# %12s %16s %7s %9s %9s %7s %9s %9s %7s %6s\n", "", "", "(B)", "(us)", "(us)", "",
+            "(us)", "(us)", "", "");
+}
+
+static void dev_time_columns(FILE *out, const perf_dev_time_t *t) {
+    table_number(out, 9, 2, t->us >= 0, t->us);
+    table_number(out, 9, 2, t->us >= 0, t->min_us);
+    if (t->wrong >= 0) {
+        fprintf(out, " %7lld", t->wrong);
+    } else {
+        fprintf(out, " %7s", "N/A");
+    }
+}
+
+void perf_dev_table_row(FILE *out, const perf_dev_row_t *r) {
+    fprintf(out, "  %12s %16s %7zu", r->op, r->kind, r->bytes);
+    dev_time_columns(out, &r->symcoll);
+    dev_time_columns(out, &r->nccl);
+    bool ratio = r->symcoll.us >= 0 && r->nccl.us > 0;
+    table_number(out, 6, 2, ratio, ratio ? r->symcoll.us / r->nccl.us : 0);
+    fputc('\n', out);
+    fflush(out);
+}
+
+static void dev_csv_row(FILE *out, const perf_dev_row_t *r, const char *impl,
+                        const perf_dev_time_t *t, double nccl_us) {
+    perf_row_t row = {.op = r->op,
+                      .mode = r->kind,
+                      .bytes = r->bytes,
+                      .count = (size_t)r->iters,
+                      .type = "none",
+                      .redop = "none",
+                      .root = -1,
+                      .npes = r->npes,
+                      .algorithm = impl,
+                      .time_us = t->us,
+                      .wrong = t->wrong,
+                      .nccl_us = nccl_us,
+                      .nccl_sym_us = -1};
+    perf_csv_row(out, &row);
+}
+
+void perf_dev_csv_rows(FILE *out, const perf_dev_row_t *r) {
+    dev_csv_row(out, r, "symcoll", &r->symcoll, r->nccl.us);
+    if (r->nccl.us >= 0) {
+        dev_csv_row(out, r, "nccl-lsa", &r->nccl, -1);
+    }
+}

@@ -45,6 +45,30 @@ void perf_first_call_header(FILE *out);
 void perf_first_call_row(FILE *out, const char *op, size_t bytes, const char *type, double cold_us,
                          double warm_us);
 
+/* One implementation's figure in --op dev_barrier or dev_pingpong: us per sync or per one-way
+ * trip, of the slowest PE; the median and the fastest over the timed kernels. */
+typedef struct {
+    double us, min_us; /* us < 0: not measured */
+    long long wrong;   /* -1: not checked */
+} perf_dev_time_t;
+
+typedef struct {
+    const char *op;   /* "dev_barrier" or "dev_pingpong" */
+    const char *kind; /* the memory order, or the put */
+    size_t bytes;     /* payload per trip; 0 for barriers */
+    int iters;        /* syncs or round trips per kernel */
+    int npes;
+    perf_dev_time_t symcoll, nccl;
+} perf_dev_row_t;
+
+/* Column headings of the in-kernel table (units: what one figure is, e.g. "us per sync"). */
+void perf_dev_table_header(FILE *out, const char *units);
+void perf_dev_table_row(FILE *out, const perf_dev_row_t *row);
+/* A CSV row of mode kind, count iters and algorithm "symcoll" (with NCCL's figure in
+ * nccl_time_us), then one of algorithm "nccl-lsa" when NCCL was measured; time_us is the
+ * median. */
+void perf_dev_csv_rows(FILE *out, const perf_dev_row_t *row);
+
 #ifdef __cplusplus
 }
 #endif

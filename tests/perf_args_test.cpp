@@ -164,6 +164,69 @@ TEST(PerfArgs, HaloRunsAlone) {
     EXPECT_NE(p.err.find("halo"), std::string::npos) << p.err;
 }
 
+TEST(PerfArgs, DevOpsRunAloneWithTheirOwnIterationCount) {
+    Parsed p = parse({"--op", "dev_barrier"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(p.args.dev_op, PERF_DEV_BARRIER);
+    EXPECT_FALSE(p.args.halo);
+    EXPECT_EQ(p.args.iters, PERF_DEV_DEFAULT_ITERS);
+    p = parse({"--op", "dev_pingpong", "-n", "500", "-w", "1", "--timings", "3", "--compare",
+               "nccl", "--csv", "x.csv"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(p.args.dev_op, PERF_DEV_PINGPONG);
+    EXPECT_EQ(p.args.iters, 500);
+    EXPECT_EQ(p.args.warmup, 1);
+    EXPECT_EQ(p.args.timings, 3);
+    p = parse({"--op", "dev_barrier", "--op", "reduce"}); // the last --op wins
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(p.args.dev_op, PERF_DEV_NONE);
+    EXPECT_EQ(p.args.iters, 20);
+    p = parse({"--op", "dev_barrier,reduce"});
+    EXPECT_NE(p.rc, 0);
+    EXPECT_NE(p.err.find("dev_barrier"), std::string::npos) << p.err;
+}
+
+TEST(PerfArgs, DevOpsRefuseFlagsThatWouldNotChangeThem) {
+    const std::initializer_list<const char *> refused[] = {
+        {"-b", "64"},
+        {"-e", "1m"},
+        {"-f", "2"},
+        {"-i", "8"},
+        {"-c", "0"},
+        {"-d", "float64"},
+        {"-o", "max"},
+        {"-r", "1"},
+        {"-G", "10"},
+        {"-a", "0"},
+        {"--team", "node"},
+        {"--mode", "graph"},
+        {"--plot", "x.png"},
+        {"--baseline", "x.csv"},
+        {"--explain"},
+        {"--npes", "4"},
+        {"--topology"},
+        {"--soak", "5"},
+        {"--topology-file", "t"},
+    };
+    for (const char *op : {"dev_barrier", "dev_pingpong"}) {
+        for (const auto &flags : refused) {
+            std::vector<const char *> all{"--op", op};
+            all.insert(all.end(), flags.begin(), flags.end());
+            std::vector<char *> argv{const_cast<char *>("symcoll-perf")};
+            for (const char *f : all)
+                argv.push_back(const_cast<char *>(f));
+            perf_args_t args;
+            perf_args_default(&args);
+            char err[512] = "";
+            EXPECT_EQ(perf_args_parse((int)argv.size(), argv.data(), &args, err, sizeof err), -1)
+                << op << " " << *flags.begin();
+            std::string text = err;
+            EXPECT_NE(text.find(op), std::string::npos) << text;
+            EXPECT_NE(text.find(*flags.begin()), std::string::npos) << text;
+        }
+    }
+}
+
 TEST(PerfArgs, TeamRootCompareOutputs) {
     Parsed p = parse({"--team", "node", "-r", "1", "--compare", "nccl", "--csv", "out.csv",
                       "--plot", "out.png", "--baseline", "saved.csv"});

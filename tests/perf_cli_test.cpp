@@ -41,7 +41,7 @@ TEST(PerfCli, Help) {
     for (const char *flag :
          {"Usage", "--minbytes", "--stepfactor", "--cudagraph", "--compare", "--csv", "--plot",
           "--baseline", "--explain", "--topology-file", "--team", "ncclAllReduce", "ncclAllGather",
-          "SYMCOLL_ALGO_REDUCE=ll|"}) {
+          "SYMCOLL_ALGO_REDUCE=ll|", "dev_barrier", "dev_pingpong", "ncclLsaBarrierSession"}) {
         EXPECT_NE(r.output.find(flag), std::string::npos) << flag;
     }
 }
@@ -55,6 +55,8 @@ TEST(PerfCli, BadFlagsExitWithStatus2AndSayWhy) {
         {"-f 2 -i 8", "exclude"},
         {"-n", "missing value"},
         {"--baseline saved.csv --explain", "does not apply to --explain"},
+        {"--op dev_barrier -G 10", "-G/--cudagraph does not apply"},
+        {"--op dev_pingpong --mode graph", "--mode does not apply"},
     };
     for (const auto &c : cases) {
         Result r = run(c.first);

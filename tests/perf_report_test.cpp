@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string>
 
 #include "ops.h"
@@ -112,16 +113,21 @@ TEST(PerfStats, CombineAcrossPEsLikeNcclTestsDashA) {
     EXPECT_LT(perf_combine_times(missing, 2, PERF_AVERAGE_MEAN), 0);
 }
 
-std::string capture(void (*write)(FILE *, const perf_row_t *, bool), const perf_row_t &row,
-                    bool compare) {
+// What write puts in a FILE.
+std::string captured(const std::function<void(FILE *)> &write) {
     char *buf = nullptr;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    write(f, &row, compare);
+    write(f);
     fclose(f);
     std::string out(buf, len);
     free(buf);
     return out;
+}
+
+std::string capture(void (*write)(FILE *, const perf_row_t *, bool), const perf_row_t &row,
+                    bool compare) {
+    return captured([&](FILE *f) { write(f, &row, compare); });
 }
 
 void csv_row(FILE *f, const perf_row_t *row, bool) {
@@ -152,15 +158,9 @@ perf_row_t reduce_row() {
 }
 
 TEST(PerfReport, CsvColumns) {
-    char *buf = nullptr;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    perf_csv_header(f);
-    fclose(f);
-    EXPECT_EQ(std::string(buf, len),
+    EXPECT_EQ(captured(perf_csv_header),
               "op,bytes,count,type,redop,root,mode,npes,algorithm,time_us,algbw_gbps,busbw_gbps,"
               "wrong,nccl_time_us,nccl_sym_time_us\n");
-    free(buf);
 }
 
 TEST(PerfReport, CsvRowWithNccl) {
@@ -220,6 +220,52 @@ TEST(PerfReport, TableRow) {
     EXPECT_NE(line.find("N/A"), std::string::npos) << line;
     EXPECT_EQ(line.find("27.07"), std::string::npos) << line;
     EXPECT_EQ(line.find("113.36"), std::string::npos) << line;
+}
+
+perf_dev_row_t barrier_row() {
+    perf_dev_row_t r{};
+    r.op = "dev_barrier";
+    r.kind = "acq_rel";
+    r.bytes = 0;
+    r.iters = 20000;
+    r.npes = 2;
+    r.symcoll = {2.39, 2.31, -1};
+    r.nccl = {1.42, 1.40, -1};
+    return r;
+}
+
+std::string dev_capture(void (*write)(FILE *, const perf_dev_row_t *), const perf_dev_row_t &r) {
+    return captured([&](FILE *f) { write(f, &r); });
+}
+
+TEST(PerfReport, DevCsvRowsOfSymcollThenNccl) {
+    EXPECT_EQ(dev_capture(perf_dev_csv_rows, barrier_row()),
+              "dev_barrier,0,20000,none,none,-1,acq_rel,2,symcoll,2.390,,,,1.420,\n"
+              "dev_barrier,0,20000,none,none,-1,acq_rel,2,nccl-lsa,1.420,,,,,\n");
+}
+
+TEST(PerfReport, DevCsvWithoutNcclHasOneRow) {
+    perf_dev_row_t r = barrier_row();
+    r.op = "dev_pingpong";
+    r.kind = "put_signal_block";
+    r.bytes = 65536;
+    r.symcoll.wrong = 0;
+    r.nccl = {-1, -1, -1};
+    EXPECT_EQ(dev_capture(perf_dev_csv_rows, r),
+              "dev_pingpong,65536,20000,none,none,-1,put_signal_block,2,symcoll,2.390,,,0,,\n");
+}
+
+TEST(PerfReport, DevTableRowHasBothMediansMinsAndTheRatio) {
+    std::string line = dev_capture(perf_dev_table_row, barrier_row());
+    for (const char *part : {"dev_barrier", "acq_rel", "2.39", "2.31", "1.42", "1.40", "1.68"})
+        EXPECT_NE(line.find(part), std::string::npos) << part << ": " << line;
+    perf_dev_row_t r = barrier_row();
+    r.symcoll.wrong = 3;
+    r.nccl = {-1, -1, -1};
+    line = dev_capture(perf_dev_table_row, r);
+    EXPECT_NE(line.find(" 3 "), std::string::npos) << line;
+    EXPECT_EQ(line.find("1.42"), std::string::npos) << line;
+    EXPECT_EQ(line.find("1.68"), std::string::npos) << line;
 }
 
 } // namespace
