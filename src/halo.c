@@ -4,6 +4,7 @@
 #include <string.h>
 #include "bootstrap/bootstrap.h"
 #include "halo_geometry.h"
+#include "env.h"
 #include "halo_plan.h"
 #include "internal.h"
 
@@ -144,7 +145,9 @@ static size_t size_ll_slots(struct symcoll_halo_plan *p, const symcoll_halo_desc
             narrow |= m.row_bytes <= SYMCOLL_HALO_LL_NARROW_ROW;
         }
         widest = (widest + 7) / 8 * 8;
-        payload[dir] = SYMCOLL_HALO_LL_BYTES;
+        payload[dir] = (size_t)symcoll_env()->halo_ll_bytes / 8 * 8;
+        if (payload[dir] > SYMCOLL_HALO_LL_MAX_BYTES)
+            payload[dir] = SYMCOLL_HALO_LL_MAX_BYTES;
         if (narrow && widest > payload[dir])
             payload[dir] = widest < SYMCOLL_HALO_LL_MAX_BYTES ? widest : SYMCOLL_HALO_LL_MAX_BYTES;
     }
