@@ -2,6 +2,7 @@
 #include <stdatomic.h>
 #include "collective_common.h"
 #include "env.h"
+#include "tuning_override.h"
 
 symcoll_status_t symcoll_coll_begin(symcoll_coll_call_t *call, const char *fn,
                                     symcoll_collective_t collective, symcoll_team_t team,
@@ -69,7 +70,6 @@ symcoll_status_t symcoll_coll_prepare(const symcoll_coll_call_t *call, size_t tu
     symcoll_status_t st = gpu_sm_count(call->fn, &sm_count);
     if (st != SYMCOLL_SUCCESS)
         return st;
-    const char *forced = symcoll_tuning_forced(call->collective);
     symcoll_tuning_query_t query = {
         .collective = call->collective,
         .bytes = tuning_bytes,
@@ -77,9 +77,10 @@ symcoll_status_t symcoll_coll_prepare(const symcoll_coll_call_t *call, size_t tu
         .team_size = t->size,
         .topo = t->topo_class,
         .sm_count = sm_count,
-        .forced = forced ? forced : symcoll_env_algo(call->collective),
         .file = symcoll_g.tuning_file.n_rows ? &symcoll_g.tuning_file : NULL,
     };
+    if (!symcoll_tuning_override_apply(&query))
+        query.forced = symcoll_env_algo(call->collective);
     st = symcoll_tuning_choose(&query, choice);
     if (st != SYMCOLL_SUCCESS)
         return symcoll_set_error(st, "%s: %s", call->fn, choice->why);

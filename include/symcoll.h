@@ -285,6 +285,22 @@ typedef enum {
 /* Constant name of a collective ("reduce"), "none" for an unknown value. */
 SYMCOLL_API const char *symcoll_collective_name(symcoll_collective_t collective);
 
+/* Expert tuning: makes every later call of collective (broadcast, reduce, fcollect or
+ * alltoall) in this process use algorithm, ahead of SYMCOLL_ALGO_<COLLECTIVE>, the tuning
+ * file and the built-in table. The names are those SYMCOLL_ALGO_<COLLECTIVE> takes ("ll",
+ * "one_shot", "two_shot", "push", "pull", "ce"; symcoll-perf --help lists them). blocks and
+ * threads act as a tuning-table row's: the most blocks the grid may use (fewer for a small
+ * message, never more than the GPU's multiprocessors) and the block size (the LL algorithms
+ * use fewer threads for a small message); 0 keeps the grid the table gives the algorithm.
+ * blocks is at most 128 (16 for "ll", 1 for "ce"), threads a multiple of 32 up to 512 (32 for
+ * "ce"). algorithm NULL or "" clears the override (blocks and threads must then be 0).
+ * A call captured into a CUDA graph keeps the choice made at capture. Needs no init; every
+ * PE of a team must set the same override. Not thread-safe: set it while no other thread
+ * enqueues collectives. Errors: INVALID_ARGUMENT (names the argument and its value). */
+SYMCOLL_API symcoll_status_t symcoll_tuning_override(symcoll_collective_t collective,
+                                                     const char *algorithm, int blocks,
+                                                     int threads);
+
 /* Written by the first device wait of a team that times out (host-mapped memory). */
 typedef struct {
     volatile int32_t expired; /* 0, or 1 once a wait has timed out */

@@ -17,7 +17,7 @@ enum { SYMCOLL_REDUCE_LL = 0, SYMCOLL_REDUCE_ONE_SHOT = 1, SYMCOLL_REDUCE_TWO_SH
 enum { SYMCOLL_FCOLLECT_LL = 0, SYMCOLL_FCOLLECT_PUSH = 1, SYMCOLL_FCOLLECT_PULL = 2 };
 enum { SYMCOLL_ALLTOALL_LL = 0, SYMCOLL_ALLTOALL_PUSH = 1, SYMCOLL_ALLTOALL_PULL = 2 };
 
-/* Their names, in the same order: what SYMCOLL_ALGO_<COLLECTIVE> and symcoll_tuning_force
+/* Their names, in the same order: what SYMCOLL_ALGO_<COLLECTIVE> and symcoll_tuning_override
  * accept (tuning/ chooses by them, src/env.c checks the variables against them). */
 #define SYMCOLL_BARRIER_ALGORITHM_NAMES                                                            \
     { "flags", NULL }

@@ -253,42 +253,54 @@ static int set_explain(parser_t *p, const char *v) {
     p->args->explain = true;
     return 0;
 }
+static int set_tune(parser_t *p, const char *v) {
+    if (v != NULL && v[0] == '\0') {
+        return fail(p, "%s: empty file name (leave it out to print the table on stdout)", p->flag);
+    }
+    p->args->tune = true;
+    p->args->tune_path = v;
+    return 0;
+}
+
+typedef enum { NO_VALUE, VALUE, OPTIONAL_VALUE } value_kind_t;
 
 typedef struct {
     char short_name; /* 0: long form only */
     const char *long_name;
-    bool takes_value;
+    value_kind_t value; /* OPTIONAL_VALUE: "--name=value", or the next argument unless it is a
+                           flag; long form only */
     int (*apply)(parser_t *p, const char *value);
     bool dev_sync; /* applies to --op dev_barrier and dev_pingpong */
 } flag_t;
 
 static const flag_t flags[] = {
-    {'b', "minbytes", true, set_min_bytes, false},
-    {'e', "maxbytes", true, set_max_bytes, false},
-    {'i', "stepbytes", true, set_step_bytes, false},
-    {'f', "stepfactor", true, set_step_factor, false},
-    {'n', "iters", true, set_iters, true},
-    {'w', "warmup_iters", true, set_warmup, true},
-    {0, "timings", true, set_timings, true},
-    {'c', "check", true, set_check, false},
-    {'d', "datatype", true, set_types, false},
-    {'o', "redop", true, set_redops, false},
-    {'r', "root", true, set_root, false},
-    {'G', "cudagraph", true, set_graph_calls, false},
-    {'a', "average", true, set_average, false},
-    {0, "op", true, set_ops, true},
-    {0, "team", true, set_team, false},
-    {0, "mode", true, set_mode, false},
-    {0, "compare", true, set_compare, true},
-    {0, "csv", true, set_csv, true},
-    {0, "plot", true, set_plot, false},
-    {0, "baseline", true, set_baseline, false},
-    {0, "explain", false, set_explain, false},
-    {0, "topology-file", true, set_topology_file, false},
-    {0, "npes", true, set_npes, false},
-    {0, "topology", false, set_topology, false},
-    {0, "soak", true, set_soak, false},
-    {'h', "help", false, set_help, true},
+    {'b', "minbytes", VALUE, set_min_bytes, false},
+    {'e', "maxbytes", VALUE, set_max_bytes, false},
+    {'i', "stepbytes", VALUE, set_step_bytes, false},
+    {'f', "stepfactor", VALUE, set_step_factor, false},
+    {'n', "iters", VALUE, set_iters, true},
+    {'w', "warmup_iters", VALUE, set_warmup, true},
+    {0, "timings", VALUE, set_timings, true},
+    {'c', "check", VALUE, set_check, false},
+    {'d', "datatype", VALUE, set_types, false},
+    {'o', "redop", VALUE, set_redops, false},
+    {'r', "root", VALUE, set_root, false},
+    {'G', "cudagraph", VALUE, set_graph_calls, false},
+    {'a', "average", VALUE, set_average, false},
+    {0, "op", VALUE, set_ops, true},
+    {0, "team", VALUE, set_team, false},
+    {0, "mode", VALUE, set_mode, false},
+    {0, "compare", VALUE, set_compare, true},
+    {0, "csv", VALUE, set_csv, true},
+    {0, "plot", VALUE, set_plot, false},
+    {0, "baseline", VALUE, set_baseline, false},
+    {0, "explain", NO_VALUE, set_explain, false},
+    {0, "tune", OPTIONAL_VALUE, set_tune, false},
+    {0, "topology-file", VALUE, set_topology_file, false},
+    {0, "npes", VALUE, set_npes, false},
+    {0, "topology", NO_VALUE, set_topology, false},
+    {0, "soak", VALUE, set_soak, false},
+    {'h', "help", NO_VALUE, set_help, true},
 };
 
 /* Finds the flag of argument arg; *inline_value is set for "--name=value" and "-bVALUE". */
@@ -299,12 +311,12 @@ static const flag_t *find_flag(const char *arg, const char **inline_value) {
         if (arg[1] == '-') {
             size_t len = strlen(f->long_name);
             if (strncmp(arg + 2, f->long_name, len) == 0 &&
-                (arg[2 + len] == '\0' || (arg[2 + len] == '=' && f->takes_value))) {
+                (arg[2 + len] == '\0' || (arg[2 + len] == '=' && f->value != NO_VALUE))) {
                 *inline_value = arg[2 + len] == '=' ? arg + 3 + len : NULL;
                 return f;
             }
         } else if (f->short_name != 0 && arg[1] == f->short_name &&
-                   (arg[2] == '\0' || f->takes_value)) {
+                   (arg[2] == '\0' || f->value == VALUE)) {
             *inline_value = arg[2] != '\0' ? arg + 2 : NULL;
             return f;
         }
@@ -387,6 +399,25 @@ static int finish(parser_t *p) {
         return fail(p, "--baseline compares a collectives sweep: it does not apply to --explain, "
                        "--topology, --op halo or --soak");
     }
+    if (a->tune &&
+        (a->explain || a->topology || a->halo || a->soak_seconds > 0 || a->baseline_path != NULL ||
+         a->compare_nccl || a->csv_path != NULL || a->plot_path != NULL)) {
+        return fail(p, "--tune times every algorithm and writes a tuning file: it does not "
+                       "apply with --explain, --topology, --op halo, --soak, --baseline, "
+                       "--compare, --csv or --plot");
+    }
+    if (a->tune && p->mode_given && a->modes != PERF_MODE_GRAPH) {
+        return fail(p, "--tune times graph mode only: leave --mode out or give --mode graph");
+    }
+    if (a->tune && !a->ops[PERF_OP_BROADCAST] && !a->ops[PERF_OP_REDUCE] &&
+        !a->ops[PERF_OP_FCOLLECT] && !a->ops[PERF_OP_ALLTOALL]) {
+        return fail(p, "--tune: --op selects no collective with algorithms to choose from "
+                       "(broadcast, reduce, fcollect, alltoall)");
+    }
+    if (a->tune) {
+        a->modes = PERF_MODE_GRAPH;
+        a->graph_calls = a->graph_calls > 0 ? a->graph_calls : a->iters;
+    }
     if (a->explain && a->topology) {
         return fail(p, "--explain and --topology exclude each other: give one");
     }
@@ -434,10 +465,13 @@ int perf_args_parse(int argc, char *const argv[], perf_args_t *args, char *err, 
         }
         p.flag = arg;
         p.given |= 1ull << (f - flags);
-        if (f->takes_value && value == NULL) {
+        if (f->value == VALUE && value == NULL) {
             if (i + 1 == argc) {
                 return fail(&p, "%s: missing value", arg);
             }
+            value = argv[++i];
+        } else if (f->value == OPTIONAL_VALUE && value == NULL && i + 1 < argc &&
+                   argv[i + 1][0] != '-') {
             value = argv[++i];
         }
         if (f->apply(&p, value) != 0) {
@@ -448,6 +482,35 @@ int perf_args_parse(int argc, char *const argv[], perf_args_t *args, char *err, 
         }
     }
     return finish(&p);
+}
+
+bool perf_args_first_call(const perf_args_t *a, perf_op_t op, perf_call_t *call) {
+    *call = (perf_call_t){.op = op, .root = a->root};
+    if (op == PERF_OP_BARRIER) {
+        return true;
+    }
+    for (int t = 0; t < SYMCOLL_NUM_DATATYPES; t++) {
+        for (int r = 0; r < SYMCOLL_NUM_OPS && a->types[t]; r++) {
+            call->type = (symcoll_datatype_t)t;
+            call->redop = (symcoll_op_t)r;
+            if (op == PERF_OP_REDUCE ? a->redops[r] && perf_redop_valid(call->type, call->redop)
+                                     : r == 0) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+bool perf_args_root_fits(const perf_args_t *a, int npes, bool reporter) {
+    if (a->ops[PERF_OP_BROADCAST] && a->root >= npes) {
+        if (reporter) {
+            fprintf(stderr, "symcoll-perf: -r/--root %d out of range for a team of %d PEs\n",
+                    a->root, npes);
+        }
+        return false;
+    }
+    return true;
 }
 
 size_t perf_size_list(const perf_args_t *a, size_t *sizes, size_t max) {
@@ -466,6 +529,7 @@ size_t perf_size_list(const perf_args_t *a, size_t *sizes, size_t max) {
 
 void perf_args_usage(FILE *out) {
     fputs("Usage: symcoll-run -n <PEs> symcoll-perf [flags]\n"
+          "       symcoll-run -n <PEs> symcoll-perf --tune [FILE] [flags]\n"
           "       symcoll-perf --explain [--topology-file FILE | --npes PEs] [flags]\n"
           "\n"
           "Times symcoll's collectives over a range of sizes, like nccl-tests. Without flags\n"
@@ -545,6 +609,20 @@ void perf_args_usage(FILE *out) {
           "                           every result checked; fails on a wrong element, a leak\n"
           "                           of device memory or file descriptors, or a slowdown of\n"
           "                           a fixed probe (8-byte reduces) by more than 25%\n"
+          "\n"
+          "Tuning:\n"
+          "      --tune [FILE]        instead of the sweep: time every algorithm of broadcast,\n"
+          "                           reduce, fcollect and alltoall (those --op selects) with\n"
+          "                           blocks 1, 2, 4, ... up to the SM count (at most 128, 16\n"
+          "                           for ll) and 128, 256 or 512 threads, at every size, in\n"
+          "                           graph mode, on the first -d type and -o op, unchecked;\n"
+          "                           grids with under 1/8 of the blocks the size can use are\n"
+          "                           skipped. Per size the fastest grid (slowest PE's time;\n"
+          "                           within 2 % counts as fastest) wins, consecutive sizes\n"
+          "                           with one winner merge into a row, and the rows go to\n"
+          "                           FILE (default stdout) as a tuning file for\n"
+          "                           SYMCOLL_TUNING_FILE, after a table of each choice beside\n"
+          "                           the built-in one (lines starting with #)\n"
           "\n"
           "Comparison and output:\n"
           "      --compare nccl       time the same collective through NCCL in the same run,\n"

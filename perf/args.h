@@ -61,6 +61,8 @@ typedef struct {
     const char *topology_file; /* --explain: the topology to explain for */
     int npes;                  /* --explain without a topology file: team size */
     int soak_seconds;          /* > 0: run the soak instead of the sweep */
+    bool tune;                 /* time every algorithm and grid, write a tuning file */
+    const char *tune_path;     /* --tune's file; NULL: stdout */
 } perf_args_t;
 
 /* The defaults: every collective, 8 B to 128 MiB by factor 8, float32, sum, checked, stream
@@ -76,6 +78,14 @@ int perf_parse_bytes(const char *text, size_t *out);
 
 /* The requested sizes, smallest first; returns how many (at most max). */
 size_t perf_size_list(const perf_args_t *args, size_t *sizes, size_t max);
+
+/* The call of op with the first selected type and, for reduce, the first selected reduction
+ * op that applies to it; count 0. False when no selected type has one. */
+bool perf_args_first_call(const perf_args_t *args, perf_op_t op, perf_call_t *call);
+
+/* Whether the broadcast root fits a team of npes PEs (or broadcast is not selected); when not,
+ * the reporter says so on stderr. */
+bool perf_args_root_fits(const perf_args_t *args, int npes, bool reporter);
 
 void perf_args_usage(FILE *out);
 

@@ -9,6 +9,7 @@
 #include "job_topology.h"
 #include "soak.h"
 #include "sweep.h"
+#include "tune.h"
 
 #define EXIT_BAD_FLAGS 2
 #define EXIT_SKIPPED 77
@@ -56,6 +57,7 @@ int main(int argc, char **argv) {
              : args.soak_seconds > 0        ? perf_soak(&args)
              : args.halo                    ? perf_halo(&args)
              : args.dev_op != PERF_DEV_NONE ? perf_dev_sync(&args)
+             : args.tune                    ? perf_tune(&args)
                                             : perf_sweep(&args);
     if (rc < 0) {
         return 1; /* a PE failed mid-sweep: the others may never reach a collective finalize */

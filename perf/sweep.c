@@ -265,23 +265,13 @@ static int run_mode(sweep_t *sw, const char *mode, int graph_calls, const size_t
 /* The call of op that the first-call table times: the sweep's first type and reduction op, at
  * bytes. False when bytes hold no element. */
 static bool first_call_of(const sweep_t *sw, perf_op_t op, size_t bytes, perf_call_t *call) {
-    const perf_args_t *a = sw->args;
-    *call = (perf_call_t){.op = op, .root = a->root};
-    if (op == PERF_OP_BARRIER) {
-        return true;
+    if (!perf_args_first_call(sw->args, op, call)) {
+        return false;
     }
-    for (int t = 0; t < SYMCOLL_NUM_DATATYPES; t++) {
-        for (int r = 0; r < SYMCOLL_NUM_OPS && a->types[t]; r++) {
-            call->type = (symcoll_datatype_t)t;
-            call->redop = (symcoll_op_t)r;
-            if (op == PERF_OP_REDUCE ? a->redops[r] && perf_redop_valid(call->type, call->redop)
-                                     : r == 0) {
-                call->count = perf_op_count(op, bytes, symcoll_datatype_size(call->type), sw->npes);
-                return call->count > 0;
-            }
-        }
+    if (op != PERF_OP_BARRIER) {
+        call->count = perf_op_count(op, bytes, symcoll_datatype_size(call->type), sw->npes);
     }
-    return false;
+    return op == PERF_OP_BARRIER || call->count > 0;
 }
 
 /* Lines the PEs up without a kernel: a collective allocation goes through the bootstrap. */
@@ -497,11 +487,7 @@ int perf_sweep(const perf_args_t *a) {
                   .npes = symcoll_team_n_pes(a->team),
                   .me = symcoll_team_my_pe(a->team),
                   .reporter = symcoll_my_pe() == 0};
-    if (a->ops[PERF_OP_BROADCAST] && a->root >= sw.npes) {
-        if (sw.reporter) {
-            fprintf(stderr, "symcoll-perf: -r/--root %d out of range for a team of %d PEs\n",
-                    a->root, sw.npes);
-        }
+    if (!perf_args_root_fits(a, sw.npes, sw.reporter)) {
         return 2;
     }
     size_t sizes[PERF_MAX_SIZES];

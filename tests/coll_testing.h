@@ -203,8 +203,9 @@ struct Case {
 
 // Enqueues the case's collective on stream, with its algorithm forced (or automatic).
 inline symcoll_status_t enqueue(const Case &c, void *dst, const void *src, cudaStream_t stream) {
-    symcoll_tuning_force(c.coll, c.algo);
-    symcoll_status_t st;
+    symcoll_status_t st = symcoll_tuning_override(c.coll, c.algo, 0, 0);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
     switch (c.coll) {
     case SYMCOLL_COLL_BROADCAST:
         st = symcoll_broadcast_on_stream(c.team, dst, src, c.count, c.type, c.root, stream);
@@ -219,7 +220,7 @@ inline symcoll_status_t enqueue(const Case &c, void *dst, const void *src, cudaS
         st = symcoll_alltoall_on_stream(c.team, dst, src, c.count, c.type, stream);
         break;
     }
-    symcoll_tuning_force(c.coll, nullptr);
+    symcoll_tuning_override(c.coll, nullptr, 0, 0);
     return st;
 }
 

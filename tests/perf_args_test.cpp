@@ -1,7 +1,6 @@
 // symcoll-perf's command line: defaults, nccl-tests flags, lists, sizes and every bad flag.
 #include <gtest/gtest.h>
 
-#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -15,7 +14,7 @@ struct Parsed {
     std::string err;
 };
 
-Parsed parse(std::initializer_list<const char *> flags) {
+Parsed parse(const std::vector<const char *> &flags) {
     std::vector<char *> argv{const_cast<char *>("symcoll-perf")};
     for (const char *f : flags) {
         argv.push_back(const_cast<char *>(f));
@@ -238,6 +237,60 @@ TEST(PerfArgs, TeamRootCompareOutputs) {
     EXPECT_STREQ(p.args.plot_path, "out.png");
     EXPECT_STREQ(p.args.baseline_path, "saved.csv");
     EXPECT_EQ(parse({}).args.baseline_path, nullptr);
+}
+
+// --tune [FILE]: the file is optional (stdout), the mode is graph, and the flags that make
+// another run are refused.
+TEST(PerfArgs, TuneTakesAnOptionalFileAndRunsInGraphMode) {
+    Parsed p = parse({"--tune"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_TRUE(p.args.tune);
+    EXPECT_EQ(p.args.tune_path, nullptr);
+    EXPECT_EQ(p.args.modes, (unsigned)PERF_MODE_GRAPH);
+    EXPECT_EQ(p.args.graph_calls, p.args.iters);
+    EXPECT_FALSE(parse({}).args.tune);
+
+    p = parse({"--tune", "/tmp/t.tuning", "-e", "1m", "-n", "10"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_STREQ(p.args.tune_path, "/tmp/t.tuning");
+    EXPECT_EQ(p.args.max_bytes, size_t{1} << 20);
+    EXPECT_EQ(p.args.graph_calls, 10);
+
+    p = parse({"--tune=t.tuning", "-G", "5", "--mode", "graph"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_STREQ(p.args.tune_path, "t.tuning");
+    EXPECT_EQ(p.args.graph_calls, 5);
+
+    p = parse({"--tune", "--op", "reduce,fcollect"}); // a flag after it is no file name
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(p.args.tune_path, nullptr);
+    EXPECT_TRUE(p.args.ops[PERF_OP_REDUCE]);
+    EXPECT_FALSE(p.args.ops[PERF_OP_BROADCAST]);
+
+    p = parse({"--op", "barrier,reduce", "--tune"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+
+    struct Bad {
+        std::vector<const char *> flags;
+        const char *needle;
+    };
+    for (const Bad &b : std::vector<Bad>{
+             {{"--tune", "--mode", "stream"}, "graph mode only"},
+             {{"--tune", "--mode", "both"}, "graph mode only"},
+             {{"--tune", "--op", "barrier"}, "no collective with algorithms"},
+             {{"--tune", "--explain"}, "--explain"},
+             {{"--tune", "--compare", "nccl"}, "--compare"},
+             {{"--tune", "--csv", "x.csv"}, "--csv"},
+             {{"--tune", "--baseline", "x.csv"}, "--baseline"},
+             {{"--tune", "--soak", "5"}, "--soak"},
+             {{"--tune", "--op", "halo"}, "--op halo"},
+             {{"--tune="}, "empty file name"},
+             {{"-tune"}, "unknown flag"},
+         }) {
+        Parsed bad = parse(b.flags);
+        EXPECT_NE(bad.rc, 0) << b.flags[0];
+        EXPECT_NE(bad.err.find(b.needle), std::string::npos) << bad.err;
+    }
 }
 
 // -n is nccl-tests' iteration count, never the PE count: --explain takes the team size from

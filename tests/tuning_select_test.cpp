@@ -1,5 +1,5 @@
 // tuning/: table lookups on synthetic topologies of 2, 4 and 8 PEs, the cost model where no
-// row fits, grid sizes, forcing (by query and by symcoll_tuning_force), unknown names.
+// row fits, grid sizes, forcing an algorithm and a grid, unknown names.
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -281,19 +281,65 @@ TEST(Tuning, ChooseDecidesLikeSelectWithoutWhy) {
     EXPECT_EQ(symcoll_tuning_choose(&bad, &out), SYMCOLL_ERROR_INVALID_ARGUMENT);
 }
 
-TEST(Tuning, ProcessWideOverride) {
-    EXPECT_EQ(symcoll_tuning_forced(SYMCOLL_COLL_REDUCE), nullptr);
-    symcoll_tuning_force(SYMCOLL_COLL_REDUCE, "two_shot");
-    ASSERT_NE(symcoll_tuning_forced(SYMCOLL_COLL_REDUCE), nullptr);
-    EXPECT_STREQ(symcoll_tuning_forced(SYMCOLL_COLL_REDUCE), "two_shot");
-    EXPECT_EQ(symcoll_tuning_forced(SYMCOLL_COLL_BROADCAST), nullptr);
-    symcoll_tuning_force(SYMCOLL_COLL_REDUCE, "");
-    EXPECT_EQ(symcoll_tuning_forced(SYMCOLL_COLL_REDUCE), nullptr);
-    symcoll_tuning_force(SYMCOLL_COLL_ALLTOALL, "pull");
-    symcoll_tuning_force(SYMCOLL_COLL_ALLTOALL, nullptr);
-    EXPECT_EQ(symcoll_tuning_forced(SYMCOLL_COLL_ALLTOALL), nullptr);
-    symcoll_tuning_force((symcoll_collective_t)99, "ll"); // ignored
-    EXPECT_EQ(symcoll_tuning_forced((symcoll_collective_t)99), nullptr);
+TEST(Tuning, ForcedGridActsAsTheRowsGrid) {
+    topo_class_t nv = uniform_class(2, "NV18");
+    symcoll_tuning_query_t q = {SYMCOLL_COLL_REDUCE, 16 * MiB, 4, 2, nv, 132, "two_shot"};
+    symcoll_choice_t out;
+    ASSERT_EQ(symcoll_tuning_select(&q, &out), SYMCOLL_SUCCESS) << out.why;
+    EXPECT_EQ(out.blocks, 128); // the built-in two_shot row's grid
+    EXPECT_EQ(out.threads, 512);
+    q.forced_blocks = 8;
+    q.forced_threads = 256;
+    ASSERT_EQ(symcoll_tuning_select(&q, &out), SYMCOLL_SUCCESS) << out.why;
+    EXPECT_STREQ(out.name, "two_shot");
+    EXPECT_EQ(out.blocks, 8);
+    EXPECT_EQ(out.threads, 256);
+    q.bytes = 64 * KiB; // a small message takes fewer blocks than the most
+    ASSERT_EQ(symcoll_tuning_select(&q, &out), SYMCOLL_SUCCESS) << out.why;
+    EXPECT_EQ(out.blocks, 2);
+    q.forced_blocks = 200; // never more than the GPU's multiprocessors
+    q.bytes = 256 * MiB;
+    ASSERT_EQ(symcoll_tuning_select(&q, &out), SYMCOLL_SUCCESS) << out.why;
+    EXPECT_EQ(out.blocks, 128);
+    q.sm_count = 100;
+    ASSERT_EQ(symcoll_tuning_select(&q, &out), SYMCOLL_SUCCESS) << out.why;
+    EXPECT_EQ(out.blocks, 100);
+    symcoll_tuning_query_t ll = {SYMCOLL_COLL_FCOLLECT, 256 * KiB, 4, 2, nv, 132, "ll"};
+    ll.forced_blocks = 4;
+    ll.forced_threads = 128;
+    ASSERT_EQ(symcoll_tuning_select(&ll, &out), SYMCOLL_SUCCESS) << out.why;
+    EXPECT_EQ(out.blocks, 4);
+    EXPECT_EQ(out.threads, 128);
+    EXPECT_NE(std::strstr(out.why, "symcoll_tuning_override"), nullptr) << out.why;
+}
+
+TEST(Tuning, GridLimitsFollowTheAlgorithmsGrid) {
+    int blocks = 0, threads = 0;
+    ASSERT_EQ(
+        symcoll_tuning_grid_limits(SYMCOLL_COLL_BROADCAST, SYMCOLL_BROADCAST_CE, &blocks, &threads),
+        0);
+    EXPECT_EQ(blocks, 1);
+    EXPECT_EQ(threads, 32);
+    ASSERT_EQ(symcoll_tuning_grid_limits(SYMCOLL_COLL_REDUCE, SYMCOLL_REDUCE_LL, &blocks, &threads),
+              0);
+    EXPECT_EQ(blocks, SYMCOLL_LL_BLOCKS);
+    EXPECT_EQ(threads, SYMCOLL_TUNING_MAX_THREADS);
+    ASSERT_EQ(
+        symcoll_tuning_grid_limits(SYMCOLL_COLL_ALLTOALL, SYMCOLL_ALLTOALL_PULL, &blocks, &threads),
+        0);
+    EXPECT_EQ(blocks, SYMCOLL_MAX_BLOCKS);
+    EXPECT_EQ(threads, SYMCOLL_TUNING_MAX_THREADS);
+    EXPECT_EQ(symcoll_tuning_grid_limits(SYMCOLL_COLL_REDUCE, 3, &blocks, &threads), -1);
+    EXPECT_EQ(symcoll_tuning_grid_limits(SYMCOLL_COLL_REDUCE, -1, &blocks, &threads), -1);
+    EXPECT_EQ(symcoll_tuning_grid_limits(SYMCOLL_COLL_HALO, 0, &blocks, &threads), -1);
+}
+
+TEST(Tuning, AlgorithmListForMessages) {
+    char list[64];
+    symcoll_tuning_algorithm_list(SYMCOLL_COLL_REDUCE, list, sizeof list);
+    EXPECT_STREQ(list, "ll, one_shot, two_shot");
+    symcoll_tuning_algorithm_list(SYMCOLL_COLL_HALO, list, sizeof list);
+    EXPECT_STREQ(list, "");
 }
 
 } // namespace

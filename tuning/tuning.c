@@ -1,5 +1,5 @@
-/* Algorithm selection: a forced name, else the first fitting row of the tuning file, else of
- * the built-in table, else the cost model; then the grid for the chosen algorithm and
+/* Algorithm selection: a forced name (and grid), else the first fitting row of the tuning file,
+ * else of the built-in table, else the cost model; then the grid for the chosen algorithm and
  * message. */
 #include <ctype.h>
 #include <stdarg.h>
@@ -12,7 +12,6 @@
 
 #define DEFAULT_SM_COUNT 132
 #define LL_PAYLOAD_BYTES (SYMCOLL_LL_SLOT_BYTES / 2)
-#define FORCED_NAME_MAX 32
 
 static const char *const no_algorithms[] = {NULL};
 
@@ -21,18 +20,12 @@ const char *const *symcoll_tuning_algorithms(symcoll_collective_t collective) {
     return set ? set->names : no_algorithms;
 }
 
-static char forced_names[SYMCOLL_COLL_DEVICE_API + 1][FORCED_NAME_MAX];
-
-void symcoll_tuning_force(symcoll_collective_t collective, const char *name) {
-    if ((int)collective < 0 || collective > SYMCOLL_COLL_DEVICE_API)
-        return;
-    snprintf(forced_names[collective], FORCED_NAME_MAX, "%s", name ? name : "");
-}
-
-const char *symcoll_tuning_forced(symcoll_collective_t collective) {
-    if ((int)collective < 0 || collective > SYMCOLL_COLL_DEVICE_API || !forced_names[collective][0])
-        return NULL;
-    return forced_names[collective];
+void symcoll_tuning_algorithm_list(symcoll_collective_t collective, char *out, size_t len) {
+    const char *const *names = symcoll_tuning_algorithms(collective);
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; names[i] && used < len; i++)
+        used += (size_t)snprintf(out + used, len - used, "%s%s", i ? ", " : "", names[i]);
 }
 
 static int find_algorithm(const tuning_algo_set_t *set, const char *name) {
@@ -40,6 +33,31 @@ static int find_algorithm(const tuning_algo_set_t *set, const char *name) {
         if (!strcmp(set->names[i], name))
             return i;
     return -1;
+}
+
+int symcoll_tuning_grid_limits(symcoll_collective_t collective, int algo, int *max_blocks,
+                               int *max_threads) {
+    const tuning_algo_set_t *set = symcoll_tuning_algo_set(collective);
+    int n = 0;
+    while (set && set->names[n])
+        n++;
+    if (algo < 0 || algo >= n)
+        return -1;
+    switch (set->models[algo].grid) {
+    case TUNING_GRID_SINGLE:
+        *max_blocks = 1;
+        *max_threads = 32;
+        break;
+    case TUNING_GRID_LL:
+        *max_blocks = SYMCOLL_LL_BLOCKS;
+        *max_threads = SYMCOLL_TUNING_MAX_THREADS;
+        break;
+    case TUNING_GRID_BW:
+        *max_blocks = SYMCOLL_MAX_BLOCKS;
+        *max_threads = SYMCOLL_TUNING_MAX_THREADS;
+        break;
+    }
+    return 0;
 }
 
 static size_t ceil_div(size_t a, size_t b) {
@@ -185,13 +203,9 @@ static symcoll_status_t fail(symcoll_choice_t *out, symcoll_status_t status, con
     return status;
 }
 
-static symcoll_status_t unknown_forced(const symcoll_tuning_query_t *q,
-                                       const tuning_algo_set_t *set, symcoll_choice_t *out) {
-    char names[128] = "";
-    size_t used = 0;
-    for (int i = 0; set->names[i] && used < sizeof names; i++)
-        used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
-                                 set->names[i]);
+static symcoll_status_t unknown_forced(const symcoll_tuning_query_t *q, symcoll_choice_t *out) {
+    char names[128];
+    symcoll_tuning_algorithm_list(q->collective, names, sizeof names);
     char variable[32];
     algo_variable(q->collective, variable, sizeof variable);
     return fail(out, SYMCOLL_ERROR_INVALID_ARGUMENT, "%s \"%s\" names no %s algorithm (%s)",
@@ -215,11 +229,14 @@ static symcoll_status_t decide(const symcoll_tuning_query_t *q, symcoll_choice_t
     if (how->forced) {
         int algo = find_algorithm(set, q->forced);
         if (algo < 0)
-            return unknown_forced(q, set, out);
+            return unknown_forced(q, out);
         how->row = find_row(q, q->forced);
         const symcoll_tuning_row_t *r = row_of(how->row);
-        choose(q, set, algo, r ? r->blocks : SYMCOLL_MAX_BLOCKS,
-               r ? r->threads : SYMCOLL_TUNING_MAX_THREADS, out);
+        int blocks = q->forced_blocks > 0 ? q->forced_blocks : r ? r->blocks : SYMCOLL_MAX_BLOCKS;
+        int threads = q->forced_threads > 0 ? q->forced_threads
+                      : r                   ? r->threads
+                                            : SYMCOLL_TUNING_MAX_THREADS;
+        choose(q, set, algo, blocks, threads, out);
         return SYMCOLL_SUCCESS;
     }
     how->row = find_row(q, NULL);
@@ -244,7 +261,7 @@ static void explain(const symcoll_tuning_query_t *q, const decision_t *how, symc
     if (how->forced) {
         char variable[32];
         algo_variable(q->collective, variable, sizeof variable);
-        snprintf(why, len, "forced by %s or symcoll_tuning_force", variable);
+        snprintf(why, len, "forced by symcoll_tuning_override or %s", variable);
     } else if (row_of(how->row)) {
         const symcoll_tuning_row_t *r = row_of(how->row);
         char bytes[32] = "any size";

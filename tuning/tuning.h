@@ -20,9 +20,12 @@ typedef struct {
     int team_size;
     topo_class_t topo;  /* slowest link inside the team */
     int sm_count;       /* multiprocessors of the GPU (0: assume 132) */
-    const char *forced; /* SYMCOLL_ALGO_<COLLECTIVE> value, NULL or "" for automatic */
+    const char *forced; /* symcoll_tuning_override's or SYMCOLL_ALGO_<COLLECTIVE>'s algorithm,
+                           NULL or "" for automatic */
     const symcoll_tuning_file_t *file; /* SYMCOLL_TUNING_FILE's rows, ahead of the built-in
                                           ones; NULL for none */
+    int forced_blocks;  /* with forced: the most blocks, as a row gives it; 0: the row's */
+    int forced_threads; /* with forced: the block size, as a row gives it; 0: the row's */
 } symcoll_tuning_query_t;
 
 typedef struct {
@@ -44,13 +47,14 @@ symcoll_status_t symcoll_tuning_select(const symcoll_tuning_query_t *q, symcoll_
 symcoll_status_t symcoll_tuning_choose(const symcoll_tuning_query_t *q, symcoll_choice_t *out);
 /* NULL-terminated list of the algorithm names of a collective. */
 const char *const *symcoll_tuning_algorithms(symcoll_collective_t collective);
+/* Those names as "ll, one_shot, two_shot" in out (len bytes), for messages. */
+void symcoll_tuning_algorithm_list(symcoll_collective_t collective, char *out, size_t len);
 
-/* Process-wide override of the forced algorithm of a collective, ahead of
- * SYMCOLL_ALGO_<COLLECTIVE> (tests use it to cover every algorithm); NULL or "" clears it.
- * Not thread-safe: set it while no other thread enqueues collectives. */
-void symcoll_tuning_force(symcoll_collective_t collective, const char *name);
-/* The override set by symcoll_tuning_force, NULL when none. */
-const char *symcoll_tuning_forced(symcoll_collective_t collective);
+/* The grid an algorithm of a collective can take (algo: index into
+ * symcoll_tuning_algorithms): at most *max_blocks blocks of at most *max_threads threads.
+ * Returns -1 for an algorithm the collective does not have. */
+int symcoll_tuning_grid_limits(symcoll_collective_t collective, int algo, int *max_blocks,
+                               int *max_threads);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,338 @@
+#include "tune.h"
+
+#include <stdlib.h>
+
+#include "call.h"
+#include "exchange.h"
+#include "fail.h"
+#include "job_topology.h"
+#include "stats.h"
+#include "timing.h"
+#include "tune_rows.h"
+#include "tuning.h"
+
+#define MIN_BUFFER_BYTES 256
+/* A grid with fewer than 1/8 of the blocks its algorithm can use at a size is not timed
+ * there: it only loses, and at large sizes it would take most of the tuning time. */
+#define BLOCK_SPAN 8
+#define MAX_ALGORITHMS 8
+
+typedef struct {
+    const perf_args_t *args;
+    symcoll_team_t team;
+    int npes, me;  /* team numbering */
+    bool reporter; /* world PE 0 prints and writes */
+    int sm_count;  /* the least of the team's GPUs */
+    topo_class_t team_topo, world_topo;
+    int world_npes;
+    cudaStream_t stream;
+    perf_exchange_t ex;
+    perf_bench_t bench;
+    void *src, *dst;            /* symmetric */
+    symcoll_tuning_row_t *rows; /* reporter: every collective's rows so far */
+    size_t n_rows;
+} tune_t;
+
+/* One collective's times over the sizes, and the built-in choice beside them. */
+typedef struct {
+    perf_call_t call;
+    size_t elem;
+    perf_tune_candidate_t *candidates;
+    size_t n_candidates;
+    size_t *sizes; /* the sizes that hold an element, nccl-tests bytes */
+    size_t n_sizes;
+    double *times;      /* sizes x candidates, as perf_tune_times_t */
+    double *builtin_us; /* per size */
+} collective_times_t;
+
+/* A grid as it runs at one size (what tuning makes of a candidate), and its time. */
+typedef struct {
+    int algo, blocks, threads;
+    double us;
+} grid_t;
+
+typedef struct {
+    const tune_t *tn;
+    perf_call_t call;
+} tune_case_t;
+
+static int enqueue(void *ctx, cudaStream_t stream) {
+    const tune_case_t *k = ctx;
+    symcoll_status_t st = perf_call_enqueue(&k->call, k->tn->team, k->tn->dst, k->tn->src, stream);
+    return perf_symcoll_check(st, perf_op_info(k->call.op)->name);
+}
+
+/* The grid tuning gives algo with the most blocks and threads at bytes; algo NULL: the
+ * built-in choice (no tuning file, nothing forced). */
+static symcoll_choice_t grid_for(const tune_t *tn, const collective_times_t *ct, size_t bytes,
+                                 const char *algo, int blocks, int threads) {
+    symcoll_tuning_query_t q = {
+        .collective = perf_op_info(ct->call.op)->collective,
+        .bytes = bytes,
+        .elem_size = ct->elem,
+        .team_size = tn->npes,
+        .topo = tn->team_topo,
+        .sm_count = tn->sm_count,
+        .forced = algo,
+        .forced_blocks = blocks,
+        .forced_threads = threads,
+    };
+    symcoll_choice_t out;
+    symcoll_tuning_choose(&q, &out); /* the names come from tuning itself: it cannot refuse */
+    return out;
+}
+
+/* The index in grids of the grid of c, added when new. */
+static size_t grid_index(grid_t *grids, size_t *n, const symcoll_choice_t *c) {
+    for (size_t i = 0; i < *n; i++) {
+        if (grids[i].algo == c->algo && grids[i].blocks == c->blocks &&
+            grids[i].threads == c->threads) {
+            return i;
+        }
+    }
+    grids[*n] = (grid_t){c->algo, c->blocks, c->threads, -1};
+    return (*n)++;
+}
+
+/* Times call with its collective forced to the grid g; *us is the slowest PE's time on team
+ * PE 0, this PE's elsewhere. */
+static int time_grid(tune_t *tn, const perf_call_t *call, const grid_t *g, double *us) {
+    symcoll_collective_t coll = perf_op_info(call->op)->collective;
+    const char *name = symcoll_tuning_algorithms(coll)[g->algo];
+    PERF_SYMCOLL(symcoll_tuning_override(coll, name, g->blocks, g->threads));
+    tune_case_t k = {tn, *call};
+    double mine = -1;
+    int rc = perf_bench_begin(&tn->bench, tn->args->graph_calls, enqueue, &k);
+    if (rc == 0) {
+        rc = perf_bench_measure(&tn->bench, &mine);
+        perf_bench_end(&tn->bench);
+    }
+    PERF_SYMCOLL(symcoll_tuning_override(coll, NULL, 0, 0));
+    double all[SYMCOLL_TOPO_MAX_PES];
+    if (rc != 0 || perf_exchange_gather(&tn->ex, &mine, sizeof mine, all) != 0) {
+        return -1;
+    }
+    *us = tn->me == 0 ? perf_combine_times(all, tn->npes, PERF_AVERAGE_MAX) : mine;
+    return 0;
+}
+
+/* Times every candidate worth timing at size index s (the same grids on every PE) and the
+ * built-in choice; fills row s of ct->times and ct->builtin_us. */
+static int time_size(tune_t *tn, collective_times_t *ct, size_t s, grid_t *grids, size_t *grid_of) {
+    size_t bytes = ct->sizes[s], n_grids = 0;
+    int widest[MAX_ALGORITHMS] = {0};
+    for (size_t c = 0; c < ct->n_candidates; c++) {
+        const perf_tune_candidate_t *k = &ct->candidates[c];
+        symcoll_choice_t g = grid_for(tn, ct, bytes, k->algo, k->blocks, k->threads);
+        widest[g.algo] = g.blocks > widest[g.algo] ? g.blocks : widest[g.algo];
+    }
+    for (size_t c = 0; c < ct->n_candidates; c++) {
+        const perf_tune_candidate_t *k = &ct->candidates[c];
+        symcoll_choice_t g = grid_for(tn, ct, bytes, k->algo, k->blocks, k->threads);
+        grid_of[c] =
+            k->blocks * BLOCK_SPAN < widest[g.algo] ? SIZE_MAX : grid_index(grids, &n_grids, &g);
+    }
+    symcoll_choice_t builtin = grid_for(tn, ct, bytes, NULL, 0, 0);
+    size_t builtin_grid = grid_index(grids, &n_grids, &builtin);
+    for (size_t i = 0; i < n_grids; i++) {
+        if (time_grid(tn, &ct->call, &grids[i], &grids[i].us) != 0) {
+            return -1;
+        }
+    }
+    for (size_t c = 0; c < ct->n_candidates; c++) {
+        ct->times[s * ct->n_candidates + c] = grid_of[c] == SIZE_MAX ? -1 : grids[grid_of[c]].us;
+    }
+    ct->builtin_us[s] = grids[builtin_grid].us;
+    return 0;
+}
+
+static void print_grid(const symcoll_choice_t *g, double us) {
+    char grid[48];
+    snprintf(grid, sizeof grid, "%s %d x %d", g->name, g->blocks, g->threads);
+    printf("  %-22s %9.2f", grid, us);
+}
+
+/* The reporter's table: per size the tuned grid beside the built-in one (comment lines, so
+ * that stdout stays a valid tuning file). */
+static void print_choices(const tune_t *tn, const collective_times_t *ct, const size_t *picks) {
+    const char *name = perf_op_info(ct->call.op)->name;
+    printf("# %s, %s: %d PEs over %s, graph mode (%d calls per graph)\n", name,
+           symcoll_datatype_name(ct->call.type), tn->npes, symcoll_topo_class_name(tn->team_topo),
+           tn->args->graph_calls);
+    printf("# %12s  %-22s %9s  %-22s %9s  %s\n", "bytes", "tuned", "us", "built-in", "us",
+           "built-in/tuned");
+    for (size_t s = 0; s < ct->n_sizes; s++) {
+        const perf_tune_candidate_t *k = &ct->candidates[picks[s]];
+        symcoll_choice_t tuned = grid_for(tn, ct, ct->sizes[s], k->algo, k->blocks, k->threads);
+        symcoll_choice_t builtin = grid_for(tn, ct, ct->sizes[s], NULL, 0, 0);
+        double us = ct->times[s * ct->n_candidates + picks[s]];
+        printf("# %12zu", ct->sizes[s]);
+        print_grid(&tuned, us);
+        print_grid(&builtin, ct->builtin_us[s]);
+        printf("  %.2f\n", ct->builtin_us[s] / us);
+    }
+    fflush(stdout);
+}
+
+/* The reporter turns the times into rows and keeps them. */
+static int add_rows(tune_t *tn, const collective_times_t *ct) {
+    perf_tune_times_t t = {
+        .collective = perf_op_info(ct->call.op)->collective,
+        .topo = tn->team_topo,
+        .team_size = tn->npes,
+        .sizes = ct->sizes,
+        .n_sizes = ct->n_sizes,
+        .candidates = ct->candidates,
+        .n_candidates = ct->n_candidates,
+        .times = ct->times,
+    };
+    size_t *picks = malloc(sizeof *picks * (ct->n_sizes + 1));
+    symcoll_tuning_row_t *rows = realloc(tn->rows, sizeof *rows * (tn->n_rows + ct->n_sizes + 1));
+    if (rows != NULL) {
+        tn->rows = rows;
+    }
+    if (picks == NULL || rows == NULL) {
+        free(picks);
+        return perf_fail("--tune: out of host memory");
+    }
+    size_t n = perf_tune_rows(&t, PERF_TUNE_TOLERANCE, picks, rows + tn->n_rows);
+    if (n > 0) {
+        print_choices(tn, ct, picks);
+        tn->n_rows += n;
+    }
+    free(picks);
+    return n > 0 || ct->n_sizes == 0 ? 0 : perf_fail("--tune: a size without a time");
+}
+
+static int tune_op(tune_t *tn, perf_op_t op, const size_t *sizes, size_t n_sizes) {
+    collective_times_t ct = {0};
+    perf_args_first_call(tn->args, op, &ct.call);
+    ct.elem = symcoll_datatype_size(ct.call.type);
+    symcoll_collective_t coll = perf_op_info(op)->collective;
+    ct.n_candidates = perf_tune_candidates(coll, tn->sm_count, NULL, 0);
+    ct.candidates = malloc(sizeof *ct.candidates * ct.n_candidates);
+    ct.sizes = malloc(sizeof *ct.sizes * n_sizes);
+    ct.times = malloc(sizeof *ct.times * n_sizes * ct.n_candidates);
+    ct.builtin_us = malloc(sizeof *ct.builtin_us * n_sizes);
+    grid_t *grids = malloc(sizeof *grids * (ct.n_candidates + 1));
+    size_t *grid_of = malloc(sizeof *grid_of * ct.n_candidates);
+    int rc = ct.candidates && ct.sizes && ct.times && ct.builtin_us && grids && grid_of
+                 ? 0
+                 : perf_fail("--tune: out of host memory");
+    if (rc == 0) {
+        perf_tune_candidates(coll, tn->sm_count, ct.candidates, ct.n_candidates);
+    }
+    for (size_t s = 0; s < n_sizes && rc == 0; s++) {
+        ct.call.count = perf_op_count(op, sizes[s], ct.elem, tn->npes);
+        if (ct.call.count > 0) {
+            ct.sizes[ct.n_sizes] = perf_op_bytes(op, ct.call.count, ct.elem, tn->npes);
+            rc = time_size(tn, &ct, ct.n_sizes++, grids, grid_of);
+        }
+    }
+    if (rc == 0 && tn->reporter) {
+        rc = add_rows(tn, &ct);
+    }
+    free(grid_of);
+    free(grids);
+    free(ct.builtin_us);
+    free(ct.times);
+    free(ct.sizes);
+    free(ct.candidates);
+    return rc;
+}
+
+/* The least SM count of the team's GPUs, the same on every PE: the candidates depend on it. */
+static int agree_on_sm_count(tune_t *tn) {
+    int device, mine, all[SYMCOLL_TOPO_MAX_PES];
+    PERF_CUDA(cudaGetDevice(&device));
+    PERF_CUDA(cudaDeviceGetAttribute(&mine, cudaDevAttrMultiProcessorCount, device));
+    if (perf_exchange_gather(&tn->ex, &mine, sizeof mine, all) != 0) {
+        return -1;
+    }
+    tn->sm_count = mine;
+    for (int p = 0; tn->me == 0 && p < tn->npes; p++) {
+        tn->sm_count = all[p] < tn->sm_count ? all[p] : tn->sm_count;
+    }
+    return perf_exchange_broadcast(&tn->ex, &tn->sm_count, sizeof tn->sm_count);
+}
+
+static int setup(tune_t *tn, size_t buffer_bytes) {
+    PERF_CUDA(cudaStreamCreateWithFlags(&tn->stream, cudaStreamNonBlocking));
+    tn->src = symcoll_malloc(buffer_bytes);
+    tn->dst = tn->src ? symcoll_malloc(buffer_bytes) : NULL;
+    if (tn->dst == NULL) {
+        return perf_fail("symcoll_malloc(%zu): %s", buffer_bytes, symcoll_last_error());
+    }
+    PERF_CUDA(cudaMemsetAsync(tn->src, 0, buffer_bytes, tn->stream));
+    if (perf_exchange_init(&tn->ex, tn->team, tn->stream) != 0 ||
+        perf_bench_init(&tn->bench, tn->args, tn->team, tn->stream) != 0 ||
+        agree_on_sm_count(tn) != 0) {
+        return -1;
+    }
+    symcoll_topology_t *topo = malloc(sizeof *topo);
+    if (topo == NULL) {
+        return perf_fail("topology: out of host memory");
+    }
+    int rc = perf_job_topology(&tn->ex, topo);
+    if (rc == 0) {
+        tn->team_topo = perf_team_class(topo, tn->team);
+        tn->world_npes = topo->n_pes;
+        tn->world_topo = symcoll_topology_team_class(topo, 0, 1, topo->n_pes);
+    }
+    free(topo);
+    return rc;
+}
+
+static void teardown(tune_t *tn) {
+    perf_bench_fini(&tn->bench);
+    perf_exchange_fini(&tn->ex);
+    symcoll_free(tn->dst);
+    symcoll_free(tn->src);
+    cudaStreamDestroy(tn->stream);
+    free(tn->rows);
+}
+
+/* The reporter's tuning file, to --tune's FILE or stdout. */
+static int write_file(const tune_t *tn) {
+    const char *path = tn->args->tune_path;
+    FILE *out = path != NULL ? fopen(path, "w") : stdout;
+    if (out == NULL) {
+        return perf_fail("--tune %s: cannot create it", path);
+    }
+    perf_tune_write(out, tn->world_npes, tn->world_topo, tn->rows, tn->n_rows);
+    if (path == NULL) {
+        return fflush(stdout) == 0 ? 0 : perf_fail("--tune: cannot write to stdout");
+    }
+    if (fclose(out) != 0) {
+        return perf_fail("--tune %s: cannot write it", path);
+    }
+    printf("# %zu rows written to %s (load them with SYMCOLL_TUNING_FILE=%s)\n", tn->n_rows, path,
+           path);
+    return 0;
+}
+
+int perf_tune(const perf_args_t *a) {
+    tune_t tn = {.args = a,
+                 .team = a->team,
+                 .npes = symcoll_team_n_pes(a->team),
+                 .me = symcoll_team_my_pe(a->team),
+                 .reporter = symcoll_my_pe() == 0};
+    if (!perf_args_root_fits(a, tn.npes, tn.reporter)) {
+        return 2;
+    }
+    size_t sizes[PERF_MAX_SIZES];
+    size_t n_sizes = perf_size_list(a, sizes, PERF_MAX_SIZES);
+    size_t largest = n_sizes > 0 ? sizes[n_sizes - 1] : 0;
+    if (setup(&tn, largest > MIN_BUFFER_BYTES ? largest : MIN_BUFFER_BYTES) != 0) {
+        return -1;
+    }
+    const perf_op_t ops[] = {PERF_OP_BROADCAST, PERF_OP_REDUCE, PERF_OP_FCOLLECT, PERF_OP_ALLTOALL};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        if (a->ops[ops[i]] && tune_op(&tn, ops[i], sizes, n_sizes) != 0) {
+            return -1;
+        }
+    }
+    int rc = tn.reporter ? write_file(&tn) : 0;
+    teardown(&tn);
+    return rc;
+}
