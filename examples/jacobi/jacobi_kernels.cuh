@@ -13,10 +13,11 @@ static __device__ __forceinline__ float jacobi_cell(float *a_new, const float *a
     return v - a[at];
 }
 
-/* The block's sum of change2 (a squared change per thread), in thread 0; every thread calls. */
-static __device__ __forceinline__ float jacobi_block_sum(float change2) {
-    __shared__ float warp_sums[32];
-    float s = change2;
+/* The block's sum of v (one value per thread), in thread 0; every thread calls, once per
+ * kernel for each T (the shared array is not guarded against a second call). */
+template <typename T> static __device__ __forceinline__ T jacobi_block_sum(T v) {
+    __shared__ T warp_sums[32];
+    T s = v;
     for (int o = 16; o > 0; o >>= 1)
         s += __shfl_down_sync(0xffffffffu, s, o);
     unsigned t = threadIdx.x + blockDim.x * threadIdx.y, warps = blockDim.x * blockDim.y / 32;
@@ -24,7 +25,7 @@ static __device__ __forceinline__ float jacobi_block_sum(float change2) {
         warp_sums[t / 32] = s;
     __syncthreads();
     if (t < 32) {
-        s = t < warps ? warp_sums[t] : 0.0f;
+        s = t < warps ? warp_sums[t] : (T)0;
         for (int o = 16; o > 0; o >>= 1)
             s += __shfl_down_sync(0xffffffffu, s, o);
     }
