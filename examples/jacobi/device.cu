@@ -15,12 +15,12 @@
  * by stream order that every slot is written, adds the slots in a fixed order, adds over
  * the team (symcoll_dev_halo_sum_block: the same bits on every PE), stores the norm into the
  * host's pinned word, and decides, by the host loop's rule, whether the kernels after it
- * stop. Every block of a kernel first reads that decision (an L1 hit for all but an SM's
- * first block) and leaves at once when set, so the host launches the graphs back to back
- * without waiting for norms. The decision lags one kernel: the kernel after the converged
- * iteration runs anyway, but it writes only the other grid, so the converged iteration's
- * result stays intact; the kernels after it do nothing, and the device counts the
- * iterations that count. */
+ * stop. Every block of a kernel reads that decision as it starts (an L1 hit for all but an
+ * SM's first block, its latency under the cells' loads) and, when set, stores, sends and adds
+ * nothing, so the host launches the graphs back to back without waiting for norms. The decision
+ * lags one kernel: the kernel after the converged iteration runs anyway, but it writes only the
+ * other grid, so the converged iteration's result stays intact; the kernels after it do nothing,
+ * and the device counts the iterations that count. */
 #include <math.h>
 #include "jacobi.h"
 #include "jacobi_kernels.cuh"
@@ -65,13 +65,18 @@ static __device__ bool team_norm(const symcoll_halo_device_t &hh, const float *s
     return true;
 }
 
-/* The norm block of a kernel that runs: finishes the previous kernel's norm iteration, if
+/* The norm block: unless this kernel halts, finishes the previous kernel's norm iteration, if
  * any, and tells the next kernel (of the other parity) whether to stop: after the first
  * norm not above tol, by the host loop's rule, or after a failed wait. */
 static __device__ void finish_norm(const symcoll_halo_device_t &hh, norm_state_t s, int calc_norm,
-                                   int parity) {
+                                   int parity, bool halt) {
     control_t *c = s.control;
     unsigned t = threadIdx.x + blockDim.x * threadIdx.y;
+    if (halt) { /* passes the stop on to the next kernel */
+        if (t == 0)
+            c->stop[!parity] = 1;
+        return;
+    }
     unsigned blocks = gridDim.x * gridDim.y;
     uint32_t pending = c->pending, done = c->iterations;
     bool stop = false;
@@ -103,16 +108,19 @@ static __device__ void block_norm(float *slots, float change2) {
         slots[blockIdx.x + gridDim.x * blockIdx.y] = sum;
 }
 
-/* One edge row: computed by the whole block, then sent toward dir and awaited from it.
- * Returns this thread's sum of squared changes. */
+/* One edge row: computed by the whole block, then sent toward dir and awaited from it;
+ * neither stored nor sent when the kernel halts. Returns this thread's sum of squared
+ * changes. */
 static __device__ float edge_row(const symcoll_halo_device_t &hh, float *next, const float *cur,
-                                 int iy, int nx, int dir, int *failed) {
+                                 int iy, int nx, int dir, bool halt, int *failed) {
     float change2 = 0.0f;
     unsigned t = threadIdx.x + blockDim.x * threadIdx.y, nt = blockDim.x * blockDim.y;
     for (int ix = 1 + (int)t; ix < nx - 1; ix += (int)nt) {
-        float c = jacobi_cell(next, cur, iy, ix, iy + 1, nx);
+        float c = jacobi_cell(next, cur, iy, ix, iy + 1, nx, !halt);
         change2 += c * c;
     }
+    if (halt) /* on every PE alike: the exchange counts stay matched */
+        return 0.0f;
     __syncthreads();
     if (!symcoll_dev_halo_send_block(hh, next, dir) || !symcoll_dev_halo_wait_block(hh, dir))
         if (t == 0)
@@ -123,28 +131,25 @@ static __device__ float edge_row(const symcoll_halo_device_t &hh, float *next, c
 static __global__ void __launch_bounds__(THREADS, 2)
     fused_kernel(symcoll_halo_device_t hh, float *next, const float *cur, int rows, int nx,
                  int calc_norm, int parity, norm_state_t s) {
-    /* Written by the previous kernel's norm block; this kernel's writes the other parity's. */
-    if (s.control->stop[parity]) {
-        if (blockIdx.x == NORM_BLOCK && blockIdx.y == 0 && threadIdx.x == 0 && threadIdx.y == 0)
-            s.control->stop[!parity] = 1;
-        return;
-    }
+    /* Written by the previous kernel's norm block (this kernel's writes the other parity's),
+     * and consumed only at the stores, so that its latency hides under the cells' loads. */
+    bool halt = s.control->stop[parity];
     float change2 = 0.0f;
     if (blockIdx.y == 0) {
         if (blockIdx.x < EDGE_BLOCKS) {
             int top = blockIdx.x == 0;
             change2 = edge_row(hh, next, cur, top ? 1 : rows, nx,
-                               symcoll_dev_halo_dir(0, top ? -1 : 1, 0), s.failed);
+                               symcoll_dev_halo_dir(0, top ? -1 : 1, 0), halt, s.failed);
         } else if (blockIdx.x == NORM_BLOCK) {
-            finish_norm(hh, s, calc_norm, parity);
+            finish_norm(hh, s, calc_norm, parity, halt);
         }
     } else {
         int iy = (int)((blockIdx.y - 1) * JACOBI_BLOCK + threadIdx.y) + 2;
         int ix = (int)(blockIdx.x * JACOBI_BLOCK + threadIdx.x) + 1;
-        float change = jacobi_cell(next, cur, iy, ix, rows, nx);
+        float change = jacobi_cell(next, cur, iy, ix, rows, nx, !halt);
         change2 = change * change;
     }
-    if (calc_norm)
+    if (calc_norm && !halt)
         block_norm(s.slots + (size_t)parity * gridDim.x * gridDim.y, change2);
 }
 

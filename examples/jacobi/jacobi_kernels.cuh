@@ -2,15 +2,18 @@
 #ifndef JACOBI_KERNELS_CUH
 #define JACOBI_KERNELS_CUH
 
-/* Updates cell (iy, ix) when it is inside [.., iy_end) x [1, nx - 1); returns the change. */
+/* Updates cell (iy, ix) when it is inside [.., iy_end) x [1, nx - 1) and store is set;
+ * returns the change. store is consumed only at the store, so that a flag loaded just before
+ * the call costs no latency of its own. */
 static __device__ __forceinline__ float jacobi_cell(float *a_new, const float *a, int iy, int ix,
-                                                    int iy_end, int nx) {
+                                                    int iy_end, int nx, bool store) {
     if (iy >= iy_end || ix >= nx - 1)
         return 0.0f;
     size_t at = (size_t)iy * nx + ix;
-    float v = 0.25f * (a[at + 1] + a[at - 1] + a[at + nx] + a[at - nx]);
-    a_new[at] = v;
-    return v - a[at];
+    float old = a[at], v = 0.25f * (a[at + 1] + a[at - 1] + a[at + nx] + a[at - nx]);
+    if (store)
+        a_new[at] = v;
+    return v - old;
 }
 
 /* The block's sum of v (one value per thread), in thread 0; every thread calls, once per

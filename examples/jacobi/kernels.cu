@@ -29,7 +29,7 @@ static __global__ void __launch_bounds__(JACOBI_BLOCK *JACOBI_BLOCK)
                   int calc_norm) {
     int iy = blockIdx.y * blockDim.y + threadIdx.y + iy_start;
     int ix = blockIdx.x * blockDim.x + threadIdx.x + 1;
-    float change = jacobi_cell(a_new, a, iy, ix, iy_end, nx);
+    float change = jacobi_cell(a_new, a, iy, ix, iy_end, nx, true);
     if (calc_norm)
         jacobi_block_norm(change * change, norm);
 }
