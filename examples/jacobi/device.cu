@@ -6,21 +6,24 @@
  * thread so that two 1024-thread blocks fit on an SM, as the reference's kernel does (at 52
  * registers only one fitted, which halved the interior's throughput).
  *
- * The norm costs a block nothing beyond the reference's block sum: a block adds up its
- * squared changes, stores the sum in its own slot and leaves, with no atomic, fence or load
- * that it must wait for. (Anything a block waits for lengthens every block's life, and with
- * two blocks per SM resident the kernel's time grows by that wait over 264 per block: the
- * earlier designs, a returning atomic per block or every thread loading the norm's counter,
- * cost ~8 ns per block, 1 ms an iteration at 16384^2.) The next kernel's norm block, sure
- * by stream order that every slot is written, adds the slots in a fixed order, adds over
- * the team (symcoll_dev_halo_sum_block: the same bits on every PE), stores the norm into the
- * host's pinned word, and decides, by the host loop's rule, whether the kernels after it
- * stop. Every block of a kernel reads that decision as it starts (an L1 hit for all but an
- * SM's first block, its latency under the cells' loads) and, when set, stores, sends and adds
- * nothing, so the host launches the graphs back to back without waiting for norms. The decision
- * lags one kernel: the kernel after the converged iteration runs anyway, but it writes only the
- * other grid, so the converged iteration's result stays intact; the kernels after it do nothing,
- * and the device counts the iterations that count. */
+ * The norm costs a block less than the reference's block sum: each warp adds up its squared
+ * changes and adds that, with one atomic whose result it does not wait for, to one of NORM_SUMS
+ * accumulators, and leaves; no barrier, fence or load that a block must wait for. (Anything a
+ * block waits for lengthens every block's life, and with two blocks per SM resident the
+ * kernel's time grows by that wait over 264 per block: the earlier designs, a returning atomic
+ * per block or every thread loading the norm's counter, cost ~8 ns per block, 1 ms an iteration
+ * at 16384^2.) The next kernel's norm block, sure by stream order that every atomic is done,
+ * adds the accumulators (and clears them for the next use), adds over the team
+ * (symcoll_dev_halo_sum_block: it adds the PEs' sums in member order, so every PE gets the same
+ * bits and stops at the same iteration, though a PE's own sum, of float atomics as the
+ * reference's, may differ in its last bits from run to run), stores the norm into the host's
+ * pinned word, and decides, by the host loop's rule, whether the kernels after it stop. Every
+ * block of a kernel reads that decision as it starts (an L1 hit for all but an SM's first
+ * block, its latency under the cells' loads) and, when set, stores, sends and adds nothing, so
+ * the host launches the graphs back to back without waiting for norms. The decision lags one
+ * kernel: the kernel after the converged iteration runs anyway, but it writes only the other
+ * grid, so the converged iteration's result stays intact; the kernels after it do nothing, and
+ * the device counts the iterations that count. */
 #include <math.h>
 #include "jacobi.h"
 #include "jacobi_kernels.cuh"
@@ -30,31 +33,35 @@
 #define NORM_BLOCK 2 /* after the edge blocks in the first row, so resident from the start */
 #define THREADS (JACOBI_BLOCK * JACOBI_BLOCK)
 #define STOP_POLL 100 /* launches between the host's looks at the norm */
+#define NORM_SUMS 256 /* accumulators of a norm iteration, one 128-byte line each, so that */
+#define SUM_STRIDE 32 /* the warps' atomics spread over the L2's slices */
 
-/* Device words of the loop, reset before the timed loop. Only the norm block writes them. */
+/* Device state of the loop, reset before the timed loop. Only the norm block writes the
+ * words; the warps of norm iterations add into sums. */
 typedef struct {
+    float sums[2][NORM_SUMS * SUM_STRIDE]; /* by iteration parity */
     uint32_t stop[2];    /* by iteration parity: the kernels of that parity do nothing */
-    uint32_t pending;    /* the previous kernel was a norm iteration: its slots wait */
+    uint32_t pending;    /* the previous kernel was a norm iteration: its sums wait */
     uint32_t iterations; /* iterations run whose result counts */
 } control_t;
 
 typedef struct {
-    float *slots;       /* [parity][block]: each block's sum of a norm iteration */
     control_t *control; /* device memory */
     float *team_norm;   /* the team's sum: the host's pinned word */
     int *failed;        /* set when a device wait timed out */
 } norm_state_t;
 
-/* The norm block: the team's sum of the slots of the previous kernel's norm iteration, in
- * every thread. Adds in a fixed order, so that a PE gets the same bits on every run. */
-static __device__ bool team_norm(const symcoll_halo_device_t &hh, const float *slots,
-                                 unsigned blocks, double *total) {
+/* The norm block: the team's sum of the accumulators of the previous kernel's norm
+ * iteration, in every thread; clears them for the next norm iteration of their parity,
+ * which runs after this kernel. */
+static __device__ bool team_norm(const symcoll_halo_device_t &hh, float *sums, double *total) {
     __shared__ double sum;
     unsigned t = threadIdx.x + blockDim.x * threadIdx.y;
     double mine = 0.0;
-#pragma unroll 4
-    for (unsigned b = t; b < blocks; b += THREADS)
-        mine += slots[b];
+    for (unsigned i = t; i < NORM_SUMS; i += THREADS) {
+        mine += sums[i * SUM_STRIDE];
+        sums[i * SUM_STRIDE] = 0.0f;
+    }
     double local = jacobi_block_sum(mine);
     if (t == 0)
         sum = local;
@@ -77,12 +84,11 @@ static __device__ void finish_norm(const symcoll_halo_device_t &hh, norm_state_t
             c->stop[!parity] = 1;
         return;
     }
-    unsigned blocks = gridDim.x * gridDim.y;
     uint32_t pending = c->pending, done = c->iterations;
     bool stop = false;
     if (pending) {
         double total = 0.0;
-        if (team_norm(hh, s.slots + (size_t)!parity * blocks, blocks, &total)) {
+        if (team_norm(hh, c->sums[!parity], &total)) {
             float norm = (float)total;
             if (t == 0)
                 *(volatile float *)s.team_norm = norm;
@@ -101,11 +107,15 @@ static __device__ void finish_norm(const symcoll_halo_device_t &hh, norm_state_t
     }
 }
 
-/* Every block of a norm iteration: its sum into its slot, and no wait. */
-static __device__ void block_norm(float *slots, float change2) {
-    float sum = jacobi_block_sum(change2);
-    if (threadIdx.x == 0 && threadIdx.y == 0)
-        slots[blockIdx.x + gridDim.x * blockIdx.y] = sum;
+/* Every warp of a norm iteration: its sum added to one of the accumulators, and no wait
+ * (the atomic's result unused, it is a reduction that the warp does not wait for). */
+static __device__ void warp_norm(float *sums, float change2) {
+    float sum = jacobi_warp_sum(change2);
+    unsigned t = threadIdx.x + blockDim.x * threadIdx.y;
+    if (t % 32 == 0) {
+        unsigned warp = (blockIdx.x + gridDim.x * blockIdx.y) * (THREADS / 32) + t / 32;
+        atomicAdd(sums + warp % NORM_SUMS * SUM_STRIDE, sum);
+    }
 }
 
 /* One edge row: computed by the whole block, then sent toward dir and awaited from it;
@@ -150,7 +160,7 @@ static __global__ void __launch_bounds__(THREADS, 2)
         change2 = change * change;
     }
     if (calc_norm && !halt)
-        block_norm(s.slots + (size_t)parity * gridDim.x * gridDim.y, change2);
+        warp_norm(s.control->sums[parity], change2);
 }
 
 typedef struct {
@@ -208,8 +218,6 @@ double jacobi_device(jacobi_t *j) {
     unsigned across = (unsigned)(j->nx + JACOBI_BLOCK - 1) / JACOBI_BLOCK;
     unsigned down = (unsigned)(j->rows - 2 + JACOBI_BLOCK - 1) / JACOBI_BLOCK;
     state.grid = dim3(across > NORM_BLOCK ? across : NORM_BLOCK + 1, down + 1);
-    size_t slots = 2 * (size_t)state.grid.x * state.grid.y * sizeof(float);
-    CHECK_CUDA(cudaMalloc(&s->slots, slots));
     cudaGraphExec_t graphs[2][2];
     jacobi_capture(j, iteration, &state, graphs);
     double seconds = run_graphs(j, graphs, s);
@@ -222,7 +230,6 @@ double jacobi_device(jacobi_t *j) {
         exit(1);
     }
     jacobi_destroy_graphs(graphs);
-    CHECK_CUDA(cudaFree(s->slots));
     CHECK_CUDA(cudaFree(s->control));
     CHECK_CUDA(cudaFree(s->failed));
     CHECK_SYMCOLL(symcoll_halo_destroy(plan));

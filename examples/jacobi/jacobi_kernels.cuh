@@ -16,22 +16,24 @@ static __device__ __forceinline__ float jacobi_cell(float *a_new, const float *a
     return v - old;
 }
 
+/* The warp's sum of v (one value per lane), in lane 0; every lane calls. */
+template <typename T> static __device__ __forceinline__ T jacobi_warp_sum(T v) {
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_down_sync(0xffffffffu, v, o);
+    return v;
+}
+
 /* The block's sum of v (one value per thread), in thread 0; every thread calls, once per
  * kernel for each T (the shared array is not guarded against a second call). */
 template <typename T> static __device__ __forceinline__ T jacobi_block_sum(T v) {
     __shared__ T warp_sums[32];
-    T s = v;
-    for (int o = 16; o > 0; o >>= 1)
-        s += __shfl_down_sync(0xffffffffu, s, o);
+    T s = jacobi_warp_sum(v);
     unsigned t = threadIdx.x + blockDim.x * threadIdx.y, warps = blockDim.x * blockDim.y / 32;
     if (t % 32 == 0)
         warp_sums[t / 32] = s;
     __syncthreads();
-    if (t < 32) {
-        s = t < warps ? warp_sums[t] : (T)0;
-        for (int o = 16; o > 0; o >>= 1)
-            s += __shfl_down_sync(0xffffffffu, s, o);
-    }
+    if (t < 32)
+        s = jacobi_warp_sum(t < warps ? warp_sums[t] : (T)0);
     return s;
 }
 
