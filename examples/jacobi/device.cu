@@ -184,7 +184,8 @@ static void iteration(jacobi_t *j, void *ctx, float *next, const float *cur, int
 static double run_graphs(jacobi_t *j, cudaGraphExec_t graphs[2][2], const norm_state_t *s) {
     jacobi_warm_up(j, graphs);
     CHECK_CUDA(cudaMemsetAsync(s->control, 0, sizeof(control_t), j->compute));
-    *(volatile float *)j->norm_host = 1.0f; /* the device idle: the warm-up's norm gone */
+    *(volatile float *)j->norm_host =
+        1.0f; /* no kernel runs; the warm-up's norm must not stop us */
     double start = jacobi_start(j);
     for (int iter = 0; iter < j->niter; iter++) {
         if (iter % STOP_POLL == 0 && !(sqrtf(*(volatile float *)j->norm_host) > JACOBI_TOL))
@@ -213,7 +214,7 @@ double jacobi_device(jacobi_t *j) {
     CHECK_CUDA(cudaMemset(s->control, 0, sizeof(control_t)));
     CHECK_CUDA(cudaMemset(s->failed, 0, sizeof(int)));
     s->team_norm = j->norm_host; /* pinned, so mapped into the device's address space */
-    /* Row 0 of blocks: the edges and the norm block (the rest of it exits at once); rows 1 ..:
+    /* Row 0 of blocks: the edges and the norm block (the rest of it has no cells); rows 1 ..:
      * the reference's grid over rows 2 .. rows - 1. */
     unsigned across = (unsigned)(j->nx + JACOBI_BLOCK - 1) / JACOBI_BLOCK;
     unsigned down = (unsigned)(j->rows - 2 + JACOBI_BLOCK - 1) / JACOBI_BLOCK;
