@@ -184,8 +184,8 @@ static void iteration(jacobi_t *j, void *ctx, float *next, const float *cur, int
 static double run_graphs(jacobi_t *j, cudaGraphExec_t graphs[2][2], const norm_state_t *s) {
     jacobi_warm_up(j, graphs);
     CHECK_CUDA(cudaMemsetAsync(s->control, 0, sizeof(control_t), j->compute));
-    *(volatile float *)j->norm_host =
-        1.0f; /* no kernel runs; the warm-up's norm must not stop us */
+    /* No kernel runs: the warm-up's norm must not stop the loop. */
+    *(volatile float *)j->norm_host = 1.0f;
     double start = jacobi_start(j);
     for (int iter = 0; iter < j->niter; iter++) {
         if (iter % STOP_POLL == 0 && !(sqrtf(*(volatile float *)j->norm_host) > JACOBI_TOL))
