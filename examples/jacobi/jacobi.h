@@ -65,9 +65,19 @@ void jacobi_split_iteration(jacobi_t *j, void *split, float *next, const float *
 /* Captures, warms up and times the split iteration; returns the seconds of the loop. */
 double jacobi_split_run(jacobi_t *j, jacobi_split_t *split);
 
-/* The timed loop of every variant: warm-up with each graph, re-initialization, then one
- * graphs[norm iteration][iteration parity] per iteration, the host reading the team's norm
- * after norm iterations. Returns the seconds of the loop; afterwards j->a holds the result. */
+/* The pieces of a timed loop. warm_up: each graph a few times, then every PE idle. start:
+ * the slab re-initialized (after whatever the caller enqueued on j->compute), every PE idle,
+ * and the clock's start. elapsed: the seconds since start once the device is idle.
+ * keep_result: swaps the grids when an odd count of iterations left the result in a_new, so
+ * that j->a holds it, and checks the team. */
+void jacobi_warm_up(jacobi_t *j, cudaGraphExec_t graphs[2][2]);
+double jacobi_start(jacobi_t *j);
+double jacobi_elapsed(double start);
+void jacobi_keep_result(jacobi_t *j, int iterations);
+
+/* The reference's timed loop, of the host and nccl variants: one graphs[norm iteration]
+ * [iteration parity] per iteration, the host waiting for and reading the team's norm after
+ * each norm iteration. Returns the seconds of the loop; afterwards j->a holds the result. */
 double jacobi_run_graphs(jacobi_t *j, cudaGraphExec_t graphs[2][2]);
 
 #endif

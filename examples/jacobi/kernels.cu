@@ -29,7 +29,7 @@ static __global__ void __launch_bounds__(JACOBI_BLOCK *JACOBI_BLOCK)
                   int calc_norm) {
     int iy = blockIdx.y * blockDim.y + threadIdx.y + iy_start;
     int ix = blockIdx.x * blockDim.x + threadIdx.x + 1;
-    float change = jacobi_cell(a_new, a, iy, ix, iy_end, nx);
+    float change = jacobi_cell(a_new, a, iy, ix, iy_end, nx, true);
     if (calc_norm)
         jacobi_block_norm(change * change, norm);
 }
@@ -76,14 +76,36 @@ void jacobi_destroy_graphs(cudaGraphExec_t graphs[2][2]) {
         CHECK_CUDA(cudaGraphExecDestroy(graphs[i / 2][i % 2]));
 }
 
-double jacobi_run_graphs(jacobi_t *j, cudaGraphExec_t graphs[2][2]) {
-    for (int i = 0; i < 2; i++) /* warm-up: every graph a few times, an even count */
+void jacobi_warm_up(jacobi_t *j, cudaGraphExec_t graphs[2][2]) {
+    for (int i = 0; i < 2; i++) /* every graph a few times, an even count */
         for (int w = 0; w < 4; w++)
             CHECK_CUDA(cudaGraphLaunch(graphs[w / 2][w % 2], j->compute));
     everyone_idle(j);
+}
+
+double jacobi_start(jacobi_t *j) {
     jacobi_initialize(j, j->a, j->a_new, j->rows, j->first_row, j->compute);
     everyone_idle(j);
-    double start = jacobi_now();
+    return jacobi_now();
+}
+
+double jacobi_elapsed(double start) {
+    CHECK_CUDA(cudaDeviceSynchronize());
+    return jacobi_now() - start;
+}
+
+void jacobi_keep_result(jacobi_t *j, int iterations) {
+    if (iterations % 2) { /* the result is in a_new: make a hold it, as after an even count */
+        float *t = j->a;
+        j->a = j->a_new;
+        j->a_new = t;
+    }
+    CHECK_SYMCOLL(symcoll_team_status(SYMCOLL_TEAM_WORLD));
+}
+
+double jacobi_run_graphs(jacobi_t *j, cudaGraphExec_t graphs[2][2]) {
+    jacobi_warm_up(j, graphs);
+    double start = jacobi_start(j);
     float l2 = 1.0f;
     int iter = 0;
     while (l2 > JACOBI_TOL && iter < j->niter) {
@@ -95,13 +117,7 @@ double jacobi_run_graphs(jacobi_t *j, cudaGraphExec_t graphs[2][2]) {
         }
         iter++;
     }
-    CHECK_CUDA(cudaDeviceSynchronize());
-    double seconds = jacobi_now() - start;
-    if (iter % 2) { /* the result is in a_new: make a hold it, as after an even count */
-        float *t = j->a;
-        j->a = j->a_new;
-        j->a_new = t;
-    }
-    CHECK_SYMCOLL(symcoll_team_status(SYMCOLL_TEAM_WORLD));
+    double seconds = jacobi_elapsed(start);
+    jacobi_keep_result(j, iter);
     return seconds;
 }
