@@ -56,8 +56,33 @@ SYMCOLL_DEV bool symcoll_dev_team_broken(const symcoll_device_t &h) {
 
 /* ---- cooperative copies (lane of lanes threads; any alignment) ---- */
 
-/* Copies with units of V: bytes up to V's alignment of dst, then Vs, then the rest. dst and
- * src share their alignment modulo sizeof(V). Four loads are in flight before their stores. */
+/* Copies bytes (the ends of a copy, or a copy of fewer than 16 bytes) one piece at a time,
+ * each the widest of 8, 4, 2 or 1 bytes that the count and both addresses allow: an 8-byte
+ * put is one store, not eight. */
+SYMCOLL_DEV void symcoll_dev_copy_pieces(char *dst, const char *src, size_t bytes) {
+    size_t done = 0;
+    while (done < bytes) {
+        uintptr_t at = (uintptr_t)(dst + done) | (uintptr_t)(src + done);
+        size_t left = bytes - done;
+        if (left >= 8 && at % 8 == 0) {
+            *(uint64_t *)(dst + done) = *(const uint64_t *)(src + done);
+            done += 8;
+        } else if (left >= 4 && at % 4 == 0) {
+            *(uint32_t *)(dst + done) = *(const uint32_t *)(src + done);
+            done += 4;
+        } else if (left >= 2 && at % 2 == 0) {
+            *(uint16_t *)(dst + done) = *(const uint16_t *)(src + done);
+            done += 2;
+        } else {
+            dst[done] = src[done];
+            done += 1;
+        }
+    }
+}
+
+/* Copies with units of V: the bytes up to V's alignment of dst (first lane), then Vs, then
+ * the rest (last lane). dst and src share their alignment modulo sizeof(V). Four loads are in
+ * flight before their stores. */
 template <typename V>
 SYMCOLL_DEV void symcoll_dev_copy_units(char *dst, const char *src, size_t bytes, unsigned lane,
                                         unsigned lanes) {
@@ -66,8 +91,8 @@ SYMCOLL_DEV void symcoll_dev_copy_units(char *dst, const char *src, size_t bytes
         head = bytes;
     size_t units = (bytes - head) / sizeof(V);
     size_t tail = head + units * sizeof(V);
-    for (size_t i = lane; i < head; i += lanes)
-        dst[i] = src[i];
+    if (lane == 0)
+        symcoll_dev_copy_pieces(dst, src, head);
     V *d = (V *)(dst + head);
     const V *s = (const V *)(src + head);
     size_t i = lane;
@@ -80,19 +105,22 @@ SYMCOLL_DEV void symcoll_dev_copy_units(char *dst, const char *src, size_t bytes
     }
     for (; i < units; i += lanes)
         d[i] = s[i];
-    for (size_t j = tail + lane; j < bytes; j += lanes)
-        dst[j] = src[j];
+    if (lane == lanes - 1)
+        symcoll_dev_copy_pieces(dst + tail, src + tail, bytes - tail);
 }
 
 /* Copies bytes with lanes threads, lane being this thread's index among them: 16-byte
  * accesses when dst and src share their alignment modulo 16, else the widest unit they
- * share. */
+ * share; fewer than 16 bytes go as pieces by one lane. */
 SYMCOLL_DEV void symcoll_dev_copy(void *dst, const void *src, size_t bytes, unsigned lane,
                                   unsigned lanes) {
     char *d = (char *)dst;
     const char *s = (const char *)src;
     uintptr_t mismatch = (uintptr_t)d ^ (uintptr_t)s;
-    if ((mismatch & 15) == 0)
+    if (bytes < 16) {
+        if (lane == 0)
+            symcoll_dev_copy_pieces(d, s, bytes);
+    } else if ((mismatch & 15) == 0)
         symcoll_dev_copy_units<uint4>(d, s, bytes, lane, lanes);
     else if ((mismatch & 7) == 0)
         symcoll_dev_copy_units<uint2>(d, s, bytes, lane, lanes);
