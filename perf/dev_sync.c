@@ -27,16 +27,15 @@ typedef struct {
     perf_pingpong_t pp;
     unsigned long long *counters; /* device: wrong data, an NCCL wait that gave up */
     uint64_t base, nccl_base;     /* the last values sent: the signals only ever rise */
-    bool relaxed, session;        /* the barrier being measured */
+    bool relaxed;                 /* the barrier being measured */
     size_t bytes;                 /* the ping-pong being measured */
     FILE *csv;
 } dev_sync_t;
 
 static int enqueue_barrier(void *ctx, cudaStream_t stream) {
     dev_sync_t *s = ctx;
-    return perf_cuda_check(
-        perf_dev_barrier_launch(s->h, s->args->iters, s->relaxed, s->session, stream),
-        "barrier kernel");
+    return perf_cuda_check(perf_dev_barrier_launch(s->h, s->args->iters, s->relaxed, stream),
+                           "barrier kernel");
 }
 
 static int enqueue_nccl_barrier(void *ctx, cudaStream_t stream) {
@@ -119,29 +118,18 @@ static int run_barriers(dev_sync_t *s) {
     if (s->me == 0) {
         printf("# in-kernel barrier (%d PEs): one block of 128 threads per GPU, %d syncs per "
                "kernel, %d kernels timed after %d of warm-up\n# symcoll: symcoll_dev_barrier "
-               "(acq_rel), symcoll_dev_barrier_relaxed (relaxed), session: the same through "
-               "symcoll_dev_barrier_begin/sync/end; nccl-lsa: "
+               "(acq_rel), symcoll_dev_barrier_relaxed (relaxed); nccl-lsa: "
                "ncclLsaBarrierSession<ncclCoopCta>::sync with that memory order\n",
                s->npes, s->args->iters, s->args->timings, s->args->warmup);
         perf_dev_table_header(stdout, "us per sync");
     }
-    static const char *const kinds[2][2] = {{"acq_rel", "relaxed"},
-                                            {"session_acq_rel", "session_relaxed"}};
     for (int relaxed = 0; relaxed < 2; relaxed++) {
         s->relaxed = relaxed;
-        perf_dev_row_t rows[2];
-        for (int session = 0; session < 2; session++) {
-            s->session = session;
-            rows[session] = row_of(s, "dev_barrier", kinds[session][relaxed], 0);
-            if (measure(s, enqueue_barrier, 1, false, &rows[session].symcoll) != 0)
-                return -1;
-        }
-        /* NCCL's barrier is a session: one measurement beside both of ours. */
-        if (s->ndev && measure(s, enqueue_nccl_barrier, 1, false, &rows[0].nccl) != 0)
+        perf_dev_row_t row = row_of(s, "dev_barrier", relaxed ? "relaxed" : "acq_rel", 0);
+        if (measure(s, enqueue_barrier, 1, false, &row.symcoll) != 0 ||
+            (s->ndev && measure(s, enqueue_nccl_barrier, 1, false, &row.nccl) != 0))
             return -1;
-        rows[1].nccl = rows[0].nccl;
-        report(s, &rows[0]);
-        report(s, &rows[1]);
+        report(s, &row);
     }
     return 0;
 }

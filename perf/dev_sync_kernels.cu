@@ -8,21 +8,9 @@ template <bool Relaxed> static __global__ void barrier_loop(symcoll_device_t h, 
             return;
 }
 
-template <bool Relaxed> static __global__ void session_loop(symcoll_device_t h, int iters) {
-    symcoll_dev_barrier_session_t s = symcoll_dev_barrier_begin(h);
-    for (int i = 0; i < iters; i++)
-        if (!(Relaxed ? symcoll_dev_barrier_sync_relaxed(h, &s) : symcoll_dev_barrier_sync(h, &s)))
-            break;
-    symcoll_dev_barrier_end(h, &s);
-}
-
 extern "C" cudaError_t perf_dev_barrier_launch(symcoll_device_t h, int iters, bool relaxed,
-                                               bool session, cudaStream_t stream) {
-    if (session && relaxed)
-        session_loop<true><<<1, 128, 0, stream>>>(h, iters);
-    else if (session)
-        session_loop<false><<<1, 128, 0, stream>>>(h, iters);
-    else if (relaxed)
+                                               cudaStream_t stream) {
+    if (relaxed)
         barrier_loop<true><<<1, 128, 0, stream>>>(h, iters);
     else
         barrier_loop<false><<<1, 128, 0, stream>>>(h, iters);

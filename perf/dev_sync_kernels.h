@@ -13,10 +13,9 @@
 extern "C" {
 #endif
 
-/* One block of 128 threads calls symcoll_dev_barrier (or _relaxed) iters times, or with
- * session, symcoll_dev_barrier_sync (or _relaxed) in one barrier session. A failed wait ends
- * the loop; symcoll_team_status then reports the timeout. */
-cudaError_t perf_dev_barrier_launch(symcoll_device_t h, int iters, bool relaxed, bool session,
+/* One block of 128 threads calls symcoll_dev_barrier (or _relaxed) iters times. A failed
+ * wait ends the kernel; symcoll_team_status then reports the timeout. */
+cudaError_t perf_dev_barrier_launch(symcoll_device_t h, int iters, bool relaxed,
                                     cudaStream_t stream);
 
 /* The ping-pong's buffers: data and sig symmetric (zeroed once, then only ever raised), src

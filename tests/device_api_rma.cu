@@ -370,73 +370,39 @@ TEST_F(DeviceRma, FenceAndQuietOrderPutsBeforeAFlag) {
     }
 }
 
-// The barriers under test: the stateless ones, and the same in a barrier session.
-enum class Barrier { Ordered, Relaxed, SessionOrdered, SessionRelaxed };
-
-// A barrier of the kind; the relaxed ones order the round's words by fences of their own
-// around it (symcoll_dev_fence before, after), as their callers must.
-template <Barrier B>
-__device__ bool barrier_of(const symcoll_device_t &h, symcoll_dev_barrier_session_t *s) {
-    if (B == Barrier::Ordered)
-        return symcoll_dev_barrier(h);
-    if (B == Barrier::SessionOrdered)
-        return symcoll_dev_barrier_sync(h, s);
-    symcoll_dev_fence(h);
-    bool ok = B == Barrier::Relaxed ? symcoll_dev_barrier_relaxed(h)
-                                    : symcoll_dev_barrier_sync_relaxed(h, s);
-    symcoll_dev_fence(h);
-    return ok;
-}
-
 // Every round: each thread writes a round-stamped word into the right neighbour's copy,
 // block barrier, reads the word the left neighbour wrote, block barrier.
-template <Barrier B>
 __global__ void block_barrier_kernel(symcoll_device_t h, uint64_t *words, int rounds, uint64_t base,
                                      unsigned long long *errors, int *timeouts) {
     int right = (h.my_pe + 1) % h.n_pes, left = (h.my_pe + h.n_pes - 1) % h.n_pes;
     unsigned t = threadIdx.x;
-    bool session = B == Barrier::SessionOrdered || B == Barrier::SessionRelaxed;
-    symcoll_dev_barrier_session_t s;
-    if (session)
-        s = symcoll_dev_barrier_begin(h);
     for (int r = 0; r < rounds; r++) {
         uint64_t stamp = base + (uint64_t)r * 1000003u;
         symcoll_dev_p(h, words + t, stamp ^ ((uint64_t)h.my_pe << 48) ^ t, right);
-        if (!barrier_of<B>(h, &s))
+        if (!symcoll_dev_barrier(h))
             break;
         if (words[t] != (stamp ^ ((uint64_t)left << 48) ^ t))
             atomicAdd(errors, 1ull);
-        if (!barrier_of<B>(h, &s))
+        if (!symcoll_dev_barrier(h))
             break;
     }
-    if (session)
-        symcoll_dev_barrier_end(h, &s);
     if (t == 0 && symcoll_dev_team_broken(h))
         atomicAdd(timeouts, 1);
 }
 
-// Each kind of barrier orders the rounds; launches of the kinds in turn (and the library's
-// barrier between them) share the slot's count, so they stay in step across launches.
 TEST_F(DeviceRma, BlockBarrierOrdersRoundsAcrossLaunches) {
     SEED_TRACE();
-    constexpr int kWordThreads = 128, kRounds = 1000, kLaunches = 2;
+    constexpr int kWordThreads = 128, kRounds = 1000, kLaunches = 3;
     SymBuffer words(kWordThreads * sizeof(uint64_t));
     KernelErrors errors;
     errors.reset();
     barrier_sync(stream);
     for (int l = 0; l < kLaunches; l++) {
-        void (*kernels[])(symcoll_device_t, uint64_t *, int, uint64_t, unsigned long long *,
-                          int *) = {block_barrier_kernel<Barrier::Ordered>,
-                                    block_barrier_kernel<Barrier::Relaxed>,
-                                    block_barrier_kernel<Barrier::SessionOrdered>,
-                                    block_barrier_kernel<Barrier::SessionRelaxed>};
-        for (auto kernel : kernels) {
-            kernel<<<1, kWordThreads, 0, stream>>>(h, words.as<uint64_t>(), kRounds, next_case(),
-                                                   errors.wrong_words(), errors.timeouts());
-            CUDA_OK(cudaGetLastError());
-            // The library's barrier in between shares the team but not the slot.
-            SYM_OK(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream));
-        }
+        block_barrier_kernel<<<1, kWordThreads, 0, stream>>>(
+            h, words.as<uint64_t>(), kRounds, next_case(), errors.wrong_words(), errors.timeouts());
+        CUDA_OK(cudaGetLastError());
+        // The library's barrier in between shares the team but not the slot.
+        SYM_OK(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream));
     }
     CUDA_OK(cudaStreamSynchronize(stream));
     errors.expect_none("words read before the barrier delivered them");
