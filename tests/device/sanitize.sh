@@ -9,7 +9,7 @@
 # stops after SANITIZE_TIMEOUT seconds (default 240); SANITIZE_JOBS runs go at once (default 3),
 # and SANITIZE_RUNS picks runs by "tool-name" (default: all eight). Logs under $OUT; the summary
 # comes last: per run the exit status (86: the tool found errors, 124: timed out) and each
-# PE's "ERROR SUMMARY".
+# PE's "ERROR SUMMARY" (racecheck: "RACECHECK SUMMARY").
 B=/work/main/build-dev; T=$B/tests
 RUN="$B/src/launcher/symcoll-run -n ${NP:-2} --tag-output --timeout ${SANITIZE_TIMEOUT:-240}"
 SANITIZER="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
@@ -39,8 +39,8 @@ sanitize() { # tool-name: one line of the summary into $OUT/sanitize-tool-name.l
   # shellcheck disable=SC2086 # ARGS holds a program and its arguments, none with spaces
   $RUN $SANITIZER --tool $tool "${extra[@]}" ${ARGS[$run]} > $log 2>&1
   local rc=$? errors
-  errors=$(grep -ho "ERROR SUMMARY: [0-9]* error" $log | sort | uniq -c | awk '{$1=$1; print}' |
-           paste -sd';')
+  errors=$(grep -hoE "(ERROR SUMMARY: [0-9]* error|RACECHECK SUMMARY: [0-9]* hazard)" $log |
+           sort | uniq -c | awk '{$1=$1; print}' | paste -sd';')
   printf '%-18s rc=%-3s %4ss  %s  %s\n' $run $rc $((SECONDS - start)) \
          "${errors:-no ERROR SUMMARY}" "$(grep -E '^\[[0-9]+\] \[  (PASSED|FAILED) ' $log |
          sort -u | paste -sd' ')" > $OUT/sanitize-$run.line
@@ -53,5 +53,5 @@ for run in $RUNS; do
 done
 wait
 for run in $RUNS; do cat $OUT/sanitize-$run.line; done > $SUMMARY
-echo "== compute-sanitizer (rc 0 and '0 errors' on every PE is clean; logs: sanitize-*.log)"
+echo "== compute-sanitizer (rc 0 and '0 errors' / '0 hazards' on every PE is clean; logs: sanitize-*.log)"
 cat $SUMMARY
