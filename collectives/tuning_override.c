@@ -2,6 +2,7 @@
  * enqueue path only copies them. */
 #include <stdbool.h>
 #include <string.h>
+#include <strings.h>
 #include "internal.h"
 #include "tuning_override.h"
 
@@ -55,7 +56,7 @@ symcoll_status_t symcoll_tuning_override(symcoll_collective_t collective, const 
     }
     const char *const *names = symcoll_tuning_algorithms(collective);
     int algo = 0;
-    while (names[algo] && strcmp(names[algo], algorithm))
+    while (names[algo] && strcasecmp(names[algo], algorithm))
         algo++;
     if (!names[algo]) {
         char list[128];

@@ -287,8 +287,8 @@ SYMCOLL_API const char *symcoll_collective_name(symcoll_collective_t collective)
 
 /* Expert tuning: makes every later call of collective (broadcast, reduce, fcollect or
  * alltoall) in this process use algorithm, ahead of SYMCOLL_ALGO_<COLLECTIVE>, the tuning
- * file and the built-in table. The names are those SYMCOLL_ALGO_<COLLECTIVE> takes ("ll",
- * "one_shot", "two_shot", "push", "pull", "ce"; symcoll-perf --help lists them). blocks and
+ * file and the built-in table. The names are those SYMCOLL_ALGO_<COLLECTIVE> takes, in any case
+ * ("ll", "one_shot", "two_shot", "push", "pull", "ce"; symcoll-perf --help lists them). blocks and
  * threads act as a tuning-table row's: the most blocks the grid may use (fewer for a small
  * message, never more than the GPU's multiprocessors) and the block size (the LL algorithms
  * use fewer threads for a small message); 0 keeps the grid the table gives the algorithm.

@@ -10,7 +10,8 @@
  * scoped call returns once the whole group is done with src, so any thread may reuse it.
  *
  * Memory model: puts are plain stores over NVLink: they are visible on pe after a quiet (or
- * a signal, or a barrier) of the thread or group that issued them. Flags and signals are
+ * a signal, or symcoll_dev_barrier; not symcoll_dev_barrier_relaxed) of the thread or group
+ * that issued them. Flags and signals are
  * accessed at system scope. Every wait honours the handle's timeout: on expiry it fills the
  * team's timeout record and returns false, and the caller must leave the kernel (the host
  * then reports SYMCOLL_ERROR_TIMEOUT for the team).
@@ -266,10 +267,11 @@ SYMCOLL_DEV bool symcoll_dev_barrier(const symcoll_device_t &h) {
 }
 
 /* The same barrier without memory ordering (relaxed): on return every team PE has arrived,
- * but writes made before it are not guaranteed visible after it. For callers that order their
- * data otherwise (signals, their own fences) and want the arrival alone, at about the one-way
- * latency between GPUs. Shares the counter of symcoll_dev_barrier: the two may be mixed, in
- * the same order on every PE. */
+ * and nothing else: it orders no write and no read, so data written before it need not be
+ * visible after it, and a peer may overwrite what this PE read before it. For phases that hand
+ * no data over, or hand it over by put_signal and signal_wait_until, at about the one-way
+ * latency between GPUs; to hand data over with a barrier, use symcoll_dev_barrier. Shares the
+ * counter of symcoll_dev_barrier: the two may be mixed, in the same order on every PE. */
 SYMCOLL_DEV bool symcoll_dev_barrier_relaxed(const symcoll_device_t &h) {
     return symcoll_dev_sync_slot_impl(h, SYMCOLL_USER_SYNC_SLOT, SYMCOLL_COLL_DEVICE_API, false,
                                       false);

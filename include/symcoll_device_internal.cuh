@@ -92,6 +92,25 @@ SYMCOLL_DEV void symcoll_dev_record_timeout(const symcoll_device_t &h, int colle
     }
 }
 
+/* The slow path of a poll loop, taken once per 1024 polls: true when the team is broken, or
+ * (after recording it) when the handle's timeout has passed since the first check (*start
+ * holds that check's time; 0 before it). */
+SYMCOLL_DEV bool symcoll_dev_wait_expired(const symcoll_device_t &h, uint64_t *start,
+                                          int collective, int missing_pe, uint64_t awaited) {
+    if (symcoll_dev_team_broken(h))
+        return true;
+    uint64_t now = symcoll_dev_now_ns();
+    if (*start == 0) {
+        *start = now;
+        return false;
+    }
+    if (h.timeout_ns && now - *start > h.timeout_ns) {
+        symcoll_dev_record_timeout(h, collective, missing_pe, awaited);
+        return true;
+    }
+    return false;
+}
+
 /* Spins until (*flag cmp value) holds. With acquire, every poll is an acquire load: what the
  * writer of the flag wrote before it is visible to this thread afterwards, at no cost beyond
  * the poll (a fence after a relaxed poll costs about 0.6 us). Without, polls are relaxed and
@@ -108,17 +127,9 @@ SYMCOLL_DEV bool symcoll_dev_wait_impl(const symcoll_device_t &h, const uint64_t
         uint64_t seen = acquire ? symcoll_dev_load_acquire(flag) : symcoll_dev_load_relaxed(flag);
         if (symcoll_dev_compare(seen, cmp, value))
             return true;
-        if ((polls & 1023) == 0) {
-            if (symcoll_dev_team_broken(h))
-                return false;
-            uint64_t now = symcoll_dev_now_ns();
-            if (start == 0) {
-                start = now;
-            } else if (h.timeout_ns && now - start > h.timeout_ns) {
-                symcoll_dev_record_timeout(h, collective, missing_pe, value);
-                return false;
-            }
-        }
+        if ((polls & 1023) == 0 &&
+            symcoll_dev_wait_expired(h, &start, collective, missing_pe, value))
+            return false;
     }
 }
 

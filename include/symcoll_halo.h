@@ -4,15 +4,16 @@
  * A plan describes how a team is laid out as a 1-3 dimensional grid of PEs and how each PE's
  * field is laid out: its interior cells, a halo of width[d] cells on both sides of every
  * dimension d, and the pitches. An exchange (one kernel, no host work) moves each PE's
- * boundary cells into its neighbours' halo cells over NVLink. A face of up to 4 KiB per
- * neighbour (SYMCOLL_HALO_LL_BYTES; all fields of one call together, both ways), or of up to 4 MiB made of narrow
- * rows (64 bytes or fewer, such as the columns of a field split along x), travels as flagged
- * 16-byte lines (8 bytes of cells each) into a slot of the plan on the neighbour, which copies
- * them into its own halo in the same exchange: one one-way trip, no credit, no fence, no
- * scattered remote stores. A larger face is stored straight into the neighbour's halo cells
- * once the neighbour has entered the exchange (the credit), then one flag per neighbour is
- * set and the neighbours' flags are awaited. A plan holds four times the slot size (4 KiB,
- * or the largest narrow face) of symmetric memory per direction it uses (2 to 26).
+ * boundary cells into its neighbours' halo cells over NVLink. A face of up to
+ * SYMCOLL_HALO_LL_BYTES (4 KiB by default) per neighbour (all fields of one call together,
+ * both ways), or of up to 4 MiB made of narrow rows (64 bytes or fewer, such as the columns
+ * of a field split along x), travels as flagged 16-byte lines (8 bytes of cells each) into a
+ * slot of the plan on the neighbour, which copies them into its own halo in the same
+ * exchange: one one-way trip, no credit, no fence, no scattered remote stores. A larger face
+ * is stored straight into the neighbour's halo cells once the neighbour has entered the
+ * exchange (the credit), then one flag per neighbour is set and the neighbours' flags are
+ * awaited. A plan holds four times the slot size (SYMCOLL_HALO_LL_BYTES, or the largest
+ * narrow face) of symmetric memory per direction it uses (2 to 26).
  *
  * x (dimension 0) varies fastest, in memory and in the numbering of the PEs: team PE r sits
  * at coordinates (r % g0, r / g0 % g1, r / (g0*g1)).

@@ -53,17 +53,9 @@ SYMCOLL_DEV bool symcoll_dev_ll_load(const symcoll_device_t &h, const char *pack
             break;
         /* As in symcoll_dev_wait_impl: the clock and the host-mapped record stay off the
          * fast path (reading the clock first costs 0.3 us). */
-        if ((spins & 1023) == 1023) {
-            if (symcoll_dev_team_broken(h))
-                return false;
-            uint64_t now = symcoll_dev_now_ns();
-            if (start == 0) {
-                start = now;
-            } else if (h.timeout_ns && now - start > h.timeout_ns) {
-                symcoll_dev_record_timeout(h, collective, from_pe, epoch);
-                return false;
-            }
-        }
+        if ((spins & 1023) == 1023 &&
+            symcoll_dev_wait_expired(h, &start, collective, from_pe, epoch))
+            return false;
     }
     *data = ((uint64_t)d1 << 32) | d0;
     return true;

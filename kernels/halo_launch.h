@@ -16,12 +16,12 @@ extern "C" {
  * bytes) into a slot of the receiver, which copies them into its own halo: one one-way trip,
  * no credit (the receiver writes its halo itself) and no fence. Each used direction has two
  * slots (by the parity of the exchange number). A slot carries SYMCOLL_HALO_LL_BYTES of
- * payload (src/env.def; rounded down to 8 bytes); for a direction whose faces have narrow rows
- * (SYMCOLL_HALO_LL_NARROW_ROW bytes or fewer: columns, which stored straight into the halo would be
- * scattered small writes), as much as the team's largest face toward it, up to
- * SYMCOLL_HALO_LL_MAX_BYTES. A sender writes the slot of exchange k once it has received exchange k
- * - 1 from that neighbour, so the neighbour has finished exchange k - 2, the last reader of the
- * slot. */
+ * payload (src/env.def; rounded down to 8 bytes); for a direction whose faces have narrow
+ * rows (SYMCOLL_HALO_LL_NARROW_ROW bytes or fewer: columns, which stored straight into the
+ * halo would be scattered small writes), as much as the team's largest face toward it, up to
+ * SYMCOLL_HALO_LL_MAX_BYTES. A sender writes the slot of exchange k once it has received
+ * exchange k-1 from that neighbour, so the neighbour has finished exchange k-2, the last
+ * reader of the slot. */
 #define SYMCOLL_HALO_LL_NARROW_ROW 64
 #define SYMCOLL_HALO_LL_MAX_BYTES ((size_t)4 << 20)
 

@@ -208,18 +208,24 @@ static int setup(dev_sync_t *s) {
     return 0;
 }
 
-static void teardown(dev_sync_t *s) {
-    if (s->csv)
-        fclose(s->csv);
-    if (s->ndev)
-        perf_nccl_dev_destroy(s->ndev);
+/* 0, or -1 after reporting a failed release. */
+static int teardown(dev_sync_t *s) {
+    int rc = 0;
+    if (s->csv && fclose(s->csv) != 0)
+        rc = perf_fail("cannot write %s", s->args->csv_path);
+    if (s->ndev) {
+        ncclResult_t nrc = perf_nccl_dev_destroy(s->ndev);
+        if (nrc != ncclSuccess)
+            rc = perf_fail("ncclDevCommDestroy: %s", ncclGetErrorString(nrc));
+    }
     if (s->nc.comm)
-        perf_nccl_fini(&s->nc);
-    cudaFree(s->counters);
-    cudaFree(s->pp.src);
+        rc |= perf_nccl_fini(&s->nc);
+    rc |= perf_cuda_check(cudaFree(s->counters), "cudaFree");
+    rc |= perf_cuda_check(cudaFree(s->pp.src), "cudaFree");
     symcoll_free(s->pp.data);
-    perf_bench_fini(&s->bench);
-    perf_exchange_fini(&s->ex);
+    rc |= perf_bench_fini(&s->bench);
+    rc |= perf_exchange_fini(&s->ex);
+    return rc;
 }
 
 int perf_dev_sync(const perf_args_t *args) {
@@ -237,8 +243,8 @@ int perf_dev_sync(const perf_args_t *args) {
         wrong = run_pingpongs(&s);
         rc = wrong < 0 ? -1 : 0;
     }
-    teardown(&s);
-    cudaStreamDestroy(s.stream);
+    if (teardown(&s) != 0 || perf_cuda_check(cudaStreamDestroy(s.stream), "cudaStreamDestroy") != 0)
+        rc = rc != 0 ? rc : -1;
     if (rc == 0 && wrong > 0 && s.me == 0)
         fprintf(stderr, "symcoll-perf: dev_pingpong: %lld rounds received wrong data\n", wrong);
     return rc != 0 ? rc : wrong > 0;

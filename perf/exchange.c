@@ -16,9 +16,10 @@ int perf_exchange_init(perf_exchange_t *ex, symcoll_team_t team, cudaStream_t st
     return 0;
 }
 
-void perf_exchange_fini(perf_exchange_t *ex) {
-    cudaFree(ex->staging);
+int perf_exchange_fini(perf_exchange_t *ex) {
+    int rc = perf_cuda_check(cudaFree(ex->staging), "cudaFree");
     symcoll_free(ex->sym);
+    return rc;
 }
 
 int perf_sync_pes(symcoll_team_t team, cudaStream_t stream) {

@@ -23,7 +23,8 @@ typedef struct {
 
 /* Collective over WORLD (allocates symmetric memory). 0 or -1 (reported on stderr). */
 int perf_exchange_init(perf_exchange_t *ex, symcoll_team_t team, cudaStream_t stream);
-void perf_exchange_fini(perf_exchange_t *ex);
+/* 0, or -1 after reporting a failed release. */
+int perf_exchange_fini(perf_exchange_t *ex);
 
 /* Returns once every PE of the team has reached this point: a barrier on the stream, then
  * the host waits for the stream. */

@@ -210,7 +210,8 @@ static int run_case(halo_sweep_t *s, shape_t shape, size_t face_bytes) {
         if (rc == 0)
             report(s, shape, mode == PERF_MODE_GRAPH ? "graph" : "stream", &l, us);
     }
-    cudaFree(c.pack);
+    if (perf_cuda_check(cudaFree(c.pack), "cudaFree") != 0 && rc == 0)
+        rc = -1;
     symcoll_free(c.field);
     if (symcoll_halo_destroy(c.plan) != SYMCOLL_SUCCESS && rc == 0)
         rc = perf_fail("symcoll_halo_destroy: %s", symcoll_last_error());
@@ -262,10 +263,10 @@ int perf_halo(const perf_args_t *args) {
             perf_plot(args->csv_path ? args->csv_path : temp_csv, args->plot_path) != 0)
             rc = -1;
     }
-    if (s.comm)
-        ncclCommDestroy(s.comm);
-    perf_bench_fini(&s.bench);
-    perf_exchange_fini(&s.ex);
-    cudaStreamDestroy(stream);
+    if (s.comm && ncclCommDestroy(s.comm) != ncclSuccess)
+        rc = perf_fail("ncclCommDestroy failed");
+    if ((perf_bench_fini(&s.bench) | perf_exchange_fini(&s.ex) |
+         perf_cuda_check(cudaStreamDestroy(stream), "cudaStreamDestroy")) != 0)
+        rc = rc != 0 ? rc : -1;
     return rc;
 }

@@ -61,16 +61,14 @@ int perf_print_job_topology(FILE *out) {
     perf_exchange_t ex;
     int rc = t == NULL ? perf_fail("topology: out of host memory")
                        : perf_exchange_init(&ex, SYMCOLL_TEAM_WORLD, stream);
-    if (t != NULL) {
-        if (rc == 0) {
-            rc = perf_job_topology(&ex, t);
-        }
+    if (rc == 0) {
+        rc = perf_job_topology(&ex, t);
         if (rc == 0 && ex.me == 0) {
             perf_print_topology(out, t, "");
         }
-        perf_exchange_fini(&ex);
+        rc |= perf_exchange_fini(&ex);
     }
     free(t);
-    cudaStreamDestroy(stream);
+    rc |= perf_cuda_check(cudaStreamDestroy(stream), "cudaStreamDestroy");
     return rc;
 }

@@ -42,14 +42,18 @@ int perf_nccl_init(perf_nccl_t *nc, perf_exchange_t *ex, size_t bytes) {
     return 0;
 }
 
-void perf_nccl_fini(perf_nccl_t *nc) {
-    ncclCommWindowDeregister(nc->comm, nc->sym_dst_win);
-    ncclCommWindowDeregister(nc->comm, nc->sym_src_win);
-    ncclMemFree(nc->sym_dst);
-    ncclMemFree(nc->sym_src);
-    cudaFree(nc->plain_dst);
-    cudaFree(nc->plain_src);
-    ncclCommDestroy(nc->comm);
+int perf_nccl_fini(perf_nccl_t *nc) {
+    int rc = 0;
+    rc |=
+        nccl_check(ncclCommWindowDeregister(nc->comm, nc->sym_dst_win), "ncclCommWindowDeregister");
+    rc |=
+        nccl_check(ncclCommWindowDeregister(nc->comm, nc->sym_src_win), "ncclCommWindowDeregister");
+    rc |= nccl_check(ncclMemFree(nc->sym_dst), "ncclMemFree");
+    rc |= nccl_check(ncclMemFree(nc->sym_src), "ncclMemFree");
+    rc |= perf_cuda_check(cudaFree(nc->plain_dst), "cudaFree");
+    rc |= perf_cuda_check(cudaFree(nc->plain_src), "cudaFree");
+    rc |= nccl_check(ncclCommDestroy(nc->comm), "ncclCommDestroy");
+    return rc;
 }
 
 static ncclDataType_t nccl_type(symcoll_datatype_t type) {

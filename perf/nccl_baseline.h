@@ -22,7 +22,8 @@ typedef struct {
 /* Collective over the exchange's team: a communicator of its PEs (the unique id travels
  * through ex) and buffers of bytes each. 0 or -1 (reported). */
 int perf_nccl_init(perf_nccl_t *nc, perf_exchange_t *ex, size_t bytes);
-void perf_nccl_fini(perf_nccl_t *nc);
+/* 0, or -1 after reporting a failed release. */
+int perf_nccl_fini(perf_nccl_t *nc);
 
 /* False when NCCL has no equivalent (bitwise reductions). */
 bool perf_nccl_supports(const perf_call_t *c);

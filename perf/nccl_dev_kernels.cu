@@ -17,8 +17,12 @@ extern "C" ncclResult_t perf_nccl_dev_create(ncclComm_t comm, perf_nccl_dev_t **
     perf_nccl_dev_t *d = (perf_nccl_dev_t *)calloc(1, sizeof *d);
     if (d == NULL)
         return ncclSystemError;
+#ifdef NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER /* later NCCL versions stamp size and version */
+    ncclDevCommRequirements reqs = NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER;
+#else
     ncclDevCommRequirements reqs;
     memset(&reqs, 0, sizeof reqs);
+#endif
     reqs.lsaBarrierCount = 1;
     ncclResult_t rc = ncclDevCommCreate(comm, &reqs, &d->dev);
     if (rc != ncclSuccess) {

@@ -313,16 +313,18 @@ static int lane_init(lane_t *l, symcoll_team_t team, int npes) {
     return create_halo(l, npes);
 }
 
-static void lane_fini(lane_t *l) {
-    symcoll_halo_destroy(l->halo);
-    cudaFreeHost(l->host_dst);
-    cudaFreeHost(l->host_src);
+/* 0, or -1 after reporting a failed release. */
+static int lane_fini(lane_t *l) {
+    int rc = perf_symcoll_check(symcoll_halo_destroy(l->halo), "symcoll_halo_destroy");
+    rc |= perf_cuda_check(cudaFreeHost(l->host_dst), "cudaFreeHost");
+    rc |= perf_cuda_check(cudaFreeHost(l->host_src), "cudaFreeHost");
     symcoll_free(l->signal);
     symcoll_free(l->dst);
     symcoll_free(l->src);
-    cudaEventDestroy(l->stop);
-    cudaEventDestroy(l->start);
-    cudaStreamDestroy(l->stream);
+    rc |= perf_cuda_check(cudaEventDestroy(l->stop), "cudaEventDestroy");
+    rc |= perf_cuda_check(cudaEventDestroy(l->start), "cudaEventDestroy");
+    rc |= perf_cuda_check(cudaStreamDestroy(l->stream), "cudaStreamDestroy");
+    return rc;
 }
 
 /* The run itself, between the lanes' setup and teardown. */
@@ -377,8 +379,7 @@ int perf_soak(const perf_args_t *args) {
         return -1;
     bool passed = false;
     int rc = soak_run(&s, args->soak_seconds, &passed);
-    lane_fini(&s.lanes[1]);
-    lane_fini(&s.lanes[0]);
-    symcoll_team_destroy(copy);
-    return rc != 0 ? -1 : passed ? 0 : 1;
+    int down = lane_fini(&s.lanes[1]) | lane_fini(&s.lanes[0]);
+    down |= perf_symcoll_check(symcoll_team_destroy(copy), "symcoll_team_destroy");
+    return rc != 0 || down != 0 ? -1 : passed ? 0 : 1;
 }

@@ -440,21 +440,24 @@ static int setup(sweep_t *sw, size_t buffer_bytes, size_t first_call_bytes, char
     return rc;
 }
 
-static void teardown(sweep_t *sw) {
+/* 0, or -1 after reporting a failed release. */
+static int teardown(sweep_t *sw) {
+    int rc = 0;
     symcoll_tuning_file_free(&sw->tuning_file);
-    if (sw->csv != NULL) {
-        fclose(sw->csv);
+    if (sw->csv != NULL && fclose(sw->csv) != 0) {
+        rc = perf_fail("cannot write %s", sw->args->csv_path);
     }
     if (sw->args->compare_nccl) {
-        perf_nccl_fini(&sw->nccl);
+        rc |= perf_nccl_fini(&sw->nccl);
     }
-    perf_bench_fini(&sw->bench);
-    perf_exchange_fini(&sw->ex);
-    cudaFreeHost(sw->host_dst);
-    cudaFreeHost(sw->host_src);
+    rc |= perf_bench_fini(&sw->bench);
+    rc |= perf_exchange_fini(&sw->ex);
+    rc |= perf_cuda_check(cudaFreeHost(sw->host_dst), "cudaFreeHost");
+    rc |= perf_cuda_check(cudaFreeHost(sw->host_src), "cudaFreeHost");
     symcoll_free(sw->dst);
     symcoll_free(sw->src);
-    cudaStreamDestroy(sw->stream);
+    rc |= perf_cuda_check(cudaStreamDestroy(sw->stream), "cudaStreamDestroy");
+    return rc;
 }
 
 /* Reads the --baseline CSV; 0, or -1 after printing why. */
@@ -509,8 +512,10 @@ int perf_sweep(const perf_args_t *a) {
          run_mode(&sw, "graph", a->graph_calls, sizes, n_sizes) != 0)) {
         return -1;
     }
-    teardown(&sw);
     int rc = sw.my_wrong > 0 ? 1 : 0;
+    if (teardown(&sw) != 0) {
+        rc = 1;
+    }
     if (sw.reporter && a->plot_path != NULL &&
         perf_plot(a->csv_path ? a->csv_path : temp_csv, a->plot_path) != 0) {
         rc = 1;

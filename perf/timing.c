@@ -23,10 +23,11 @@ int perf_bench_init(perf_bench_t *b, const perf_args_t *args, symcoll_team_t tea
     return 0;
 }
 
-void perf_bench_fini(perf_bench_t *b) {
-    cudaEventDestroy(b->start);
-    cudaEventDestroy(b->stop);
+int perf_bench_fini(perf_bench_t *b) {
+    int rc = perf_cuda_check(cudaEventDestroy(b->start), "cudaEventDestroy");
+    rc |= perf_cuda_check(cudaEventDestroy(b->stop), "cudaEventDestroy");
     free(b->samples);
+    return rc;
 }
 
 static int capture_graph(perf_bench_t *b) {

@@ -28,7 +28,8 @@ typedef struct {
 
 int perf_bench_init(perf_bench_t *b, const perf_args_t *args, symcoll_team_t team,
                     cudaStream_t stream);
-void perf_bench_fini(perf_bench_t *b);
+/* 0, or -1 after reporting a failed release. */
+int perf_bench_fini(perf_bench_t *b);
 
 /* Starts a case: the call to time, and graph_calls per graph (0: stream mode, no graph).
  * In graph mode this captures and instantiates the graph. */

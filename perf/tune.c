@@ -283,13 +283,15 @@ static int setup(tune_t *tn, size_t buffer_bytes) {
     return rc;
 }
 
-static void teardown(tune_t *tn) {
-    perf_bench_fini(&tn->bench);
-    perf_exchange_fini(&tn->ex);
+/* 0, or -1 after reporting a failed release. */
+static int teardown(tune_t *tn) {
+    int rc = perf_bench_fini(&tn->bench);
+    rc |= perf_exchange_fini(&tn->ex);
     symcoll_free(tn->dst);
     symcoll_free(tn->src);
-    cudaStreamDestroy(tn->stream);
+    rc |= perf_cuda_check(cudaStreamDestroy(tn->stream), "cudaStreamDestroy");
     free(tn->rows);
+    return rc;
 }
 
 /* The reporter's tuning file, to --tune's FILE or stdout. */
@@ -333,6 +335,5 @@ int perf_tune(const perf_args_t *a) {
         }
     }
     int rc = tn.reporter ? write_file(&tn) : 0;
-    teardown(&tn);
-    return rc;
+    return teardown(&tn) != 0 ? -1 : rc;
 }

@@ -22,8 +22,21 @@ void symcoll_halo_desc_default(symcoll_halo_desc_t *d) {
 typedef struct {
     int32_t status;
     int32_t team_pe, team_size;
+    uint64_t ll_bytes; /* SYMCOLL_HALO_LL_BYTES: the slots are sized alike only if all agree */
     symcoll_halo_desc_t desc;
 } halo_record_t;
+
+/* INVALID_ARGUMENT naming the first PE whose SYMCOLL_HALO_LL_BYTES differs from PE 0's. */
+static symcoll_status_t same_ll_bytes(const char *fn, const halo_record_t *all) {
+    for (int pe = 1; pe < symcoll_g.n_pes; pe++)
+        if (all[pe].ll_bytes != all[0].ll_bytes)
+            return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                     "%s: SYMCOLL_HALO_LL_BYTES differs between PEs: PE 0 has "
+                                     "%llu, PE %d has %llu; set it alike on every PE",
+                                     fn, (unsigned long long)all[0].ll_bytes, pe,
+                                     (unsigned long long)all[pe].ll_bytes);
+    return SYMCOLL_SUCCESS;
+}
 
 /* This PE's failure, else the first failure among the other PEs' statuses. */
 static symcoll_status_t agree(const char *fn, symcoll_status_t mine) {
@@ -128,7 +141,7 @@ static symcoll_status_t build_messages(const char *fn, struct symcoll_halo_plan 
  * fits the receiver's slot exactly when the receiver expects it as lines. Returns the bytes
  * of all slots. */
 static size_t size_ll_slots(struct symcoll_halo_plan *p, const symcoll_halo_desc_t *descs,
-                            int team_size) {
+                            int team_size, size_t ll_bytes) {
     size_t payload[SYMCOLL_HALO_DIRS] = {0};
     for (int dir = 0; dir < SYMCOLL_HALO_DIRS; dir++) {
         if (!symcoll_halo_dir_used(&descs[0], dir))
@@ -145,7 +158,7 @@ static size_t size_ll_slots(struct symcoll_halo_plan *p, const symcoll_halo_desc
             narrow |= m.row_bytes <= SYMCOLL_HALO_LL_NARROW_ROW;
         }
         widest = (widest + 7) / 8 * 8;
-        payload[dir] = (size_t)symcoll_env()->halo_ll_bytes / 8 * 8;
+        payload[dir] = ll_bytes / 8 * 8;
         if (payload[dir] > SYMCOLL_HALO_LL_MAX_BYTES)
             payload[dir] = SYMCOLL_HALO_LL_MAX_BYTES;
         if (narrow && widest > payload[dir])
@@ -204,6 +217,8 @@ static symcoll_status_t create_agreed(const char *fn, struct symcoll_halo_plan *
     symcoll_halo_desc_t *descs = NULL;
     symcoll_status_t st = team_descs(fn, all, &team_size, &descs);
     if (st == SYMCOLL_SUCCESS)
+        st = same_ll_bytes(fn, all);
+    if (st == SYMCOLL_SUCCESS)
         st = symcoll_halo_check_team(fn, team_size, descs);
     symcoll_team_state_t *t = NULL;
     symcoll_halo_msg_t msg[SYMCOLL_HALO_DIRS], in[SYMCOLL_HALO_DIRS];
@@ -211,7 +226,7 @@ static symcoll_status_t create_agreed(const char *fn, struct symcoll_halo_plan *
     if (st == SYMCOLL_SUCCESS && p->team_pe >= 0)
         st = symcoll_team_for_call(fn, p->team, &t);
     if (st == SYMCOLL_SUCCESS) {
-        ll_bytes = size_ll_slots(p, descs, team_size);
+        ll_bytes = size_ll_slots(p, descs, team_size, (size_t)all[0].ll_bytes);
         st = build_messages(fn, p, t, descs, team_size, msg, in);
     }
     free(descs);
@@ -248,6 +263,7 @@ symcoll_status_t symcoll_halo_create(symcoll_team_t team, const symcoll_halo_des
     halo_record_t mine;
     memset(&mine, 0, sizeof mine);
     mine.team_pe = -1;
+    mine.ll_bytes = (uint64_t)symcoll_env()->halo_ll_bytes;
     /* A local error still joins the exchange below, so that no PE waits for this one. */
     symcoll_status_t local =
         !h         ? symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: h is NULL", fn)

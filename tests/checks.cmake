@@ -6,7 +6,7 @@ symcoll_cpu_test(check_args_matrix ${CMAKE_CURRENT_LIST_DIR}/check_args_matrix.c
 # once failed live in tests/fuzz_inputs/ and run first; libFuzzer writes new ones into the
 # build folder, never into the source tree.
 symcoll_test_target(fuzz_config ${CMAKE_CURRENT_LIST_DIR}/fuzz_config.cpp)
-file(GLOB SYMCOLL_FUZZ_INPUTS ${CMAKE_CURRENT_LIST_DIR}/fuzz_inputs/*)
+file(GLOB SYMCOLL_FUZZ_INPUTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/fuzz_inputs/*)
 if(SYMCOLL_SANITIZE MATCHES "fuzzer-no-link")
   target_link_options(fuzz_config PRIVATE -fsanitize=fuzzer)
   add_test(NAME fuzz_config_inputs

@@ -370,8 +370,10 @@ TEST_F(DeviceRma, FenceAndQuietOrderPutsBeforeAFlag) {
     }
 }
 
-// The relaxed barrier orders the round's words by fences of its caller around it
-// (symcoll_dev_fence before, after): what it must give is the arrival of every PE.
+// The relaxed barrier promises only the arrival of every PE. The test sees that arrival
+// through the round's words, fenced by their writers before the barrier and by their readers
+// after it: this leans on the hardware (a thread's system fence completes its own stores
+// before its later ones), not on the PTX model, which orders nothing across the relaxed flag.
 template <bool Relaxed> __device__ bool barrier_of(const symcoll_device_t &h) {
     if (!Relaxed)
         return symcoll_dev_barrier(h);

@@ -97,4 +97,13 @@ TEST_F(Override, TheNameIsCopiedNotKept) {
     EXPECT_STREQ(q.forced, "two_shot");
 }
 
+// As SYMCOLL_ALGO_<COLLECTIVE>, the name is matched in any case; the table's spelling is kept.
+TEST_F(Override, TheNameMatchesInAnyCase) {
+    ASSERT_EQ(symcoll_tuning_override(SYMCOLL_COLL_FCOLLECT, "LL", 0, 0), SYMCOLL_SUCCESS)
+        << symcoll_last_error();
+    symcoll_tuning_query_t q = query(SYMCOLL_COLL_FCOLLECT);
+    ASSERT_TRUE(symcoll_tuning_override_apply(&q));
+    EXPECT_STREQ(q.forced, "ll");
+}
+
 } // namespace
