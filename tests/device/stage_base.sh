@@ -9,6 +9,7 @@ REV=${1:?usage: stage_base.sh REV}
 SRC=$(mktemp -d)
 git worktree add --detach -f "$SRC" "$REV" >/dev/null
 trap 'git worktree remove --force "$SRC"' EXIT
+rm -rf build-base
 cmake -S "$SRC" -B build-base -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 ninja -C build-base symcoll symcoll-perf symcoll-run >/dev/null
 mkdir -p .dev
