@@ -13,10 +13,17 @@ if(SYMCOLL_MPIRUN)
   add_test(NAME core_pmix_test COMMAND ${SYMCOLL_MPIRUN} ${SYMCOLL_MPIRUN_FLAGS} -np 2
            $<TARGET_FILE:core_pmix_test>)
   set_tests_properties(core_pmix_test PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS mpirun)
+  # A rank that stops calling: the other's PMIx fence gives up after SYMCOLL_INIT_TIMEOUT_MS.
+  add_test(NAME core_pmix_timeout COMMAND ${SYMCOLL_MPIRUN} ${SYMCOLL_MPIRUN_FLAGS} -np 2
+           $<TARGET_FILE:core_pmix_test> --gtest_filter=PmixTimeout.*)
+  set_tests_properties(core_pmix_timeout PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60 LABELS mpirun
+                       ENVIRONMENT SYMCOLL_INIT_TIMEOUT_MS=1000)
   # libpmix is unloaded at the end, so LeakSanitizer can neither name nor suppress its own
   # allocations.
   if(SYMCOLL_SANITIZE)
     set_tests_properties(core_pmix_test PROPERTIES ENVIRONMENT ASAN_OPTIONS=detect_leaks=0)
+    set_tests_properties(core_pmix_timeout PROPERTIES ENVIRONMENT
+                         "SYMCOLL_INIT_TIMEOUT_MS=1000;ASAN_OPTIONS=detect_leaks=0")
   endif()
 endif()
 

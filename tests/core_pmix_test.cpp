@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -27,6 +28,12 @@ template <typename T> std::vector<T> allgather(const T &mine) {
     symcoll_status_t st = boot->allgather(boot, &mine, all.data(), sizeof mine);
     EXPECT_EQ(st, SYMCOLL_SUCCESS) << "allgather: " << symcoll_last_error();
     return all;
+}
+
+// SYMCOLL_INIT_TIMEOUT_MS as symcoll_init would take it (default 120 s).
+uint64_t init_timeout_ms() {
+    const char *text = std::getenv("SYMCOLL_INIT_TIMEOUT_MS");
+    return text ? std::strtoull(text, nullptr, 10) : 120000;
 }
 
 bool contains(const std::string &text, const std::string &part) {
@@ -219,11 +226,33 @@ TEST_F(Heap, OutOfMemoryNamesTheHeapAndLeavesItUsable) {
     expect_same_everywhere(offset, "offset after running out");
 }
 
+// Last, and only where ctest sets a short SYMCOLL_INIT_TIMEOUT_MS (core_pmix_timeout): rank
+// 1 stops calling, and rank 0's fence gives up after the timeout (whole seconds) with TIMEOUT
+// naming the setting, instead of waiting for ever. Rank 1's late fence fails too.
+TEST(PmixTimeout, FenceGivesUpOnARankThatStopsCalling) {
+    if (init_timeout_ms() > 5000)
+        GTEST_SKIP() << "run with SYMCOLL_INIT_TIMEOUT_MS <= 5000 (ctest's core_pmix_timeout)";
+    using clock = std::chrono::steady_clock;
+    double limit = std::ceil(init_timeout_ms() / 1000.0);
+    if (boot->rank == 1)
+        std::this_thread::sleep_for(std::chrono::duration<double>(3 * limit + 1));
+    auto start = clock::now();
+    symcoll_status_t st = boot->barrier(boot);
+    double waited = std::chrono::duration<double>(clock::now() - start).count();
+    EXPECT_EQ(st, SYMCOLL_ERROR_TIMEOUT) << symcoll_last_error();
+    if (boot->rank == 0) {
+        EXPECT_GE(waited, 0.9 * limit);
+        EXPECT_LE(waited, limit + 1.5);
+        EXPECT_TRUE(contains(symcoll_last_error(), "SYMCOLL_INIT_TIMEOUT_MS"))
+            << symcoll_last_error();
+    }
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
     ::testing::InitGoogleTest(&argc, argv);
-    symcoll_status_t st = symcoll_bootstrap_pmix_create(&boot);
+    symcoll_status_t st = symcoll_bootstrap_pmix_create(init_timeout_ms(), &boot);
     if (st == SYMCOLL_ERROR_UNSUPPORTED) {
         std::printf("[  SKIPPED ] no PMIx: %s\n", symcoll_last_error());
         return 77;

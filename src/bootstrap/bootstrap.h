@@ -42,8 +42,9 @@ void symcoll_launch_restore_env(void);
 /* NCCL communicator bootstrap (non-blocking, aborted on timeout). Needs cudaSetDevice done. */
 symcoll_status_t symcoll_bootstrap_nccl_create(const symcoll_launch_t *launch, uint64_t timeout_ms,
                                                symcoll_bootstrap_t **out);
-/* PMIx bootstrap (libpmix.so.2 through dlopen); UNSUPPORTED when PMIx is absent. */
-symcoll_status_t symcoll_bootstrap_pmix_create(symcoll_bootstrap_t **out);
+/* PMIx bootstrap (libpmix.so.2 through dlopen); UNSUPPORTED when PMIx is absent. Every fence
+ * gives up after timeout_ms, rounded up to whole seconds (PMIx's unit): TIMEOUT. */
+symcoll_status_t symcoll_bootstrap_pmix_create(uint64_t timeout_ms, symcoll_bootstrap_t **out);
 /* True when the environment looks like a PMIx launch (PMIX_RANK / PMIX_NAMESPACE set). */
 int symcoll_bootstrap_pmix_detected(void);
 /* PMIx key-value exchange used to publish the NCCL unique id: rank 0 puts, fence, all get. */

@@ -63,7 +63,8 @@ static symcoll_status_t from_launcher(symcoll_launch_t *out) {
 }
 
 static symcoll_status_t from_pmix(symcoll_launch_t *out) {
-    symcoll_status_t st = symcoll_bootstrap_pmix_create(&out->pmix);
+    symcoll_status_t st =
+        symcoll_bootstrap_pmix_create((uint64_t)symcoll_env()->init_timeout_ms, &out->pmix);
     if (st != SYMCOLL_SUCCESS)
         return st;
     out->rank = out->pmix->rank;

@@ -1,6 +1,7 @@
 /* PMIx bootstrap: Put/Commit/Fence/Get through libpmix.so.2 opened with dlopen. Needs no GPU,
  * so heap symmetry and allocator logic are testable under mpirun on a CPU-only machine. */
 #include <dlfcn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,8 @@ int symcoll_bootstrap_pmix_detected(void) {
 
 #ifndef SYMCOLL_HAVE_PMIX_HEADERS
 
-symcoll_status_t symcoll_bootstrap_pmix_create(symcoll_bootstrap_t **out) {
+symcoll_status_t symcoll_bootstrap_pmix_create(uint64_t timeout_ms, symcoll_bootstrap_t **out) {
+    (void)timeout_ms;
     *out = NULL;
     return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
                              "PMIx bootstrap: this build of symcoll has no PMIx headers");
@@ -31,6 +33,7 @@ typedef struct {
     void *lib;
     pmix_proc_t me;
     unsigned long sequence;
+    uint64_t timeout_ms; /* SYMCOLL_INIT_TIMEOUT_MS: each fence's limit */
     pmix_status_t (*init)(pmix_proc_t *, pmix_info_t *, size_t);
     pmix_status_t (*finalize)(const pmix_info_t *, size_t);
     pmix_status_t (*put)(pmix_scope_t, const pmix_key_t, pmix_value_t *);
@@ -52,12 +55,26 @@ static symcoll_status_t pmix_fail(const char *what, pmix_status_t rc) {
                              (int)rc);
 }
 
+/* A fence of every rank that gives up after the timeout (PMIX_TIMEOUT, whole seconds): a rank
+ * that died or stopped calling must not hang the others. */
 static symcoll_status_t pmix_fence_all(pmix_impl_t *p) {
     pmix_proc_t all;
     memset(&all, 0, sizeof all);
     memcpy(all.nspace, p->me.nspace, sizeof all.nspace);
     all.rank = PMIX_RANK_WILDCARD;
-    pmix_status_t rc = p->fence(&all, 1, NULL, 0);
+    pmix_info_t limit;
+    memset(&limit, 0, sizeof limit);
+    snprintf(limit.key, sizeof limit.key, "%s", PMIX_TIMEOUT);
+    limit.value.type = PMIX_INT;
+    uint64_t seconds = (p->timeout_ms + 999) / 1000;
+    limit.value.data.integer = seconds > INT32_MAX ? INT32_MAX : (int)seconds;
+    pmix_status_t rc = p->fence(&all, 1, &limit, 1);
+    if (rc == PMIX_ERR_TIMEOUT)
+        return symcoll_set_error(
+            SYMCOLL_ERROR_TIMEOUT,
+            "PMIx bootstrap: a fence waited %d s (SYMCOLL_INIT_TIMEOUT_MS=%llu) "
+            "for the other ranks: one has died or stopped calling",
+            limit.value.data.integer, (unsigned long long)p->timeout_ms);
     return rc == PMIX_SUCCESS ? SYMCOLL_SUCCESS : pmix_fail("PMIx_Fence", rc);
 }
 
@@ -163,7 +180,7 @@ static int get_uint(pmix_impl_t *p, pmix_rank_t rank, const char *key, long *out
     return ok;
 }
 
-symcoll_status_t symcoll_bootstrap_pmix_create(symcoll_bootstrap_t **out) {
+symcoll_status_t symcoll_bootstrap_pmix_create(uint64_t timeout_ms, symcoll_bootstrap_t **out) {
     *out = NULL;
     void *lib = dlopen("libpmix.so.2", RTLD_NOW | RTLD_GLOBAL);
     if (!lib)
@@ -178,6 +195,7 @@ symcoll_status_t symcoll_bootstrap_pmix_create(symcoll_bootstrap_t **out) {
         return symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, "PMIx bootstrap: out of memory");
     }
     p->lib = lib;
+    p->timeout_ms = timeout_ms;
     *(void **)&p->init = dlsym(lib, "PMIx_Init");
     *(void **)&p->finalize = dlsym(lib, "PMIx_Finalize");
     *(void **)&p->put = dlsym(lib, "PMIx_Put");
