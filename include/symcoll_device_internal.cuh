@@ -61,7 +61,8 @@ SYMCOLL_DEV void symcoll_dev_fence_sys(void) {
     asm volatile("fence.acq_rel.sys;" ::: "memory");
 }
 
-SYMCOLL_DEV bool symcoll_dev_compare(uint64_t a, symcoll_cmp_t cmp, uint64_t b) {
+/* (a cmp b) for any integer type: flags here, the NVSHMEM header's typed waits there. */
+template <typename T> SYMCOLL_DEV bool symcoll_dev_compare(T a, symcoll_cmp_t cmp, T b) {
     switch (cmp) {
     case SYMCOLL_CMP_EQ:
         return a == b;

@@ -655,21 +655,9 @@ template <typename Ready> NVSHMEMI_DEV bool nvshmemi_wait(Ready ready) {
 template <typename T> NVSHMEMI_DEV T nvshmemi_load(const T *ivar) {
     return *(const volatile T *)ivar;
 }
+/* NVSHMEM_CMP_* are symcoll's comparisons (the enum above). */
 template <typename T> NVSHMEMI_DEV bool nvshmemi_compare(T a, int cmp, T b) {
-    switch (cmp) {
-    case NVSHMEM_CMP_EQ:
-        return a == b;
-    case NVSHMEM_CMP_NE:
-        return a != b;
-    case NVSHMEM_CMP_GT:
-        return a > b;
-    case NVSHMEM_CMP_GE:
-        return a >= b;
-    case NVSHMEM_CMP_LT:
-        return a < b;
-    default:
-        return a <= b;
-    }
+    return symcoll_dev_compare(a, (symcoll_cmp_t)cmp, b);
 }
 /* Whether element i takes part: status NULL, or status[i] == 0. */
 NVSHMEMI_DEV bool nvshmemi_active(const int *status, size_t i) {
