@@ -42,7 +42,6 @@ typedef struct {
     struct symcoll_heap *heap;
     symcoll_topology_t topo;
     symcoll_tuning_file_t tuning_file; /* SYMCOLL_TUNING_FILE's rows; none when n_rows is 0 */
-    cudaStream_t internal_stream;      /* for init-time work only */
     symcoll_team_state_t teams[SYMCOLL_MAX_TEAMS];
 } symcoll_state_t;
 

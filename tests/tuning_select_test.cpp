@@ -55,10 +55,11 @@ TEST(Tuning, AlgorithmListsMatchTheIndices) {
     EXPECT_EQ(r[3], nullptr);
     for (symcoll_collective_t c : {SYMCOLL_COLL_FCOLLECT, SYMCOLL_COLL_ALLTOALL}) {
         const char *const *a = symcoll_tuning_algorithms(c);
-        EXPECT_STREQ(a[SYMCOLL_FCOLLECT_LL], "ll");
-        EXPECT_STREQ(a[SYMCOLL_FCOLLECT_PUSH], "push");
-        EXPECT_STREQ(a[SYMCOLL_ALLTOALL_PULL], "pull");
-        EXPECT_EQ(a[3], nullptr);
+        EXPECT_STREQ(a[SYMCOLL_EXCHANGE_LL], "ll");
+        EXPECT_STREQ(a[SYMCOLL_EXCHANGE_PUSH], "push");
+        EXPECT_STREQ(a[SYMCOLL_EXCHANGE_PULL], "pull");
+        EXPECT_STREQ(a[SYMCOLL_EXCHANGE_CE], "ce");
+        EXPECT_EQ(a[4], nullptr);
     }
     EXPECT_STREQ(symcoll_tuning_algorithms(SYMCOLL_COLL_BARRIER)[SYMCOLL_BARRIER_FLAGS], "flags");
     EXPECT_EQ(symcoll_tuning_algorithms(SYMCOLL_COLL_SIGNAL_WAIT)[0], nullptr);
@@ -110,8 +111,9 @@ TEST(Tuning, NvlinkTableForTwoPes) {
         EXPECT_STREQ(small.name, "ll");
         EXPECT_EQ(small.algo, 0);
         EXPECT_TRUE(starts_with(small.why, "built-in table row")) << small.why;
-        size_t ll_max =
-            c == SYMCOLL_COLL_BROADCAST || c == SYMCOLL_COLL_REDUCE ? 256 * KiB : 512 * KiB;
+        size_t ll_max = c == SYMCOLL_COLL_BROADCAST ? 256 * KiB
+                        : c == SYMCOLL_COLL_REDUCE  ? 128 * KiB
+                                                    : 512 * KiB;
         EXPECT_STREQ(select(c, ll_max, 2, nv).name, "ll");
         EXPECT_STRNE(select(c, ll_max + 8, 2, nv).name, "ll");
     }
@@ -119,10 +121,16 @@ TEST(Tuning, NvlinkTableForTwoPes) {
     EXPECT_STREQ(select(SYMCOLL_COLL_BROADCAST, 16 * MiB, 2, nv).name, "pull");
     EXPECT_STREQ(select(SYMCOLL_COLL_BROADCAST, 16 * MiB + 4, 2, nv).name, "ce");
     EXPECT_STREQ(select(SYMCOLL_COLL_BROADCAST, 128 * MiB, 4, nv).name, "pull");
-    EXPECT_STREQ(select(SYMCOLL_COLL_REDUCE, 256 * KiB + 4, 2, nv).name, "two_shot");
+    EXPECT_STREQ(select(SYMCOLL_COLL_REDUCE, 128 * KiB + 4, 2, nv).name, "two_shot");
+    EXPECT_EQ(select(SYMCOLL_COLL_REDUCE, 2 * MiB, 2, nv).blocks, 32);
+    EXPECT_EQ(select(SYMCOLL_COLL_REDUCE, 16 * MiB, 2, nv).threads, 256);
+    EXPECT_EQ(select(SYMCOLL_COLL_REDUCE, 128 * MiB, 2, nv).threads, 512);
+    EXPECT_EQ(select(SYMCOLL_COLL_BROADCAST, 2 * MiB, 2, nv).threads, 128);
     EXPECT_STREQ(select(SYMCOLL_COLL_REDUCE, 128 * KiB, 4, nv).name, "one_shot");
-    for (symcoll_collective_t c : {SYMCOLL_COLL_FCOLLECT, SYMCOLL_COLL_ALLTOALL})
+    for (symcoll_collective_t c : {SYMCOLL_COLL_FCOLLECT, SYMCOLL_COLL_ALLTOALL}) {
         EXPECT_STREQ(select(c, 128 * MiB, 2, nv).name, "push");
+        EXPECT_STREQ(select(c, 128 * MiB, 4, nv).name, "push");
+    }
 }
 
 TEST(Tuning, NvlinkTableForFourAndEightPes) {
@@ -204,9 +212,10 @@ TEST(Tuning, LlGridFollowsThePayloadPerPeer) {
 }
 
 TEST(Tuning, BandwidthGridFollowsBytesAndSmCount) {
-    symcoll_choice_t small = select(SYMCOLL_COLL_REDUCE, 2 * MiB, 2, TOPO_NVLINK);
-    EXPECT_EQ(small.blocks, 64);
+    symcoll_choice_t small = select(SYMCOLL_COLL_REDUCE, 1 * MiB, 2, TOPO_NVLINK);
+    EXPECT_EQ(small.blocks, 32);
     EXPECT_EQ(small.threads, 512);
+    EXPECT_EQ(select(SYMCOLL_COLL_REDUCE, 512 * KiB, 2, TOPO_NVLINK).blocks, 16);
     EXPECT_EQ(select(SYMCOLL_COLL_REDUCE, 128 * MiB, 2, TOPO_NVLINK).blocks, SYMCOLL_MAX_BLOCKS);
     EXPECT_EQ(select(SYMCOLL_COLL_REDUCE, 128 * MiB, 2, TOPO_NVLINK, nullptr, 78).blocks, 78);
     EXPECT_EQ(select(SYMCOLL_COLL_REDUCE, 128 * MiB, 2, TOPO_NVLINK, nullptr, 0).blocks,
@@ -286,8 +295,13 @@ TEST(Tuning, ForcedGridActsAsTheRowsGrid) {
     symcoll_tuning_query_t q = {SYMCOLL_COLL_REDUCE, 16 * MiB, 4, 2, nv, 132, "two_shot"};
     symcoll_choice_t out;
     ASSERT_EQ(symcoll_tuning_select(&q, &out), SYMCOLL_SUCCESS) << out.why;
-    EXPECT_EQ(out.blocks, 128); // the built-in two_shot row's grid
+    EXPECT_EQ(out.blocks, 128); // the grid of the built-in two_shot row for 16 MiB
+    EXPECT_EQ(out.threads, 256);
+    q.bytes = 128 * KiB; // within the first two_shot row (the automatic choice is ll)
+    ASSERT_EQ(symcoll_tuning_select(&q, &out), SYMCOLL_SUCCESS) << out.why;
+    EXPECT_EQ(out.blocks, 4);
     EXPECT_EQ(out.threads, 512);
+    q.bytes = 16 * MiB;
     q.forced_blocks = 8;
     q.forced_threads = 256;
     ASSERT_EQ(symcoll_tuning_select(&q, &out), SYMCOLL_SUCCESS) << out.why;
@@ -325,7 +339,7 @@ TEST(Tuning, GridLimitsFollowTheAlgorithmsGrid) {
     EXPECT_EQ(blocks, SYMCOLL_LL_BLOCKS);
     EXPECT_EQ(threads, SYMCOLL_TUNING_MAX_THREADS);
     ASSERT_EQ(
-        symcoll_tuning_grid_limits(SYMCOLL_COLL_ALLTOALL, SYMCOLL_ALLTOALL_PULL, &blocks, &threads),
+        symcoll_tuning_grid_limits(SYMCOLL_COLL_ALLTOALL, SYMCOLL_EXCHANGE_PULL, &blocks, &threads),
         0);
     EXPECT_EQ(blocks, SYMCOLL_MAX_BLOCKS);
     EXPECT_EQ(threads, SYMCOLL_TUNING_MAX_THREADS);

@@ -113,17 +113,21 @@ static int row_fits(const symcoll_tuning_row_t *r, const symcoll_tuning_query_t 
     return r->collective == q->collective && r->topo == q->topo && q->team_size <= r->max_team_size;
 }
 
-/* The first of n rows that fits the query (and names algo, unless algo is NULL); -1 if none. */
+/* The first of n rows that fits the query and its size; with algo, the first that names algo
+ * and fits the size, else the first that names it (its grid serves any size). -1 if none. */
 static long find_in(const symcoll_tuning_row_t *rows, size_t n, const symcoll_tuning_query_t *q,
                     const char *algo) {
+    long named = -1;
     for (size_t i = 0; i < n; i++) {
         const symcoll_tuning_row_t *r = &rows[i];
-        if (!row_fits(r, q))
+        if (!row_fits(r, q) || (algo && strcmp(r->algo, algo)))
             continue;
-        if (algo ? !strcmp(r->algo, algo) : q->bytes <= r->max_bytes)
+        if (q->bytes <= r->max_bytes)
             return (long)i;
+        if (named < 0 && algo)
+            named = (long)i;
     }
-    return -1;
+    return named;
 }
 
 /* Where a row came from: the tuning file's rows first, then the built-in ones. */

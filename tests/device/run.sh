@@ -12,7 +12,9 @@ if [ "$PWD" != /work/main ]; then
 fi
 cd /work/main
 [ -f .dev/build-dev.tgz ] && rm -rf build-dev && tar -xzf .dev/build-dev.tgz
-[ -f .dev/build-base.tgz ] && rm -rf build-base && tar -xzf .dev/build-base.tgz
+for base in .dev/build-base*.tgz; do
+  [ -f "$base" ] && rm -rf "$(basename "$base" .tgz)" && tar -xzf "$base"
+done
 
 # The checks, unless a command was given.
 if [ $# -gt 0 ]; then "$@"; exit $?; fi

@@ -5,15 +5,16 @@
 # runs does not pass for a change.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-REV=${1:?usage: stage_base.sh REV}
+REV=${1:?usage: stage_base.sh REV [DIR]}
+DIR=${2:-build-base}
 SRC=$(mktemp -d)
 git worktree add --detach -f "$SRC" "$REV" >/dev/null
 trap 'git worktree remove --force "$SRC"' EXIT
-rm -rf build-base
-cmake -S "$SRC" -B build-base -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-ninja -C build-base symcoll symcoll-perf symcoll-run >/dev/null
+rm -rf "$DIR"
+cmake -S "$SRC" -B "$DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+ninja -C "$DIR" symcoll symcoll-perf symcoll-run >/dev/null
 mkdir -p .dev
-tar -C . -czf .dev/build-base.tgz build-base/libsymcoll.so* build-base/perf/symcoll-perf \
-    build-base/perf/symcoll-perf-plot.py build-base/src/launcher/symcoll-run
-echo "$REV" > .dev/build-base.rev
-du -sh .dev/build-base.tgz
+tar -C . -czf ".dev/$DIR.tgz" "$DIR"/libsymcoll.so* "$DIR/perf/symcoll-perf" \
+    "$DIR/perf/symcoll-perf-plot.py" "$DIR/src/launcher/symcoll-run"
+echo "$REV" > ".dev/$DIR.rev"
+du -sh ".dev/$DIR.tgz"
