@@ -57,7 +57,7 @@ static symcoll_status_t gpu_sm_count(const char *fn, int *out) {
 }
 
 symcoll_status_t symcoll_coll_prepare(const symcoll_coll_call_t *call, size_t tuning_bytes,
-                                      void *dst, const void *src, size_t bytes, const char *algo,
+                                      void *dst, const void *src, size_t bytes,
                                       symcoll_coll_args_t *args, symcoll_choice_t *choice) {
     const symcoll_team_state_t *t = call->team;
     if (t->topo_class == TOPO_NO_P2P)
@@ -79,9 +79,7 @@ symcoll_status_t symcoll_coll_prepare(const symcoll_coll_call_t *call, size_t tu
         .sm_count = sm_count,
         .file = symcoll_g.tuning_file.n_rows ? &symcoll_g.tuning_file : NULL,
     };
-    if (algo)
-        query.forced = algo;
-    else if (!symcoll_tuning_override_apply(&query))
+    if (!symcoll_tuning_override_apply(&query))
         query.forced = symcoll_env_algo(call->collective);
     st = symcoll_tuning_choose(&query, choice);
     if (st != SYMCOLL_SUCCESS)
@@ -117,7 +115,7 @@ symcoll_status_t symcoll_coll_prepare_counted(const symcoll_coll_call_t *call, v
         *bytes = 0;
         return st;
     }
-    st = symcoll_coll_prepare(call, *bytes, dst, src, *bytes, NULL, args, choice);
+    st = symcoll_coll_prepare(call, *bytes, dst, src, *bytes, args, choice);
     if (st == SYMCOLL_SUCCESS)
         args->root = root;
     return st;

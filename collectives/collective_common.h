@@ -32,12 +32,10 @@ symcoll_status_t symcoll_coll_check_buffers(const symcoll_coll_call_t *call, voi
                                             bool in_place_ok);
 
 /* Picks the algorithm and grid for a message of tuning_bytes (nccl-tests convention) and
- * fills *args (team handle, dst, src, bytes, algo). algo names the algorithm where the
- * library needs one (a fallback); NULL leaves the choice to symcoll_tuning_override,
- * SYMCOLL_ALGO_<COLLECTIVE> and the tables. UNSUPPORTED for a team whose members cannot all
- * reach each other with loads and stores. */
+ * fills *args (team handle, dst, src, bytes, algo). UNSUPPORTED for a team whose members
+ * cannot all reach each other with loads and stores. */
 symcoll_status_t symcoll_coll_prepare(const symcoll_coll_call_t *call, size_t tuning_bytes,
-                                      void *dst, const void *src, size_t bytes, const char *algo,
+                                      void *dst, const void *src, size_t bytes,
                                       symcoll_coll_args_t *args, symcoll_choice_t *choice);
 
 /* The call's status after its launch function returned err. */

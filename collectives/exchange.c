@@ -1,7 +1,6 @@
 /* fcollect and alltoall: the same checks and steps, apart from how much src holds and which
  * kernel moves the blocks. */
 #include "collective_common.h"
-#include "copy_engine.h"
 
 symcoll_status_t symcoll_coll_exchange(const char *fn, symcoll_collective_t collective,
                                        symcoll_team_t team, void *dst, const void *src,
@@ -21,19 +20,8 @@ symcoll_status_t symcoll_coll_exchange(const char *fn, symcoll_collective_t coll
         return st;
     symcoll_coll_args_t args;
     symcoll_choice_t choice;
-    st = symcoll_coll_prepare(&call, total, dst, src, block, NULL, &args, &choice);
+    st = symcoll_coll_prepare(&call, total, dst, src, block, &args, &choice);
     if (st != SYMCOLL_SUCCESS)
         return st;
-    if (choice.algo == SYMCOLL_EXCHANGE_CE) {
-        bool enqueued = false;
-        cudaError_t err = symcoll_exchange_copy_engine(&args, collective == SYMCOLL_COLL_ALLTOALL,
-                                                       stream, &enqueued);
-        if (err != cudaSuccess || enqueued)
-            return symcoll_coll_launched(&call, err);
-        /* The side stream belongs to another graph capture for now: the SM pushes instead. */
-        st = symcoll_coll_prepare(&call, total, dst, src, block, "push", &args, &choice);
-        if (st != SYMCOLL_SUCCESS)
-            return st;
-    }
     return symcoll_coll_launched(&call, launch(&args, choice.blocks, choice.threads, stream));
 }

@@ -14,14 +14,8 @@ enum {
     SYMCOLL_BROADCAST_CE = 3 /* copy engines between two barrier kernels */
 };
 enum { SYMCOLL_REDUCE_LL = 0, SYMCOLL_REDUCE_ONE_SHOT = 1, SYMCOLL_REDUCE_TWO_SHOT = 2 };
-/* fcollect and alltoall share their algorithms. */
-enum {
-    SYMCOLL_EXCHANGE_LL = 0,
-    SYMCOLL_EXCHANGE_PUSH = 1,
-    SYMCOLL_EXCHANGE_PULL = 2,
-    SYMCOLL_EXCHANGE_CE = 3 /* copy engines between two barrier kernels, own block on a side
-                               stream */
-};
+enum { SYMCOLL_FCOLLECT_LL = 0, SYMCOLL_FCOLLECT_PUSH = 1, SYMCOLL_FCOLLECT_PULL = 2 };
+enum { SYMCOLL_ALLTOALL_LL = 0, SYMCOLL_ALLTOALL_PUSH = 1, SYMCOLL_ALLTOALL_PULL = 2 };
 
 /* Their names, in the same order: what SYMCOLL_ALGO_<COLLECTIVE> and symcoll_tuning_override
  * accept (tuning/ chooses by them, src/env.c checks the variables against them). */
@@ -32,6 +26,6 @@ enum {
 #define SYMCOLL_REDUCE_ALGORITHM_NAMES                                                             \
     { "ll", "one_shot", "two_shot", NULL }
 #define SYMCOLL_EXCHANGE_ALGORITHM_NAMES                                                           \
-    { "ll", "push", "pull", "ce", NULL } /* fcollect, alltoall */
+    { "ll", "push", "pull", NULL } /* fcollect, alltoall */
 
 #endif

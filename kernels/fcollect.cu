@@ -4,10 +4,10 @@
 #include "kernel_load.h"
 
 static __global__ void COLL_LAUNCH_BOUNDS fcollect_kernel(symcoll_coll_args_t a) {
-    if (a.algo == SYMCOLL_EXCHANGE_LL)
+    if (a.algo == SYMCOLL_FCOLLECT_LL)
         coll_move_ll(a, SYMCOLL_COLL_FCOLLECT);
     else
-        coll_move_bw(a, SYMCOLL_COLL_FCOLLECT, a.algo == SYMCOLL_EXCHANGE_PUSH);
+        coll_move_bw(a, SYMCOLL_COLL_FCOLLECT, a.algo == SYMCOLL_FCOLLECT_PUSH);
 }
 
 extern "C" cudaError_t symcoll_fcollect_launch(const symcoll_coll_args_t *args, int blocks,

@@ -12,7 +12,6 @@
 #include "kernel_load.h"
 #include "launcher_report.h"
 #include "liveness.h"
-#include "side_stream.h"
 #include "topology_probe.h"
 
 symcoll_state_t symcoll_g = {.my_pe = -1, .n_pes = -1};
@@ -220,9 +219,6 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
     symcoll_g.heap_stride = symcoll_g.heap->stride;
     symcoll_g.reachable = symcoll_g.heap->reachable;
     st = symcoll_cuda_status(symcoll_kernels_load(), "symcoll_init", "loading the kernels");
-    if (st == SYMCOLL_SUCCESS)
-        st = symcoll_cuda_status(symcoll_side_stream_create(), "symcoll_init",
-                                 "creating the side stream");
     if (st != SYMCOLL_SUCCESS)
         return st;
     symcoll_g.initialized = true;
@@ -247,7 +243,6 @@ static void release_runtime(int abort) {
         pmix_launcher->destroy(pmix_launcher, abort);
     pmix_launcher = NULL;
     symcoll_teams_destroy_all();
-    symcoll_side_stream_destroy();
     if (symcoll_g.heap)
         symcoll_heap_destroy(symcoll_g.heap);
     symcoll_liveness_fini();

@@ -55,11 +55,10 @@ TEST(Tuning, AlgorithmListsMatchTheIndices) {
     EXPECT_EQ(r[3], nullptr);
     for (symcoll_collective_t c : {SYMCOLL_COLL_FCOLLECT, SYMCOLL_COLL_ALLTOALL}) {
         const char *const *a = symcoll_tuning_algorithms(c);
-        EXPECT_STREQ(a[SYMCOLL_EXCHANGE_LL], "ll");
-        EXPECT_STREQ(a[SYMCOLL_EXCHANGE_PUSH], "push");
-        EXPECT_STREQ(a[SYMCOLL_EXCHANGE_PULL], "pull");
-        EXPECT_STREQ(a[SYMCOLL_EXCHANGE_CE], "ce");
-        EXPECT_EQ(a[4], nullptr);
+        EXPECT_STREQ(a[SYMCOLL_FCOLLECT_LL], "ll");
+        EXPECT_STREQ(a[SYMCOLL_FCOLLECT_PUSH], "push");
+        EXPECT_STREQ(a[SYMCOLL_ALLTOALL_PULL], "pull");
+        EXPECT_EQ(a[3], nullptr);
     }
     EXPECT_STREQ(symcoll_tuning_algorithms(SYMCOLL_COLL_BARRIER)[SYMCOLL_BARRIER_FLAGS], "flags");
     EXPECT_EQ(symcoll_tuning_algorithms(SYMCOLL_COLL_SIGNAL_WAIT)[0], nullptr);
@@ -339,7 +338,7 @@ TEST(Tuning, GridLimitsFollowTheAlgorithmsGrid) {
     EXPECT_EQ(blocks, SYMCOLL_LL_BLOCKS);
     EXPECT_EQ(threads, SYMCOLL_TUNING_MAX_THREADS);
     ASSERT_EQ(
-        symcoll_tuning_grid_limits(SYMCOLL_COLL_ALLTOALL, SYMCOLL_EXCHANGE_PULL, &blocks, &threads),
+        symcoll_tuning_grid_limits(SYMCOLL_COLL_ALLTOALL, SYMCOLL_ALLTOALL_PULL, &blocks, &threads),
         0);
     EXPECT_EQ(blocks, SYMCOLL_MAX_BLOCKS);
     EXPECT_EQ(threads, SYMCOLL_TUNING_MAX_THREADS);

@@ -28,13 +28,10 @@ static const tuning_algo_model_t reduce_models[] = {
 };
 
 static const char *const exchange_names[] = SYMCOLL_EXCHANGE_ALGORITHM_NAMES;
-/* The model never prefers "ce" (more synchronizations, no more bandwidth): only rows measured
- * on the machine (symcoll-perf --tune) choose it. */
 static const tuning_algo_model_t exchange_models[] = {
     {TUNING_GRID_LL, 0.5, 0.25, TUNING_TRAFFIC_SHARE},
     {TUNING_GRID_BW, 2.0, 1.0, TUNING_TRAFFIC_SHARE},
     {TUNING_GRID_BW, 2.0, 1.0, TUNING_TRAFFIC_SHARE},
-    {TUNING_GRID_SINGLE, 4.0, 1.0, TUNING_TRAFFIC_SHARE},
 };
 
 static const tuning_algo_set_t algo_sets[] = {
@@ -54,15 +51,13 @@ const tuning_algo_set_t *symcoll_tuning_algo_set(symcoll_collective_t collective
 
 const symcoll_tuning_row_t symcoll_tuning_rows[] = {
     /* 2 PEs over NVLink: from symcoll-perf sweeps of every algorithm in graph mode on
-     * 2 x H200 (perf/NOTES.md, v0.3), grids from symcoll-perf --tune (v0.5). fcollect and
-     * alltoall stay on SM pushes: their copy-engine variant measured no faster up to 128 MiB
-     * (v0.6). */
+     * 2 x H200 (perf/NOTES.md, v0.3), grids from symcoll-perf --tune (v0.6). */
     {SYMCOLL_COLL_BROADCAST, TOPO_NVLINK, 2, 256 * KIB, "ll", 16, 512},
     {SYMCOLL_COLL_BROADCAST, TOPO_NVLINK, 2, 2 * MIB, "push", 128, 128},
     {SYMCOLL_COLL_BROADCAST, TOPO_NVLINK, 2, 4 * MIB, "push", 128, 512},
     {SYMCOLL_COLL_BROADCAST, TOPO_NVLINK, 2, 16 * MIB, "pull", 128, 512},
     {SYMCOLL_COLL_BROADCAST, TOPO_NVLINK, 2, SIZE_MAX, "ce", 1, 32},
-    /* v0.5 --tune: two_shot from 256 KiB, 32 blocks up to 2 MiB, 256 threads up to 16 MiB. */
+    /* --tune: two_shot from 256 KiB, 32 blocks up to 2 MiB, 256 threads up to 16 MiB. */
     {SYMCOLL_COLL_REDUCE, TOPO_NVLINK, 2, 128 * KIB, "ll", 16, 512},
     {SYMCOLL_COLL_REDUCE, TOPO_NVLINK, 2, 2 * MIB, "two_shot", 32, 512},
     {SYMCOLL_COLL_REDUCE, TOPO_NVLINK, 2, 16 * MIB, "two_shot", 128, 256},
