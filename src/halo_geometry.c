@@ -16,6 +16,8 @@ int symcoll_halo_dims_create(int n, int ndims, int grid[3]) {
             return 0;
         if (grid[i] == 0)
             free_dims++;
+        else if (grid[i] > n / fixed) /* the product would pass n, and could wrap */
+            return 0;
         else
             fixed *= grid[i];
     }
@@ -52,6 +54,43 @@ int symcoll_halo_dims_create(int n, int ndims, int grid[3]) {
         if (grid[i] == 0)
             grid[i] = chosen[c++];
     return 1;
+}
+
+/* a * b in *product; false when it wraps or passes INT64_MAX, as offsets and spans are int64_t. */
+static int int64_product(size_t a, size_t b, size_t *product) {
+    return !__builtin_mul_overflow(a, b, product) && *product <= INT64_MAX;
+}
+
+/* out->pitch from in->pitch or the rows and planes with their halos; INVALID_ARGUMENT when a
+ * pitch is too small or the layout is more than INT64_MAX bytes. */
+static symcoll_status_t resolve_pitches(const char *fn, const symcoll_halo_desc_t *in,
+                                        symcoll_halo_desc_t *out) {
+    size_t row = out->interior[0] + 2 * (size_t)out->width[0];
+    size_t rows = out->interior[1] + 2 * (size_t)out->width[1];
+    out->pitch[0] = in->ndims > 1 && in->pitch[0] ? in->pitch[0] : row;
+    if (out->pitch[0] < row)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                 "%s: d->pitch[0] %zu is less than a row with its halos (%zu)", fn,
+                                 in->pitch[0], row);
+    size_t plane, planes = out->interior[2] + 2 * (size_t)out->width[2], cells, bytes;
+    if (!int64_product(out->pitch[0], rows, &plane))
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                 "%s: d->pitch[0] %zu times %zu rows with their halos is more "
+                                 "than INT64_MAX elements",
+                                 fn, out->pitch[0], rows);
+    out->pitch[1] = in->ndims > 2 && in->pitch[1] ? in->pitch[1] : plane;
+    if (out->pitch[1] < plane)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                 "%s: d->pitch[1] %zu is less than a plane with its halos (%zu)",
+                                 fn, in->pitch[1], plane);
+    if (!int64_product(out->pitch[1], planes, &cells) ||
+        !int64_product(cells, symcoll_datatype_size(in->type), &bytes))
+        return symcoll_set_error(
+            SYMCOLL_ERROR_INVALID_ARGUMENT,
+            "%s: d->pitch[1] %zu times %zu planes with their halos of %zu-byte "
+            "elements is more than INT64_MAX bytes",
+            fn, out->pitch[1], planes, symcoll_datatype_size(in->type));
+    return SYMCOLL_SUCCESS;
 }
 
 symcoll_status_t symcoll_halo_normalize(const char *fn, int team_size,
@@ -101,19 +140,7 @@ symcoll_status_t symcoll_halo_normalize(const char *fn, int team_size,
                                  "%s: d->pe_grid {%d, %d, %d} does not fit a team of %d PEs", fn,
                                  in->pe_grid[0], in->ndims > 1 ? in->pe_grid[1] : 1,
                                  in->ndims > 2 ? in->pe_grid[2] : 1, team_size);
-    size_t row = out->interior[0] + 2 * (size_t)out->width[0];
-    size_t rows = out->interior[1] + 2 * (size_t)out->width[1];
-    out->pitch[0] = in->ndims > 1 && in->pitch[0] ? in->pitch[0] : row;
-    if (out->pitch[0] < row)
-        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
-                                 "%s: d->pitch[0] %zu is less than a row with its halos (%zu)", fn,
-                                 in->pitch[0], row);
-    out->pitch[1] = in->ndims > 2 && in->pitch[1] ? in->pitch[1] : out->pitch[0] * rows;
-    if (out->pitch[1] < out->pitch[0] * rows)
-        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
-                                 "%s: d->pitch[1] %zu is less than a plane with its halos (%zu)",
-                                 fn, in->pitch[1], out->pitch[0] * rows);
-    return SYMCOLL_SUCCESS;
+    return resolve_pitches(fn, in, out);
 }
 
 void symcoll_halo_coords(const symcoll_halo_desc_t *d, int pe, int c[3]) {
@@ -247,9 +274,11 @@ int symcoll_halo_message(const symcoll_halo_desc_t *me, const symcoll_halo_desc_
         m->src_pitch[i] = (int64_t)(me->pitch[i] * elem);
         m->dst_pitch[i] = (int64_t)(nb->pitch[i] * elem);
     }
-    if (extent[0] * elem * extent[1] * extent[2] > UINT32_MAX)
+    /* Divided, not multiplied: the product of the extents can wrap. */
+    size_t row_bytes = extent[0] * elem;
+    if (row_bytes > UINT32_MAX || (row_bytes && extent[1] * extent[2] > UINT32_MAX / row_bytes))
         return 0;
-    m->row_bytes = (uint32_t)(extent[0] * elem);
+    m->row_bytes = (uint32_t)row_bytes;
     m->rows = (uint32_t)extent[1];
     m->planes = (uint32_t)extent[2];
     int64_t unit = alignment_of(m->src_offset) < alignment_of(m->dst_offset)

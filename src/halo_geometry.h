@@ -11,7 +11,8 @@ extern "C" {
 
 /* Checks *in for a team of team_size PEs and writes its normalized form to *out: the PE grid
  * chosen where it was 0, dimensions from ndims on set to one PE, interior 1 and width 0,
- * pitches resolved to elements. INVALID_ARGUMENT names the field and its value. */
+ * pitches resolved to elements. INVALID_ARGUMENT names the field and its value; a layout of more
+ * than INT64_MAX bytes is one. */
 symcoll_status_t symcoll_halo_normalize(const char *fn, int team_size,
                                         const symcoll_halo_desc_t *in, symcoll_halo_desc_t *out);
 

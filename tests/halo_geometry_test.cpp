@@ -67,6 +67,29 @@ TEST(HaloDesc, BadFieldsAreNamed) {
     d.interior[2] = 4;
     d.pitch[1] = 99; // a plane with halos holds 100
     expect_rejected(d, 2, "pitch[1] 99");
+    // PE grids whose product wraps an int: to 0 (a division by zero), and to 4 (accepted).
+    d = desc2d(8, 8, 1);
+    d.pe_grid[0] = d.pe_grid[1] = 65536;
+    expect_rejected(d, 4, "pe_grid {65536, 65536, 1}");
+    d.pe_grid[0] = 5;
+    d.pe_grid[1] = 858993460;
+    expect_rejected(d, 4, "pe_grid {5, 858993460, 1}");
+}
+
+// Layouts past INT64_MAX bytes, whose sizes and offsets would wrap.
+TEST(HaloDesc, HugeLayoutsAreRejected) {
+    symcoll_halo_desc_t d = desc2d(8, 8, 1);
+    d.pitch[0] = SIZE_MAX;
+    expect_rejected(d, 1, "pitch[0] " + std::to_string(SIZE_MAX));
+    d.pitch[0] = (size_t)1 << 59; // 10 rows fit in elements, not in bytes
+    expect_rejected(d, 1, "pitch[1] " + std::to_string((size_t)5 << 60));
+    d = desc2d((size_t)1 << 31, (size_t)1 << 31, 0);
+    d.ndims = 3;
+    d.interior[2] = (size_t)1 << 31;
+    expect_rejected(d, 1, "pitch[1] " + std::to_string((size_t)1 << 62));
+    d.pitch[1] = SIZE_MAX;
+    d.interior[2] = 1;
+    expect_rejected(d, 1, "pitch[1] " + std::to_string(SIZE_MAX));
 }
 
 TEST(HaloDesc, NormalizedLayout) {
@@ -111,6 +134,10 @@ TEST(HaloGrid, ChosenLikeMpiDimsCreate) {
     EXPECT_FALSE(symcoll_halo_dims_create(4, 2, bad));
     int full[3] = {2, 2, 0};
     EXPECT_FALSE(symcoll_halo_dims_create(8, 2, full));
+    int wraps_to_zero[3] = {65536, 65536, 1};
+    EXPECT_FALSE(symcoll_halo_dims_create(4, 2, wraps_to_zero));
+    int wraps_to_four[3] = {5, 858993460, 1};
+    EXPECT_FALSE(symcoll_halo_dims_create(4, 2, wraps_to_four));
 }
 
 int dir(int dx, int dy, int dz) {
@@ -214,6 +241,24 @@ TEST(HaloMessage, BoxesOffsetsAndUnits) {
     EXPECT_EQ(m.rows, 2u);
     EXPECT_EQ(m.src_offset, (6 * 16 + 10) * 4);
     EXPECT_EQ(m.dst_offset, 0);
+}
+
+// Faces of 4 GiB and more, among them one of 2^64 bytes whose size wraps to 0. Normalizing
+// rejects fields this large, so the descriptions are written by hand.
+TEST(HaloMessage, FacesOf4GiBAreRefused) {
+    symcoll_halo_desc_t d = desc2d(8, 8, 1), n;
+    ASSERT_EQ(symcoll_halo_normalize(kFn, 1, &d, &n), SYMCOLL_SUCCESS);
+    n.interior[1] = n.interior[2] = (size_t)1 << 31; // float: the x face is 4 * 2^31 * 2^31 bytes
+    n.pitch[0] = 10;
+    n.pitch[1] = 10 * (((size_t)1 << 31) + 2);
+    symcoll_halo_msg_t m;
+    EXPECT_FALSE(symcoll_halo_message(&n, &n, dir(1, 0, 0), &m));
+    n.interior[1] = (size_t)1 << 30;
+    n.interior[2] = 1; // 4 * 2^30 bytes: 4 GiB
+    EXPECT_FALSE(symcoll_halo_message(&n, &n, dir(1, 0, 0), &m));
+    n.interior[1] = ((size_t)1 << 30) - 1; // just under 4 GiB
+    EXPECT_TRUE(symcoll_halo_message(&n, &n, dir(1, 0, 0), &m));
+    EXPECT_EQ(m.row_bytes * m.rows, 4u * (((size_t)1 << 30) - 1));
 }
 
 } // namespace
