@@ -20,7 +20,6 @@ void symcoll_halo_desc_default(symcoll_halo_desc_t *d) {
 
 /* What each PE contributes to the creation. */
 typedef struct {
-    int32_t status;
     int32_t team_pe, team_size;
     uint64_t ll_bytes; /* SYMCOLL_HALO_LL_BYTES: the slots are sized alike only if all agree */
     symcoll_halo_desc_t desc;
@@ -230,8 +229,8 @@ static symcoll_status_t create_agreed(const char *fn, struct symcoll_halo_plan *
         st = build_messages(fn, p, t, descs, team_size, msg, in);
     }
     free(descs);
-    if (team_size == 0) /* every PE failed the same way in team_descs */
-        return st;
+    /* Also after a failure here, which may be this PE's alone (out of memory): the others wait
+     * in this agreement. */
     st = agree(fn, st);
     p->area_bytes = SYMCOLL_HALO_AREA_LL(team_size) + ll_bytes;
     if (st == SYMCOLL_SUCCESS)
@@ -264,7 +263,7 @@ symcoll_status_t symcoll_halo_create(symcoll_team_t team, const symcoll_halo_des
     memset(&mine, 0, sizeof mine);
     mine.team_pe = -1;
     mine.ll_bytes = (uint64_t)symcoll_env()->halo_ll_bytes;
-    /* A local error still joins the exchange below, so that no PE waits for this one. */
+    /* A local error still joins the agreement below, so that no PE waits for this one. */
     symcoll_status_t local =
         !h         ? symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: h is NULL", fn)
         : p && all ? SYMCOLL_SUCCESS
@@ -280,11 +279,11 @@ symcoll_status_t symcoll_halo_create(symcoll_team_t team, const symcoll_halo_des
             local = symcoll_halo_normalize(fn, size, d, &mine.desc);
         }
     }
-    mine.status = (int32_t)local;
-    /* Collective over WORLD: everyone joins the exchange, also after a local error. */
-    st = all ? symcoll_g.boot->allgather(symcoll_g.boot, &mine, all, sizeof mine) : local;
+    /* Collective over WORLD: every PE agrees on the local errors first, so that none enters the
+     * exchange of records that a PE without a buffer for them cannot join. */
+    st = agree(fn, local);
     if (st == SYMCOLL_SUCCESS)
-        st = agree(fn, local);
+        st = symcoll_g.boot->allgather(symcoll_g.boot, &mine, all, sizeof mine);
     if (st == SYMCOLL_SUCCESS) {
         p->team = team;
         p->team_pe = mine.team_pe;

@@ -1,10 +1,13 @@
 // Halo plan geometry on the CPU: description checks with the message naming the field, the PE
 // grid choice, neighbours with and without wrap-around, the face checks between PEs, and the
-// box every direction moves.
+// box every direction moves; and the collective steps of a plan's creation that fails, against
+// the faked runtime of fake_runtime.h.
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
 #include <gtest/gtest.h>
+#include "fake_runtime.h"
 #include "halo_geometry.h"
 
 namespace {
@@ -259,6 +262,67 @@ TEST(HaloMessage, FacesOf4GiBAreRefused) {
     n.interior[1] = ((size_t)1 << 30) - 1; // just under 4 GiB
     EXPECT_TRUE(symcoll_halo_message(&n, &n, dir(1, 0, 0), &m));
     EXPECT_EQ(m.row_bytes * m.rows, 4u * (((size_t)1 << 30) - 1));
+}
+
+// The sizes of this PE's bootstrap exchanges, in order, answered as the faked runtime does.
+std::vector<size_t> exchanges;
+
+symcoll_status_t record_exchange(symcoll_bootstrap_t *b, const void *mine, void *all,
+                                 size_t bytes) {
+    exchanges.push_back(bytes);
+    for (int pe = 0; pe < b->size; pe++)
+        std::memcpy(static_cast<char *>(all) + pe * bytes, mine, bytes);
+    return SYMCOLL_SUCCESS;
+}
+
+// PE 1, out of host memory in symcoll_halo_create, joins the agreements on status (reporting
+// its failure) and nothing else: any other exchange would wait for it forever.
+symcoll_status_t pe1_out_of_memory(symcoll_bootstrap_t *, const void *mine, void *all,
+                                   size_t bytes) {
+    if (bytes != sizeof(int32_t)) {
+        exchanges.push_back(bytes);
+        return SYMCOLL_ERROR_TIMEOUT;
+    }
+    const int32_t failed = SYMCOLL_ERROR_OUT_OF_MEMORY;
+    std::memcpy(all, mine, bytes);
+    std::memcpy(static_cast<char *>(all) + bytes, &failed, bytes);
+    return SYMCOLL_SUCCESS;
+}
+
+// symcoll_halo_create of the default description on WORLD of the faked runtime, whose
+// exchanges allgather answers.
+symcoll_status_t create_with(decltype(symcoll_bootstrap_t::allgather) allgather,
+                             symcoll_halo_t *h) {
+    fake_runtime::Runtime runtime;
+    runtime.boot.allgather = allgather;
+    exchanges.clear();
+    symcoll_halo_desc_t d;
+    symcoll_halo_desc_default(&d);
+    return symcoll_halo_create(SYMCOLL_TEAM_WORLD, &d, h);
+}
+
+TEST(HaloCreate, NoPeEntersTheRecordExchangeAfterAnotherPeFailed) {
+    symcoll_halo_t h;
+    EXPECT_EQ(create_with(pe1_out_of_memory, &h), SYMCOLL_ERROR_OUT_OF_MEMORY);
+    EXPECT_EQ(h, nullptr);
+    EXPECT_TRUE(exchanges.empty())
+        << "waited for PE 1 in an exchange of " << exchanges[0] << " bytes";
+    EXPECT_NE(std::string(symcoll_last_error()).find("PE 1 failed"), std::string::npos)
+        << symcoll_last_error();
+}
+
+// The faked exchanges hand every PE this PE's record, so the PEs seem to pass different teams:
+// a failure after the record exchange that, like running out of memory there, must be agreed
+// on, as a PE that failed alone would otherwise leave the others waiting.
+TEST(HaloCreate, FailureAfterTheRecordExchangeIsAgreedOn) {
+    symcoll_halo_t h;
+    EXPECT_EQ(create_with(record_exchange, &h), SYMCOLL_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(symcoll_last_error()).find("different teams"), std::string::npos)
+        << symcoll_last_error();
+    ASSERT_EQ(exchanges.size(), 3u) << "status, records, status";
+    EXPECT_EQ(exchanges[0], sizeof(int32_t));
+    EXPECT_GT(exchanges[1], sizeof(symcoll_halo_desc_t));
+    EXPECT_EQ(exchanges[2], sizeof(int32_t));
 }
 
 } // namespace
