@@ -28,4 +28,24 @@ enum { SYMCOLL_ALLTOALL_LL = 0, SYMCOLL_ALLTOALL_PUSH = 1, SYMCOLL_ALLTOALL_PULL
 #define SYMCOLL_EXCHANGE_ALGORITHM_NAMES                                                           \
     { "ll", "push", "pull", NULL } /* fcollect, alltoall */
 
+/* How each algorithm's grid is sized, in the same order: the one source of the grid limits
+ * (symcoll_tuning_grid_limits) that tuning sizes grids within and that tuning files and
+ * symcoll_tuning_override are checked against. */
+typedef enum {
+    SYMCOLL_GRID_SINGLE, /* one block of one warp */
+    SYMCOLL_GRID_LL,     /* one LL block per 8 KiB of payload per peer, <= SYMCOLL_LL_BLOCKS */
+    SYMCOLL_GRID_BW      /* blocks by message size, <= SYMCOLL_MAX_BLOCKS */
+} symcoll_grid_kind_t;
+#define SYMCOLL_BARRIER_ALGORITHM_GRIDS                                                            \
+    { SYMCOLL_GRID_SINGLE }
+#define SYMCOLL_BROADCAST_ALGORITHM_GRIDS                                                          \
+    { SYMCOLL_GRID_LL, SYMCOLL_GRID_BW, SYMCOLL_GRID_BW, SYMCOLL_GRID_SINGLE }
+#define SYMCOLL_REDUCE_ALGORITHM_GRIDS                                                             \
+    { SYMCOLL_GRID_LL, SYMCOLL_GRID_BW, SYMCOLL_GRID_BW }
+#define SYMCOLL_EXCHANGE_ALGORITHM_GRIDS                                                           \
+    { SYMCOLL_GRID_LL, SYMCOLL_GRID_BW, SYMCOLL_GRID_BW }
+
+/* The largest block of every collective kernel (their launch bounds); no grid asks for more. */
+#define SYMCOLL_TUNING_MAX_THREADS 512
+
 #endif

@@ -8,10 +8,10 @@
 #include "coll_launch.h"
 #include "symcoll_device.cuh"
 
-/* Largest block of every collective kernel; tuning never asks for more. One block per SM is
- * enough (grids stay <= the SM count), so a kernel may use up to 128 registers per thread. */
-#define COLL_MAX_THREADS 512
-#define COLL_LAUNCH_BOUNDS __launch_bounds__(COLL_MAX_THREADS, 1)
+/* Blocks of at most SYMCOLL_TUNING_MAX_THREADS (coll_algorithms.h); tuning never asks for more.
+ * One block per SM is enough (grids stay <= the SM count), so a kernel may use up to 128
+ * registers per thread. */
+#define COLL_LAUNCH_BOUNDS __launch_bounds__(SYMCOLL_TUNING_MAX_THREADS, 1)
 
 typedef void (*coll_kernel_t)(symcoll_coll_args_t);
 

@@ -12,27 +12,71 @@
 
 #define MAX_FILE_BYTES (1 << 20)
 #define MAX_WORDS 8
-#define MAX_THREADS 1024
+
+/* The algorithms of a collective: names (NULL-terminated) and grid kinds, in index order. */
+typedef struct {
+    const char *const *names;
+    const symcoll_grid_kind_t *grids;
+} algorithm_set_t;
+
+#define COUNT(array) (sizeof(array) / sizeof(array)[0])
+#define GRIDS_MATCH_NAMES(grids, names) _Static_assert(COUNT(grids) + 1 == COUNT(names), #grids)
+
+static const char *const barrier_names[] = SYMCOLL_BARRIER_ALGORITHM_NAMES;
+static const symcoll_grid_kind_t barrier_grids[] = SYMCOLL_BARRIER_ALGORITHM_GRIDS;
+GRIDS_MATCH_NAMES(barrier_grids, barrier_names);
+static const char *const broadcast_names[] = SYMCOLL_BROADCAST_ALGORITHM_NAMES;
+static const symcoll_grid_kind_t broadcast_grids[] = SYMCOLL_BROADCAST_ALGORITHM_GRIDS;
+GRIDS_MATCH_NAMES(broadcast_grids, broadcast_names);
+static const char *const reduce_names[] = SYMCOLL_REDUCE_ALGORITHM_NAMES;
+static const symcoll_grid_kind_t reduce_grids[] = SYMCOLL_REDUCE_ALGORITHM_GRIDS;
+GRIDS_MATCH_NAMES(reduce_grids, reduce_names);
+static const char *const exchange_names[] = SYMCOLL_EXCHANGE_ALGORITHM_NAMES;
+static const symcoll_grid_kind_t exchange_grids[] = SYMCOLL_EXCHANGE_ALGORITHM_GRIDS;
+GRIDS_MATCH_NAMES(exchange_grids, exchange_names);
+
+static const algorithm_set_t algorithm_sets[] = {
+    [SYMCOLL_COLL_BARRIER] = {barrier_names, barrier_grids},
+    [SYMCOLL_COLL_BROADCAST] = {broadcast_names, broadcast_grids},
+    [SYMCOLL_COLL_REDUCE] = {reduce_names, reduce_grids},
+    [SYMCOLL_COLL_FCOLLECT] = {exchange_names, exchange_grids},
+    [SYMCOLL_COLL_ALLTOALL] = {exchange_names, exchange_grids},
+};
+
+static const algorithm_set_t *algorithm_set(symcoll_collective_t collective) {
+    if ((int)collective < 0 || (size_t)collective >= COUNT(algorithm_sets) ||
+        !algorithm_sets[collective].names)
+        return NULL;
+    return &algorithm_sets[collective];
+}
 
 const char *const *symcoll_collective_algorithms(symcoll_collective_t collective) {
-    static const char *const barrier[] = SYMCOLL_BARRIER_ALGORITHM_NAMES;
-    static const char *const broadcast[] = SYMCOLL_BROADCAST_ALGORITHM_NAMES;
-    static const char *const reduce[] = SYMCOLL_REDUCE_ALGORITHM_NAMES;
-    static const char *const exchange[] = SYMCOLL_EXCHANGE_ALGORITHM_NAMES;
     static const char *const none[] = {NULL};
-    switch (collective) {
-    case SYMCOLL_COLL_BARRIER:
-        return barrier;
-    case SYMCOLL_COLL_BROADCAST:
-        return broadcast;
-    case SYMCOLL_COLL_REDUCE:
-        return reduce;
-    case SYMCOLL_COLL_FCOLLECT:
-    case SYMCOLL_COLL_ALLTOALL:
-        return exchange;
-    default:
-        return none;
-    }
+    const algorithm_set_t *set = algorithm_set(collective);
+    return set ? set->names : none;
+}
+
+int symcoll_algorithm_grid(symcoll_collective_t collective, int algo, symcoll_grid_kind_t *out) {
+    const algorithm_set_t *set = algorithm_set(collective);
+    int n = 0;
+    while (set && set->names[n])
+        n++;
+    if (algo < 0 || algo >= n)
+        return -1;
+    *out = set->grids[algo];
+    return 0;
+}
+
+int symcoll_tuning_grid_limits(symcoll_collective_t collective, int algo, int *max_blocks,
+                               int *max_threads) {
+    symcoll_grid_kind_t grid;
+    if (symcoll_algorithm_grid(collective, algo, &grid) != 0)
+        return -1;
+    *max_blocks = grid == SYMCOLL_GRID_SINGLE ? 1
+                  : grid == SYMCOLL_GRID_LL   ? SYMCOLL_LL_BLOCKS
+                                              : SYMCOLL_MAX_BLOCKS;
+    *max_threads = grid == SYMCOLL_GRID_SINGLE ? 32 : SYMCOLL_TUNING_MAX_THREADS;
+    return 0;
 }
 
 typedef struct {
@@ -89,11 +133,12 @@ static bool decimal(const char *text, unsigned long long lo, unsigned long long 
            *out <= hi;
 }
 
-static int parse_count(const where_t *w, const char *what, const char *text, long lo, long hi,
-                       int *out) {
+/* what: the field; whose: "" or " for <whose limit hi is>". */
+static int parse_count(const where_t *w, const char *what, const char *whose, const char *text,
+                       long lo, long hi, int *out) {
     unsigned long long value;
     if (!decimal(text, (unsigned long long)lo, (unsigned long long)hi, &value))
-        return fail(w, "%s '%s' is not a number from %ld to %ld", what, text, lo, hi);
+        return fail(w, "%s '%s' is not a number from %ld to %ld%s", what, text, lo, hi, whose);
     *out = (int)value;
     return 0;
 }
@@ -108,6 +153,22 @@ static int parse_collective(const where_t *w, const char *text, symcoll_collecti
                 text);
 }
 
+/* The blocks and threads of a row, within the grid its algorithm (index algo) can take: the
+ * runtime would silently shrink a larger one. */
+static int parse_grid(const where_t *w, int algo, const char *blocks, const char *threads,
+                      symcoll_tuning_row_t *r) {
+    int max_blocks = 0, max_threads = 0;
+    symcoll_tuning_grid_limits(r->collective, algo, &max_blocks, &max_threads);
+    char whose[64];
+    snprintf(whose, sizeof whose, " for %s %s", symcoll_collective_name(r->collective), r->algo);
+    if (parse_count(w, "blocks", whose, blocks, 1, max_blocks, &r->blocks) != 0 ||
+        parse_count(w, "threads", whose, threads, 32, max_threads, &r->threads) != 0)
+        return -1;
+    if (r->threads % 32 != 0)
+        return fail(w, "threads %d is not a multiple of 32", r->threads);
+    return 0;
+}
+
 static int parse_row(const where_t *w, char *words[], int n, symcoll_tuning_row_t *r) {
     unsigned long long bytes;
     if (n != 7)
@@ -117,7 +178,8 @@ static int parse_row(const where_t *w, char *words[], int n, symcoll_tuning_row_
                     n);
     if (parse_collective(w, words[0], &r->collective) != 0 ||
         parse_class(w, words[1], &r->topo) != 0 ||
-        parse_count(w, "max team size", words[2], 1, SYMCOLL_TOPO_MAX_PES, &r->max_team_size) != 0)
+        parse_count(w, "max team size", "", words[2], 1, SYMCOLL_TOPO_MAX_PES, &r->max_team_size) !=
+            0)
         return -1;
     if (!strcmp(words[3], "any"))
         r->max_bytes = SIZE_MAX;
@@ -126,18 +188,13 @@ static int parse_row(const where_t *w, char *words[], int n, symcoll_tuning_row_
     else
         r->max_bytes = (size_t)bytes;
     const char *const *names = symcoll_collective_algorithms(r->collective);
-    r->algo = NULL;
-    for (int i = 0; names[i] && !r->algo; i++)
-        if (!strcmp(names[i], words[4]))
-            r->algo = names[i];
-    if (!r->algo)
+    int algo = 0;
+    while (names[algo] && strcmp(names[algo], words[4]))
+        algo++;
+    if (!names[algo])
         return fail(w, "'%s' is no %s algorithm", words[4], words[0]);
-    if (parse_count(w, "blocks", words[5], 1, SYMCOLL_MAX_BLOCKS, &r->blocks) != 0 ||
-        parse_count(w, "threads", words[6], 32, MAX_THREADS, &r->threads) != 0)
-        return -1;
-    if (r->threads % 32 != 0)
-        return fail(w, "threads %d is not a multiple of 32", r->threads);
-    return 0;
+    r->algo = names[algo];
+    return parse_grid(w, algo, words[5], words[6], r);
 }
 
 /* One line of the file; *seen counts the header lines read so far (version, signature). */
@@ -159,7 +216,8 @@ static int parse_line(const where_t *w, char *line, int *seen, symcoll_tuning_fi
         if (n != 3 || strcmp(words[0], "signature"))
             return fail(w, "the second line must be 'signature <PEs> <link class>'");
         ++*seen;
-        if (parse_count(w, "signature PEs", words[1], 1, SYMCOLL_TOPO_MAX_PES, &out->n_pes) != 0)
+        if (parse_count(w, "signature PEs", "", words[1], 1, SYMCOLL_TOPO_MAX_PES, &out->n_pes) !=
+            0)
             return -1;
         return parse_class(w, words[2], &out->topo);
     }

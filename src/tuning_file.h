@@ -5,6 +5,7 @@
 #define SYMCOLL_TUNING_FILE_H
 
 #include <stddef.h>
+#include "coll_algorithms.h"
 #include "symcoll.h"
 #include "topology.h"
 
@@ -35,14 +36,23 @@ typedef struct {
 /* The algorithm names of a collective (NULL-terminated, index order; empty for a collective
  * without algorithms), for the checks of settings and files. */
 const char *const *symcoll_collective_algorithms(symcoll_collective_t collective);
+/* How algorithm algo (index into those names) of a collective sizes its grid; -1 for an
+ * algorithm the collective does not have. */
+int symcoll_algorithm_grid(symcoll_collective_t collective, int algo, symcoll_grid_kind_t *out);
+/* The grid an algorithm of a collective can take (algo: index into
+ * symcoll_collective_algorithms): at most *max_blocks blocks of at most *max_threads threads.
+ * Returns -1 for an algorithm the collective does not have. */
+int symcoll_tuning_grid_limits(symcoll_collective_t collective, int algo, int *max_blocks,
+                               int *max_threads);
 
 /* Parses the text of a tuning file:
  *   symcoll-tuning 1
  *   signature <PEs> <link class>
  *   <collective> <link class> <max team size> <max bytes|any> <algorithm> <blocks> <threads>
  * one row per line, in the built-in table's order of precedence; '#' starts a comment; link
- * classes as symcoll_topo_class_name writes them; bytes in decimal. Returns 0, or -1 with
- * "path:line: reason" in err. Free with symcoll_tuning_file_free. */
+ * classes as symcoll_topo_class_name writes them; bytes in decimal; blocks and threads within
+ * symcoll_tuning_grid_limits. Returns 0, or -1 with "path:line: reason" in err. Free with
+ * symcoll_tuning_file_free. */
 int symcoll_tuning_file_parse(const char *text, const char *path, symcoll_tuning_file_t *out,
                               char *err, size_t err_len);
 /* Reads and parses the file at path; 0, or -1 with the reason in err. */

@@ -155,10 +155,27 @@ TEST(TuningFile, MalformedFilesNameFileAndLine) {
     expect_error(head + "reduce nvlink 2 4k ll 16 512\n",
                  "machine.tuning:3: max bytes '4k' is neither");
     expect_error(head + "reduce nvlink 2 any ll 0 512\n",
-                 "machine.tuning:3: blocks '0' is not a number from 1 to 128");
+                 "machine.tuning:3: blocks '0' is not a number from 1 to 16 for reduce ll");
     expect_error(head + "reduce nvlink 2 any ll 16 100\n",
                  "machine.tuning:3: threads 100 is not a multiple of 32");
     expect_error(head + "reduce nvlink 99 any ll 16 512\n", "machine.tuning:3: max team size '99'");
+    // Grids beyond what the algorithm can take: the runtime would run a smaller one.
+    expect_error(head + "reduce nvlink 2 any two_shot 128 1024\n",
+                 "machine.tuning:3: threads '1024' is not a number from 32 to 512 for reduce "
+                 "two_shot");
+    expect_error(head + "# ok\nreduce nvlink 2 any ll 128 512\n",
+                 "machine.tuning:4: blocks '128' is not a number from 1 to 16 for reduce ll");
+    expect_error(head + "\n\nbroadcast nvlink 2 any ce 128 512\n",
+                 "machine.tuning:5: blocks '128' is not a number from 1 to 1 for broadcast ce");
+    expect_error(head + "broadcast nvlink 2 any ce 1 64\n",
+                 "machine.tuning:3: threads '64' is not a number from 32 to 32 for broadcast ce");
+}
+
+TEST(TuningFile, TheWidestGridOfEachAlgorithmLoads) {
+    Parsed widest("symcoll-tuning 1\nsignature 2 nvlink\n"
+                  "reduce nvlink 2 any ll 16 512\nreduce nvlink 2 any two_shot 128 512\n"
+                  "broadcast nvlink 2 any ce 1 32\n");
+    EXPECT_EQ(widest.rc, 0) << widest.err;
 }
 
 TEST(TuningFile, LoadNamesAMissingFile) {

@@ -13,11 +13,8 @@
 #define DEFAULT_SM_COUNT 132
 #define LL_PAYLOAD_BYTES (SYMCOLL_LL_SLOT_BYTES / 2)
 
-static const char *const no_algorithms[] = {NULL};
-
 const char *const *symcoll_tuning_algorithms(symcoll_collective_t collective) {
-    const tuning_algo_set_t *set = symcoll_tuning_algo_set(collective);
-    return set ? set->names : no_algorithms;
+    return symcoll_collective_algorithms(collective);
 }
 
 void symcoll_tuning_algorithm_list(symcoll_collective_t collective, char *out, size_t len) {
@@ -35,31 +32,6 @@ static int find_algorithm(const tuning_algo_set_t *set, const char *name) {
     return -1;
 }
 
-int symcoll_tuning_grid_limits(symcoll_collective_t collective, int algo, int *max_blocks,
-                               int *max_threads) {
-    const tuning_algo_set_t *set = symcoll_tuning_algo_set(collective);
-    int n = 0;
-    while (set && set->names[n])
-        n++;
-    if (algo < 0 || algo >= n)
-        return -1;
-    switch (set->models[algo].grid) {
-    case TUNING_GRID_SINGLE:
-        *max_blocks = 1;
-        *max_threads = 32;
-        break;
-    case TUNING_GRID_LL:
-        *max_blocks = SYMCOLL_LL_BLOCKS;
-        *max_threads = SYMCOLL_TUNING_MAX_THREADS;
-        break;
-    case TUNING_GRID_BW:
-        *max_blocks = SYMCOLL_MAX_BLOCKS;
-        *max_threads = SYMCOLL_TUNING_MAX_THREADS;
-        break;
-    }
-    return 0;
-}
-
 static size_t ceil_div(size_t a, size_t b) {
     return a / b + (a % b != 0);
 }
@@ -74,16 +46,16 @@ static size_t ll_payload_per_peer(const symcoll_tuning_query_t *q) {
     return exchange && q->team_size > 0 ? q->bytes / (size_t)q->team_size : q->bytes;
 }
 
-static void size_grid(const symcoll_tuning_query_t *q, tuning_grid_t grid, int max_blocks,
+static void size_grid(const symcoll_tuning_query_t *q, symcoll_grid_kind_t grid, int max_blocks,
                       int threads, symcoll_choice_t *out) {
     int sm_count = q->sm_count > 0 ? q->sm_count : DEFAULT_SM_COUNT;
     threads = clamp_int((size_t)threads / 32 * 32, 32, SYMCOLL_TUNING_MAX_THREADS);
     switch (grid) {
-    case TUNING_GRID_SINGLE:
+    case SYMCOLL_GRID_SINGLE:
         out->blocks = 1;
         out->threads = 32;
         break;
-    case TUNING_GRID_LL: {
+    case SYMCOLL_GRID_LL: {
         size_t payload = ll_payload_per_peer(q);
         int cap = max_blocks < SYMCOLL_LL_BLOCKS ? max_blocks : SYMCOLL_LL_BLOCKS;
         out->blocks = clamp_int(ceil_div(payload, LL_PAYLOAD_BYTES), 1, cap);
@@ -92,7 +64,7 @@ static void size_grid(const symcoll_tuning_query_t *q, tuning_grid_t grid, int m
         out->threads = clamp_int(ceil_div(packets, 32) * 32, 32, threads);
         break;
     }
-    case TUNING_GRID_BW: {
+    case SYMCOLL_GRID_BW: {
         int cap = max_blocks < SYMCOLL_MAX_BLOCKS ? max_blocks : SYMCOLL_MAX_BLOCKS;
         cap = cap < sm_count ? cap : sm_count;
         out->blocks = clamp_int(ceil_div(q->bytes, TUNING_BW_BYTES_PER_BLOCK), 1, cap);
@@ -104,9 +76,11 @@ static void size_grid(const symcoll_tuning_query_t *q, tuning_grid_t grid, int m
 
 static void choose(const symcoll_tuning_query_t *q, const tuning_algo_set_t *set, int algo,
                    int max_blocks, int threads, symcoll_choice_t *out) {
+    symcoll_grid_kind_t grid = SYMCOLL_GRID_SINGLE;
+    symcoll_algorithm_grid(q->collective, algo, &grid);
     out->algo = algo;
     out->name = set->names[algo];
-    size_grid(q, set->models[algo].grid, max_blocks, threads, out);
+    size_grid(q, grid, max_blocks, threads, out);
 }
 
 static int row_fits(const symcoll_tuning_row_t *r, const symcoll_tuning_query_t *q) {
@@ -224,8 +198,9 @@ typedef struct {
 
 static symcoll_status_t decide(const symcoll_tuning_query_t *q, symcoll_choice_t *out,
                                decision_t *how) {
-    const tuning_algo_set_t *set = symcoll_tuning_algo_set(q->collective);
-    if (!set)
+    const tuning_algo_set_t algorithms = symcoll_tuning_algo_set(q->collective);
+    const tuning_algo_set_t *set = &algorithms;
+    if (!set->models)
         return fail(out, SYMCOLL_ERROR_INVALID_ARGUMENT, "collective %d (%s) has no algorithms",
                     (int)q->collective, symcoll_collective_name(q->collective));
     out->why[0] = '\0';
@@ -277,12 +252,12 @@ static void explain(const symcoll_tuning_query_t *q, const decision_t *how, symc
                  symcoll_collective_name(r->collective), symcoll_topo_class_name(r->topo),
                  r->max_team_size, bytes);
     } else {
-        const tuning_algo_set_t *set = symcoll_tuning_algo_set(q->collective);
+        const tuning_algo_set_t set = symcoll_tuning_algo_set(q->collective);
         size_t used = (size_t)snprintf(why, len, "model (%s, %d PEs, no table row):",
                                        symcoll_topo_class_name(q->topo), q->team_size);
-        for (int i = 0; set->names[i] && used < len; i++)
-            used += (size_t)snprintf(why + used, len - used, " %s %.1f us", set->names[i],
-                                     model_cost_us(q, &set->models[i]));
+        for (int i = 0; set.names[i] && used < len; i++)
+            used += (size_t)snprintf(why + used, len - used, " %s %.1f us", set.names[i],
+                                     model_cost_us(q, &set.models[i]));
     }
 }
 

@@ -32,12 +32,9 @@ typedef struct {
     int algo;         /* index into symcoll_tuning_algorithms(collective) (coll_algorithms.h) */
     const char *name; /* that algorithm's name */
     int blocks;       /* grid size (<= SYMCOLL_MAX_BLOCKS; LL: <= SYMCOLL_LL_BLOCKS) */
-    int threads;      /* block size */
+    int threads;      /* block size: a multiple of 32 from 32 to SYMCOLL_TUNING_MAX_THREADS */
     char why[192];    /* one line: the table row or model terms that decided */
 } symcoll_choice_t;
-
-/* Every choice has 32 <= threads <= SYMCOLL_TUNING_MAX_THREADS, a multiple of 32. */
-#define SYMCOLL_TUNING_MAX_THREADS 512
 
 /* Fills *out. Returns SYMCOLL_SUCCESS, or INVALID_ARGUMENT when q->forced names no algorithm
  * of the collective (or the collective has none); out->why then holds the reason. */
@@ -49,12 +46,6 @@ symcoll_status_t symcoll_tuning_choose(const symcoll_tuning_query_t *q, symcoll_
 const char *const *symcoll_tuning_algorithms(symcoll_collective_t collective);
 /* Those names as "ll, one_shot, two_shot" in out (len bytes), for messages. */
 void symcoll_tuning_algorithm_list(symcoll_collective_t collective, char *out, size_t len);
-
-/* The grid an algorithm of a collective can take (algo: index into
- * symcoll_tuning_algorithms): at most *max_blocks blocks of at most *max_threads threads.
- * Returns -1 for an algorithm the collective does not have. */
-int symcoll_tuning_grid_limits(symcoll_collective_t collective, int algo, int *max_blocks,
-                               int *max_threads);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,6 @@
 /* First threshold table (2 x H200 NVLink estimates; PCIe guesses until swept) and the cost
  * model terms. Replace the rows with symcoll-perf sweeps; the order of rows matters. */
+#include <stdbool.h>
 #include <stdint.h>
 #include "coll_algorithms.h"
 #include "tuning_table.h"
@@ -7,46 +8,50 @@
 #define KIB ((size_t)1024)
 #define MIB (KIB * 1024)
 
-static const char *const barrier_names[] = SYMCOLL_BARRIER_ALGORITHM_NAMES;
 static const tuning_algo_model_t barrier_models[] = {
-    {TUNING_GRID_SINGLE, 1.0, 1.0, TUNING_TRAFFIC_NONE},
+    {1.0, 1.0, TUNING_TRAFFIC_NONE},
 };
 
-static const char *const broadcast_names[] = SYMCOLL_BROADCAST_ALGORITHM_NAMES;
 static const tuning_algo_model_t broadcast_models[] = {
-    {TUNING_GRID_LL, 0.5, 0.25, TUNING_TRAFFIC_EACH_PEER},
-    {TUNING_GRID_BW, 2.0, 1.0, TUNING_TRAFFIC_EACH_PEER},
-    {TUNING_GRID_BW, 2.0, 1.0, TUNING_TRAFFIC_EACH_PEER},
-    {TUNING_GRID_SINGLE, 4.0, 0.93, TUNING_TRAFFIC_EACH_PEER},
+    {0.5, 0.25, TUNING_TRAFFIC_EACH_PEER},
+    {2.0, 1.0, TUNING_TRAFFIC_EACH_PEER},
+    {2.0, 1.0, TUNING_TRAFFIC_EACH_PEER},
+    {4.0, 0.93, TUNING_TRAFFIC_EACH_PEER},
 };
 
-static const char *const reduce_names[] = SYMCOLL_REDUCE_ALGORITHM_NAMES;
 static const tuning_algo_model_t reduce_models[] = {
-    {TUNING_GRID_LL, 0.5, 0.25, TUNING_TRAFFIC_EACH_PEER},
-    {TUNING_GRID_BW, 2.0, 1.0, TUNING_TRAFFIC_EACH_PEER},
-    {TUNING_GRID_BW, 2.0, 1.0, TUNING_TRAFFIC_TWO_SHOT},
+    {0.5, 0.25, TUNING_TRAFFIC_EACH_PEER},
+    {2.0, 1.0, TUNING_TRAFFIC_EACH_PEER},
+    {2.0, 1.0, TUNING_TRAFFIC_TWO_SHOT},
 };
 
-static const char *const exchange_names[] = SYMCOLL_EXCHANGE_ALGORITHM_NAMES;
 static const tuning_algo_model_t exchange_models[] = {
-    {TUNING_GRID_LL, 0.5, 0.25, TUNING_TRAFFIC_SHARE},
-    {TUNING_GRID_BW, 2.0, 1.0, TUNING_TRAFFIC_SHARE},
-    {TUNING_GRID_BW, 2.0, 1.0, TUNING_TRAFFIC_SHARE},
+    {0.5, 0.25, TUNING_TRAFFIC_SHARE},
+    {2.0, 1.0, TUNING_TRAFFIC_SHARE},
+    {2.0, 1.0, TUNING_TRAFFIC_SHARE},
 };
 
-static const tuning_algo_set_t algo_sets[] = {
-    [SYMCOLL_COLL_BARRIER] = {barrier_names, barrier_models},
-    [SYMCOLL_COLL_BROADCAST] = {broadcast_names, broadcast_models},
-    [SYMCOLL_COLL_REDUCE] = {reduce_names, reduce_models},
-    [SYMCOLL_COLL_FCOLLECT] = {exchange_names, exchange_models},
-    [SYMCOLL_COLL_ALLTOALL] = {exchange_names, exchange_models},
+/* One model per name of coll_algorithms.h. */
+#define MODELS_MATCH_NAMES(models, names)                                                          \
+    _Static_assert(sizeof models / sizeof models[0] + 1 ==                                         \
+                       sizeof((const char *[])names) / sizeof(const char *),                       \
+                   #models)
+MODELS_MATCH_NAMES(barrier_models, SYMCOLL_BARRIER_ALGORITHM_NAMES);
+MODELS_MATCH_NAMES(broadcast_models, SYMCOLL_BROADCAST_ALGORITHM_NAMES);
+MODELS_MATCH_NAMES(reduce_models, SYMCOLL_REDUCE_ALGORITHM_NAMES);
+MODELS_MATCH_NAMES(exchange_models, SYMCOLL_EXCHANGE_ALGORITHM_NAMES);
+
+static const tuning_algo_model_t *const algo_models[] = {
+    [SYMCOLL_COLL_BARRIER] = barrier_models,   [SYMCOLL_COLL_BROADCAST] = broadcast_models,
+    [SYMCOLL_COLL_REDUCE] = reduce_models,     [SYMCOLL_COLL_FCOLLECT] = exchange_models,
+    [SYMCOLL_COLL_ALLTOALL] = exchange_models,
 };
 
-const tuning_algo_set_t *symcoll_tuning_algo_set(symcoll_collective_t collective) {
-    if ((int)collective < 0 || (size_t)collective >= sizeof algo_sets / sizeof algo_sets[0] ||
-        !algo_sets[collective].names)
-        return NULL;
-    return &algo_sets[collective];
+tuning_algo_set_t symcoll_tuning_algo_set(symcoll_collective_t collective) {
+    bool known =
+        (int)collective >= 0 && (size_t)collective < sizeof algo_models / sizeof algo_models[0];
+    return (tuning_algo_set_t){symcoll_collective_algorithms(collective),
+                               known ? algo_models[collective] : NULL};
 }
 
 const symcoll_tuning_row_t symcoll_tuning_rows[] = {

@@ -13,13 +13,6 @@
 extern "C" {
 #endif
 
-/* How an algorithm sizes its grid. */
-typedef enum {
-    TUNING_GRID_SINGLE, /* one block of one warp */
-    TUNING_GRID_LL,     /* one LL block per 8 KiB of payload per peer, <= SYMCOLL_LL_BLOCKS */
-    TUNING_GRID_BW      /* one block per TUNING_BW_BYTES_PER_BLOCK, <= SYMCOLL_MAX_BLOCKS */
-} tuning_grid_t;
-
 /* Bytes that cross the busiest link direction, as a multiple of the message bytes B. */
 typedef enum {
     TUNING_TRAFFIC_NONE,      /* 0 */
@@ -28,21 +21,22 @@ typedef enum {
     TUNING_TRAFFIC_TWO_SHOT   /* 2 (n - 1) / n B: reduce-scatter, then all-gather */
 } tuning_traffic_t;
 
+/* Cost-model terms; how an algorithm sizes its grid is in coll_algorithms.h. */
 typedef struct {
-    tuning_grid_t grid;
     double syncs;      /* team synchronizations on the critical path */
     double efficiency; /* fraction of the link bandwidth the algorithm reaches */
     tuning_traffic_t traffic;
 } tuning_algo_model_t;
 
-/* The algorithms of a collective: names (NULL-terminated) and model terms, in index order. */
+/* The algorithms of a collective: names (NULL-terminated, symcoll_collective_algorithms) and
+ * model terms, in index order. */
 typedef struct {
     const char *const *names;
     const tuning_algo_model_t *models;
 } tuning_algo_set_t;
 
-/* NULL for a collective without algorithms. */
-const tuning_algo_set_t *symcoll_tuning_algo_set(symcoll_collective_t collective);
+/* models is NULL for a collective without algorithms. */
+tuning_algo_set_t symcoll_tuning_algo_set(symcoll_collective_t collective);
 
 /* The built-in rows (symcoll_tuning_row_t: tuning_file.h), in order of precedence. */
 extern const symcoll_tuning_row_t symcoll_tuning_rows[];
@@ -57,7 +51,7 @@ typedef struct {
 
 const tuning_link_model_t *symcoll_tuning_link_model(topo_class_t topo);
 
-/* Work per block the bandwidth grids aim at. */
+/* Work per block the bandwidth grids (SYMCOLL_GRID_BW) aim at. */
 #define TUNING_BW_BYTES_PER_BLOCK ((size_t)32 * 1024)
 
 #ifdef __cplusplus
