@@ -262,24 +262,41 @@ int symcoll_tuning_file_parse(const char *text, const char *path, symcoll_tuning
     return rc;
 }
 
+/* The whole file as a NUL-terminated string of at most MAX_FILE_BYTES bytes (one more is read
+ * so that a larger file shows); NULL with the reason in err. */
+static char *read_text(const where_t *w, FILE *f) {
+    char *text = malloc(MAX_FILE_BYTES + 2);
+    if (!text) {
+        fail(w, "out of host memory");
+        return NULL;
+    }
+    size_t len = fread(text, 1, MAX_FILE_BYTES + 1, f);
+    if (ferror(f))
+        fail(w, "cannot read it: %s", strerror(errno));
+    else if (len > MAX_FILE_BYTES)
+        fail(w, "larger than %d bytes", MAX_FILE_BYTES);
+    else if (memchr(text, '\0', len))
+        fail(w, "holds a NUL byte");
+    else {
+        text[len] = '\0';
+        return text;
+    }
+    free(text);
+    return NULL;
+}
+
 int symcoll_tuning_file_load(const char *path, symcoll_tuning_file_t *out, char *err,
                              size_t err_len) {
     where_t w = {path, 0, err, err_len};
     memset(out, 0, sizeof *out);
     FILE *f = fopen(path, "r");
     if (!f)
-        return fail(&w, "cannot open it");
-    char *text = malloc(MAX_FILE_BYTES + 1);
-    size_t len = text ? fread(text, 1, MAX_FILE_BYTES, f) : 0;
-    bool complete = text && feof(f) && !ferror(f);
+        return fail(&w, "cannot open it: %s", strerror(errno));
+    char *text = read_text(&w, f);
     fclose(f);
-    int rc = -1;
-    if (!complete) {
-        fail(&w, "cannot read it (at most %d bytes)", MAX_FILE_BYTES);
-    } else {
-        text[len] = '\0';
-        rc = symcoll_tuning_file_parse(text, path, out, err, err_len);
-    }
+    if (!text)
+        return -1;
+    int rc = symcoll_tuning_file_parse(text, path, out, err, err_len);
     free(text);
     return rc;
 }

@@ -192,4 +192,41 @@ TEST(TuningFile, LoadNamesAMissingFile) {
     std::remove(path.c_str());
 }
 
+std::string load_error(const std::string &path) {
+    symcoll_tuning_file_t file;
+    char err[384] = "";
+    EXPECT_EQ(symcoll_tuning_file_load(path.c_str(), &file, err, sizeof err), -1) << path;
+    return err;
+}
+
+TEST(TuningFile, LoadTakesAFileOfExactlyTheLimit) {
+    const size_t limit = 1 << 20;
+    std::string text = "symcoll-tuning 1\nsignature 2 nvlink\n#";
+    text += std::string(limit - text.size() - 1, 'x') + "\n";
+    ASSERT_EQ(text.size(), limit);
+    const std::string path = testing::TempDir() + "tuning_file_limit.tuning";
+    std::ofstream(path, std::ios::binary) << text;
+    symcoll_tuning_file_t file;
+    char err[384] = "";
+    EXPECT_EQ(symcoll_tuning_file_load(path.c_str(), &file, err, sizeof err), 0) << err;
+    symcoll_tuning_file_free(&file);
+    std::ofstream(path, std::ios::binary) << text << "\n";
+    EXPECT_NE(load_error(path).find("tuning_file_limit.tuning: larger than 1048576 bytes"),
+              std::string::npos);
+    std::remove(path.c_str());
+}
+
+TEST(TuningFile, LoadNamesWhyItCannotRead) {
+    const std::string dir = testing::TempDir();
+    EXPECT_NE(load_error(dir).find(": cannot read it: Is a directory"), std::string::npos)
+        << load_error(dir);
+    const std::string path = dir + "tuning_file_nul.tuning";
+    // Before the fix the NUL ended the file quietly, hiding the bad row after it.
+    const char text[] = "symcoll-tuning 1\nsignature 2 nvlink\n\0reduce nvlink 2 any ll 99 1\n";
+    std::ofstream(path, std::ios::binary) << std::string(text, sizeof text - 1);
+    EXPECT_NE(load_error(path).find("tuning_file_nul.tuning: holds a NUL byte"), std::string::npos)
+        << load_error(path);
+    std::remove(path.c_str());
+}
+
 } // namespace
