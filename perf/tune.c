@@ -39,7 +39,7 @@ typedef struct {
     size_t elem;
     perf_tune_candidate_t *candidates;
     size_t n_candidates;
-    size_t *sizes; /* the sizes that hold an element, nccl-tests bytes */
+    size_t *sizes; /* the distinct sizes that hold an element, ascending, nccl-tests bytes */
     size_t n_sizes;
     double *times;      /* sizes x candidates, as perf_tune_times_t */
     double *builtin_us; /* per size */
@@ -224,8 +224,11 @@ static int tune_op(tune_t *tn, perf_op_t op, const size_t *sizes, size_t n_sizes
     }
     for (size_t s = 0; s < n_sizes && rc == 0; s++) {
         ct.call.count = perf_op_count(op, sizes[s], ct.elem, tn->npes);
-        if (ct.call.count > 0) {
-            ct.sizes[ct.n_sizes] = perf_op_bytes(op, ct.call.count, ct.elem, tn->npes);
+        size_t bytes = perf_op_bytes(op, ct.call.count, ct.elem, tn->npes);
+        /* With a step (-i) neighbouring sizes can round down to one count: time it once, as
+         * rows need strictly ascending sizes. */
+        if (ct.call.count > 0 && (ct.n_sizes == 0 || bytes > ct.sizes[ct.n_sizes - 1])) {
+            ct.sizes[ct.n_sizes] = bytes;
             rc = time_size(tn, &ct, ct.n_sizes++, grids, grid_of);
         }
     }

@@ -107,8 +107,21 @@ static bool narrow(const perf_tune_times_t *t, size_t s, double tolerance, bool 
     return any;
 }
 
+/* Rows end at a size and the next starts above it, which needs sizes that only grow. */
+static bool strictly_ascending(const size_t *sizes, size_t n) {
+    for (size_t s = 1; s < n; s++) {
+        if (sizes[s] <= sizes[s - 1]) {
+            return false;
+        }
+    }
+    return true;
+}
+
 size_t perf_tune_rows(const perf_tune_times_t *t, double tolerance, size_t *picks,
                       symcoll_tuning_row_t *rows) {
+    if (!strictly_ascending(t->sizes, t->n_sizes)) {
+        return 0;
+    }
     bool *ok = calloc(2 * t->n_candidates + 1, sizeof *ok);
     if (ok == NULL) {
         return 0;

@@ -35,7 +35,7 @@ typedef struct {
     symcoll_collective_t collective;
     topo_class_t topo; /* the team's slowest link */
     int team_size;
-    const size_t *sizes; /* ascending, in the nccl-tests convention of the tuning query */
+    const size_t *sizes; /* strictly ascending, in the nccl-tests convention of the tuning query */
     size_t n_sizes;
     const perf_tune_candidate_t *candidates;
     size_t n_candidates;
@@ -46,7 +46,7 @@ typedef struct {
  * tolerance of the fastest at every size it covers (the one with the least total time there);
  * a row's max_bytes is its largest size, the last row's any. Writes the candidate chosen for
  * each size to picks[n_sizes] and the rows to rows (room for n_sizes). Returns the number of
- * rows, 0 when there are no sizes or a size has no time. */
+ * rows, 0 when there are no sizes, a size has no time or the sizes are not strictly ascending. */
 size_t perf_tune_rows(const perf_tune_times_t *t, double tolerance, size_t *picks,
                       symcoll_tuning_row_t *rows);
 

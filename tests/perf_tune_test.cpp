@@ -165,6 +165,22 @@ TEST(PerfTune, ASizeWithoutTimesGivesNoRows) {
     EXPECT_EQ(none.rows.size(), 0u);
 }
 
+// A step can round neighbouring sizes to one byte count (fcollect on 4 PEs, float: 16, 20 and
+// 24 bytes all give 16). Rows split between equal sizes would leave one unreachable, so such
+// sizes give no rows.
+TEST(PerfTune, RepeatedSizesGiveNoRows) {
+    const size_t n_cands = candidates(SYMCOLL_COLL_REDUCE, 132).size();
+    size_t timed = 0;
+    Measured m(SYMCOLL_COLL_REDUCE, {16, 16, 16, 32},
+               [&](const perf_tune_candidate_t &k, size_t bytes) {
+                   bool second_size = timed++ / n_cands == 1;
+                   return second_size && is(k, "one_shot", 128, 512) ? 0.5 : two_regimes(k, bytes);
+               });
+    EXPECT_EQ(m.rows.size(), 0u);
+    Measured descending(SYMCOLL_COLL_REDUCE, {32, 16}, two_regimes);
+    EXPECT_EQ(descending.rows.size(), 0u);
+}
+
 std::string file_text(int n_pes, topo_class_t topo, const std::vector<symcoll_tuning_row_t> &rows) {
     char *text = nullptr;
     size_t len = 0;
