@@ -367,8 +367,10 @@ const symcoll_env_t *symcoll_env(void) {
 
 symcoll_status_t symcoll_env_load(void) {
     char why[WHY_MAX];
-    const symcoll_env_t *now = symcoll_env();
+    /* The slot in use is read under the lock: two loads that both read it first could then
+     * both fill the other one, the second while readers already use it. */
     pthread_mutex_lock(&load_lock);
+    const symcoll_env_t *now = symcoll_env();
     symcoll_env_t *next = now == &slots[0] ? &slots[1] : &slots[0];
     int bad = load_into(next, why);
     if (!bad)
