@@ -106,7 +106,8 @@ static int split_words(char *line, char *words[MAX_WORDS]) {
     if (comment)
         *comment = '\0';
     int n = 0;
-    for (char *w = strtok(line, " \t\r"); w; w = strtok(NULL, " \t\r")) {
+    char *rest;
+    for (char *w = strtok_r(line, " \t\r", &rest); w; w = strtok_r(NULL, " \t\r", &rest)) {
         if (n == MAX_WORDS)
             return MAX_WORDS + 1;
         words[n++] = w;

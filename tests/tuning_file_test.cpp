@@ -178,6 +178,17 @@ TEST(TuningFile, TheWidestGridOfEachAlgorithmLoads) {
     EXPECT_EQ(widest.rc, 0) << widest.err;
 }
 
+// The parser keeps no hidden tokenizer state: a caller's own strtok survives a parse.
+TEST(TuningFile, ParsingLeavesTheCallersStrtokAlone) {
+    char words[] = "first second";
+    ASSERT_STREQ(std::strtok(words, " "), "first");
+    Parsed p(kFile);
+    ASSERT_EQ(p.rc, 0) << p.err;
+    const char *next = std::strtok(nullptr, " ");
+    ASSERT_NE(next, nullptr);
+    EXPECT_STREQ(next, "second");
+}
+
 TEST(TuningFile, LoadNamesAMissingFile) {
     symcoll_tuning_file_t file;
     char err[384] = "";
