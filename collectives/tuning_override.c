@@ -2,7 +2,6 @@
  * enqueue path only copies them. */
 #include <stdbool.h>
 #include <string.h>
-#include <strings.h>
 #include "internal.h"
 #include "tuning_override.h"
 
@@ -55,10 +54,8 @@ symcoll_status_t symcoll_tuning_override(symcoll_collective_t collective, const 
         return SYMCOLL_SUCCESS;
     }
     const char *const *names = symcoll_tuning_algorithms(collective);
-    int algo = 0;
-    while (names[algo] && strcasecmp(names[algo], algorithm))
-        algo++;
-    if (!names[algo]) {
+    int algo = symcoll_algorithm_index(collective, algorithm);
+    if (algo < 0) {
         char list[128];
         symcoll_tuning_algorithm_list(collective, list, sizeof list);
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,

@@ -3,6 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* SYMCOLL_ALGO_<COLLECTIVE> of op as the library reads it: a name in any case stands for the
+ * algorithm's own name, which the rows name; anything else goes to tuning, which says why not. */
+static const char *forced_algorithm(const perf_op_info_t *info) {
+    const char *value = info->algo_env ? getenv(info->algo_env) : NULL;
+    int algo = value ? symcoll_algorithm_index(info->collective, value) : -1;
+    return algo >= 0 ? symcoll_collective_algorithms(info->collective)[algo] : value;
+}
+
 symcoll_status_t perf_choose(perf_op_t op, size_t bytes, size_t elem_size, int team_size,
                              topo_class_t topo, int sm_count, const symcoll_tuning_file_t *file,
                              symcoll_choice_t *out) {
@@ -14,7 +22,7 @@ symcoll_status_t perf_choose(perf_op_t op, size_t bytes, size_t elem_size, int t
         .team_size = team_size,
         .topo = topo,
         .sm_count = sm_count,
-        .forced = info->algo_env ? getenv(info->algo_env) : NULL,
+        .forced = forced_algorithm(info),
         .file = file != NULL && file->n_rows > 0 ? file : NULL,
     };
     return symcoll_tuning_select(&query, out);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "coll_algorithms.h"
 #include "symcoll_sync_layout.h"
 
@@ -54,6 +55,14 @@ const char *const *symcoll_collective_algorithms(symcoll_collective_t collective
     static const char *const none[] = {NULL};
     const algorithm_set_t *set = algorithm_set(collective);
     return set ? set->names : none;
+}
+
+int symcoll_algorithm_index(symcoll_collective_t collective, const char *name) {
+    const char *const *names = symcoll_collective_algorithms(collective);
+    for (int i = 0; names[i]; i++)
+        if (!strcasecmp(names[i], name))
+            return i;
+    return -1;
 }
 
 int symcoll_algorithm_grid(symcoll_collective_t collective, int algo, symcoll_grid_kind_t *out) {
@@ -117,7 +126,7 @@ static int split_words(char *line, char *words[MAX_WORDS]) {
 
 static int parse_class(const where_t *w, const char *text, topo_class_t *out) {
     for (int c = TOPO_SAME_GPU; c <= TOPO_NO_P2P; c++)
-        if (!strcmp(text, symcoll_topo_class_name((topo_class_t)c))) {
+        if (!strcasecmp(text, symcoll_topo_class_name((topo_class_t)c))) {
             *out = (topo_class_t)c;
             return 0;
         }
@@ -146,7 +155,7 @@ static int parse_count(const where_t *w, const char *what, const char *whose, co
 
 static int parse_collective(const where_t *w, const char *text, symcoll_collective_t *out) {
     for (int c = SYMCOLL_COLL_BARRIER; c <= SYMCOLL_COLL_ALLTOALL; c++)
-        if (!strcmp(text, symcoll_collective_name((symcoll_collective_t)c))) {
+        if (!strcasecmp(text, symcoll_collective_name((symcoll_collective_t)c))) {
             *out = (symcoll_collective_t)c;
             return 0;
         }
@@ -182,19 +191,16 @@ static int parse_row(const where_t *w, char *words[], int n, symcoll_tuning_row_
         parse_count(w, "max team size", "", words[2], 1, SYMCOLL_TOPO_MAX_PES, &r->max_team_size) !=
             0)
         return -1;
-    if (!strcmp(words[3], "any"))
+    if (!strcasecmp(words[3], "any"))
         r->max_bytes = SIZE_MAX;
     else if (!decimal(words[3], 0, SIZE_MAX, &bytes))
         return fail(w, "max bytes '%s' is neither a decimal byte count nor 'any'", words[3]);
     else
         r->max_bytes = (size_t)bytes;
-    const char *const *names = symcoll_collective_algorithms(r->collective);
-    int algo = 0;
-    while (names[algo] && strcmp(names[algo], words[4]))
-        algo++;
-    if (!names[algo])
-        return fail(w, "'%s' is no %s algorithm", words[4], words[0]);
-    r->algo = names[algo];
+    int algo = symcoll_algorithm_index(r->collective, words[4]);
+    if (algo < 0)
+        return fail(w, "'%s' is no %s algorithm", words[4], symcoll_collective_name(r->collective));
+    r->algo = symcoll_collective_algorithms(r->collective)[algo];
     return parse_grid(w, algo, words[5], words[6], r);
 }
 

@@ -36,6 +36,9 @@ typedef struct {
 /* The algorithm names of a collective (NULL-terminated, index order; empty for a collective
  * without algorithms), for the checks of settings and files. */
 const char *const *symcoll_collective_algorithms(symcoll_collective_t collective);
+/* The index of the algorithm of a collective called name, in any case (as SYMCOLL_ALGO_*,
+ * symcoll_tuning_override and tuning files take it); -1 if it has none of that name. */
+int symcoll_algorithm_index(symcoll_collective_t collective, const char *name);
 /* How algorithm algo (index into those names) of a collective sizes its grid; -1 for an
  * algorithm the collective does not have. */
 int symcoll_algorithm_grid(symcoll_collective_t collective, int algo, symcoll_grid_kind_t *out);
@@ -50,9 +53,9 @@ int symcoll_tuning_grid_limits(symcoll_collective_t collective, int algo, int *m
  *   signature <PEs> <link class>
  *   <collective> <link class> <max team size> <max bytes|any> <algorithm> <blocks> <threads>
  * one row per line, in the built-in table's order of precedence; '#' starts a comment; link
- * classes as symcoll_topo_class_name writes them; bytes in decimal; blocks and threads within
- * symcoll_tuning_grid_limits. Returns 0, or -1 with "path:line: reason" in err. Free with
- * symcoll_tuning_file_free. */
+ * classes as symcoll_topo_class_name writes them; collectives, link classes, algorithms and
+ * "any" in any case; bytes in decimal; blocks and threads within symcoll_tuning_grid_limits.
+ * Returns 0, or -1 with "path:line: reason" in err. Free with symcoll_tuning_file_free. */
 int symcoll_tuning_file_parse(const char *text, const char *path, symcoll_tuning_file_t *out,
                               char *err, size_t err_len);
 /* Reads and parses the file at path; 0, or -1 with the reason in err. */

@@ -157,6 +157,18 @@ TEST(PerfExplain, ForcedAlgorithmIsShownAndABadOneFails) {
     EXPECT_NE(e.err.find("SYMCOLL_ALGO_REDUCE"), std::string::npos) << e.err;
 }
 
+// The library takes SYMCOLL_ALGO_* in any case (src/env.c); --explain reads it the same way.
+TEST(PerfExplain, ForcedAlgorithmInAnyCase) {
+    setenv("SYMCOLL_ALGO_REDUCE", "Two_SHOT", 1);
+    Explained e = explain({"--op", "reduce"});
+    unsetenv("SYMCOLL_ALGO_REDUCE");
+    ASSERT_EQ(e.rc, 0) << e.err;
+    ASSERT_FALSE(rows(e.out).empty()) << e.out;
+    for (const auto &row : rows(e.out)) {
+        EXPECT_EQ(row[4], "two_shot");
+    }
+}
+
 TEST(PerfExplain, BadTopologiesAndRoots) {
     Explained e = explain({"--topology-file", "/nonexistent/topology.txt"});
     EXPECT_EQ(e.rc, 2);

@@ -178,6 +178,22 @@ TEST(TuningFile, TheWidestGridOfEachAlgorithmLoads) {
     EXPECT_EQ(widest.rc, 0) << widest.err;
 }
 
+// As SYMCOLL_ALGO_* and symcoll_tuning_override, the rows take names in any case.
+TEST(TuningFile, NamesInAnyCase) {
+    Parsed p("symcoll-tuning 1\nsignature 2 NVLink\nREDUCE NVLINK 2 ANY Two_Shot 128 512\n"
+             "Broadcast PCIe-P2P 2 Any LL 16 512\n");
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(p.file.topo, TOPO_NVLINK);
+    ASSERT_EQ(p.file.n_rows, 2u);
+    EXPECT_EQ(p.file.rows[0].collective, SYMCOLL_COLL_REDUCE);
+    EXPECT_EQ(p.file.rows[0].topo, TOPO_NVLINK);
+    EXPECT_EQ(p.file.rows[0].max_bytes, SIZE_MAX);
+    EXPECT_STREQ(p.file.rows[0].algo, "two_shot");
+    EXPECT_EQ(p.file.rows[1].collective, SYMCOLL_COLL_BROADCAST);
+    EXPECT_EQ(p.file.rows[1].topo, TOPO_PCIE_P2P);
+    EXPECT_STREQ(p.file.rows[1].algo, "ll");
+}
+
 // The parser keeps no hidden tokenizer state: a caller's own strtok survives a parse.
 TEST(TuningFile, ParsingLeavesTheCallersStrtokAlone) {
     char words[] = "first second";
