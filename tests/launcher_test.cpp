@@ -326,6 +326,15 @@ TEST(Launcher, TimeoutKillsTheRanksAndExits124) {
     expect_all_gone(printed_pids(run.out));
 }
 
+// Rank 1 ignores SIGTERM, so the launcher is still stopping it after rank 0's failure when the
+// timeout passes; the failure's status stands.
+TEST(Launcher, FailureDuringTheGraceKeepsItsStatusPastTheTimeout) {
+    RunResult run = run_launcher({"--timeout", "2", "-n", "2", kChild, "ignore-sigterm", "sleep",
+                                  "1", "exit-on", "0", "3", "sleep", "10"});
+    EXPECT_EQ(run.exit_code, 3) << run.err;
+    EXPECT_EQ(run.err.find("timed out"), std::string::npos) << run.err;
+}
+
 TEST(Launcher, TimeoutNotReachedChangesNothing) {
     RunResult run = run_launcher({"--timeout", "30", "-n", "2", kChild, "exit", "77"});
     EXPECT_EQ(run.exit_code, 77) << run.err;

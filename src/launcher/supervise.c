@@ -143,9 +143,14 @@ static void report_timeout(const struct supervisor *sup) {
     fprintf(stderr, "\n");
 }
 
+/* Once stopping, the run ends anyway, and its status is the cause's, not a timeout's. */
+static bool run_deadline_pending(const struct supervisor *sup) {
+    return sup->run_deadline != 0 && !sup->stopping;
+}
+
 static void enforce_deadlines(struct supervisor *sup) {
     double now = monotonic_seconds();
-    if (sup->run_deadline != 0 && now >= sup->run_deadline && !sup->timed_out) {
+    if (run_deadline_pending(sup) && now >= sup->run_deadline) {
         sup->timed_out = true;
         report_timeout(sup);
         stop_children(sup, SIGTERM);
@@ -159,7 +164,7 @@ static void enforce_deadlines(struct supervisor *sup) {
 /* Milliseconds until the next deadline, -1 for none. */
 static int poll_timeout_ms(const struct supervisor *sup) {
     double next = INFINITY;
-    if (sup->run_deadline != 0 && !sup->timed_out)
+    if (run_deadline_pending(sup))
         next = sup->run_deadline;
     if (sup->stopping && !sup->killed && sup->kill_deadline < next)
         next = sup->kill_deadline;
@@ -211,9 +216,9 @@ static int run_exit_code(const struct supervisor *sup) {
 int supervisor_run(struct supervisor *sup) {
     for (;;) {
         reap_children(sup);
-        enforce_deadlines(sup);
         if (count_running(sup) == 0)
             break;
+        enforce_deadlines(sup);
         size_t n_fds = gather_poll_fds(sup);
         if (poll(sup->poll_fds, n_fds, poll_timeout_ms(sup)) < 0 && errno != EINTR) {
             fprintf(stderr, LAUNCHER_NAME ": poll: %s\n", strerror(errno));
