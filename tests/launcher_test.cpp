@@ -289,6 +289,16 @@ TEST(Launcher, RankEndingWithoutFinalizeFailsAndStopsTheOthers) {
     EXPECT_NE(run.err.find("stopping the other ranks"), std::string::npos) << run.err;
 }
 
+// symcoll_init may run again after symcoll_finalize; the rank then owes another finalize.
+TEST(Launcher, ReinitializedRankEndingWithoutFinalizeFails) {
+    RunResult run = run_launcher({"-n", "2", kChild, "report", "init", "report", "finalize",
+                                  "report", "init", "exit-on", "1", "0", "sleep", "5"});
+    EXPECT_EQ(run.exit_code, 1) << run.err;
+    EXPECT_NE(run.err.find("rank 1 exited with status 0 without calling symcoll_finalize"),
+              std::string::npos)
+        << run.err;
+}
+
 TEST(Launcher, KeepGoingLetsTheOthersFinish) {
     RunResult run = run_launcher({"--keep-going", "-n", "2", kChild, "report", "init", "exit-on",
                                   "1", "0", "sleep", "1", "report", "finalize", "print-pid"});

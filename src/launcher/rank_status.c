@@ -42,10 +42,13 @@ static void apply_line(const char *line, struct child *children, int n_children)
     long rank = strtol(line, &end, 10);
     if (end == line || rank < 0 || rank >= n_children || *end != ' ')
         return;
-    if (strcmp(end + 1, "init") == 0)
+    /* symcoll_init may run again after symcoll_finalize, and then owes another finalize. */
+    if (strcmp(end + 1, "init") == 0) {
         children[rank].initialized = true;
-    else if (strcmp(end + 1, "finalize") == 0)
+        children[rank].finalized = false;
+    } else if (strcmp(end + 1, "finalize") == 0) {
         children[rank].finalized = true;
+    }
 }
 
 void rank_status_pump(struct rank_status *status, struct child *children, int n_children) {
