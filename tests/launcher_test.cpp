@@ -478,6 +478,13 @@ TEST(Launcher, RefusesMorePesThanSymcollSupports) {
     EXPECT_EQ(run_launcher({"-n", "64", kChild, "exit", "0"}).exit_code, 0);
 }
 
+// A letter inside a group is parsed after the argument before it, here a long option.
+TEST(Launcher, NamesTheUnknownLetterOfAShortOptionGroup) {
+    RunResult run = run_launcher({"--keep-going", "-zx", kChild});
+    EXPECT_EQ(run.exit_code, 2) << run.err;
+    EXPECT_EQ(run.err.rfind("symcoll-run: unknown option '-z'\n", 0), 0u) << run.err;
+}
+
 class LauncherBadCommandLine : public ::testing::TestWithParam<std::vector<std::string>> {};
 
 TEST_P(LauncherBadCommandLine, ExitsTwoAndSaysWhy) {
@@ -489,10 +496,18 @@ TEST_P(LauncherBadCommandLine, ExitsTwoAndSaysWhy) {
     EXPECT_EQ(run.exit_code, 2) << run.err;
     EXPECT_EQ(run.out, "");
     EXPECT_EQ(run.err.rfind("symcoll-run: ", 0), 0u) << run.err;
+    EXPECT_EQ(run.err.find('\0'), std::string::npos) << run.err;
+    if (!args.empty() && args[0].rfind("--", 0) == 0) {
+        std::string option = args[0].substr(0, args[0].find('='));
+        EXPECT_NE(run.err.substr(0, run.err.find('\n')).find(option), std::string::npos) << run.err;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Launcher, LauncherBadCommandLine,
                          ::testing::Values(std::vector<std::string>{"--bogus", "CHILD"},
+                                           std::vector<std::string>{"--bogus=1", "CHILD"},
+                                           std::vector<std::string>{"--tag-output=1", "CHILD"},
+                                           std::vector<std::string>{"--help=x", "CHILD"},
                                            std::vector<std::string>{"-z", "CHILD"},
                                            std::vector<std::string>{"-n", "0", "CHILD"},
                                            std::vector<std::string>{"-n", "-2", "CHILD"},

@@ -57,6 +57,19 @@ static bool parse_timeout(const char *text, double *seconds) {
     return true;
 }
 
+/* argument: the word getopt_long failed on. optopt is the letter of a bad short option, but for
+   "--name=value" given to an option that takes no value glibc sets it to the option's val, which
+   may be no printable letter: only the word itself names a long option. */
+static void report_bad_option(const char *argument) {
+    if (strncmp(argument, "--", 2) != 0)
+        fprintf(stderr, LAUNCHER_NAME ": unknown option '-%c'\n", optopt);
+    else if (optopt != 0)
+        fprintf(stderr, LAUNCHER_NAME ": option '%s' takes no value\n", argument);
+    else
+        fprintf(stderr, LAUNCHER_NAME ": unknown option '%s'\n", argument);
+    fprintf(stderr, "Try '" LAUNCHER_NAME " --help'.\n");
+}
+
 enum { OPTION_TAG_OUTPUT = 256, OPTION_TIMEOUT, OPTION_KEEP_GOING };
 
 enum parse_result parse_options(int argc, char **argv, struct launch_options *options) {
@@ -71,6 +84,9 @@ enum parse_result parse_options(int argc, char **argv, struct launch_options *op
     *options = (struct launch_options){0};
     opterr = 0;
     int option;
+    /* The word getopt_long works on; a group of short options like -xz stays there until its
+       last letter, so optind - 1 after the call may name the word before. */
+    int current = optind;
     /* '+': options end at the first non-option, the program. */
     while ((option = getopt_long(argc, argv, "+:hn:", long_options, NULL)) != -1) {
         switch (option) {
@@ -95,14 +111,10 @@ enum parse_result parse_options(int argc, char **argv, struct launch_options *op
             fprintf(stderr, "Try '" LAUNCHER_NAME " --help'.\n");
             return PARSE_INVALID;
         default:
-            /* optopt names an unknown short option, which may sit inside a group like -xz. */
-            if (optopt != 0)
-                fprintf(stderr, LAUNCHER_NAME ": unknown option '-%c'\n", optopt);
-            else
-                fprintf(stderr, LAUNCHER_NAME ": unknown option '%s'\n", argv[optind - 1]);
-            fprintf(stderr, "Try '" LAUNCHER_NAME " --help'.\n");
+            report_bad_option(argv[current]);
             return PARSE_INVALID;
         }
+        current = optind;
     }
     if (optind >= argc) {
         fprintf(stderr, LAUNCHER_NAME ": no program given\n");
