@@ -3,6 +3,8 @@
      print-env            prints each launch variable as NAME=VALUE, or "NAME unset"
      print-lines          prints two stdout lines, one stderr line, then a partial line on each
      print-args ARGS...   prints "arg ARG" for every remaining argument
+     fork-sleeper SECONDS starts a process in its group that ignores SIGTERM, prints
+                          "pid RANK+100 PID", closes its output and sleeps
      ignore-sigterm       ignores SIGTERM
      sleep SECONDS
      exit CODE            exits with CODE on every rank
@@ -11,6 +13,7 @@
      report EVENT         tells the launcher EVENT ("init", "finalize") as libsymcoll does
    It exits 0 after the last action, and 99 on a bad command line. */
 #define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +48,35 @@ static void print_lines(void) {
     fprintf(stderr, "partial-err");
 }
 
+/* Its output goes to /dev/null so that the test's pipes end with the launcher; its parent
+   returns once it printed, so the launcher cannot kill it first. */
+static void fork_sleeper(unsigned seconds) {
+    int printed[2];
+    if (pipe(printed) != 0) {
+        perror("launcher_child: pipe");
+        exit(EXIT_BAD_USAGE);
+    }
+    fflush(stdout);
+    if (fork() != 0) {
+        char byte;
+        close(printed[1]);
+        ssize_t ignored = read(printed[0], &byte, 1);
+        (void)ignored;
+        close(printed[0]);
+        return;
+    }
+    close(printed[0]);
+    signal(SIGTERM, SIG_IGN);
+    printf("pid %d %d\n", 100 + my_rank(), (int)getpid());
+    fflush(stdout);
+    int null_fd = open("/dev/null", O_WRONLY);
+    dup2(null_fd, STDOUT_FILENO);
+    dup2(null_fd, STDERR_FILENO);
+    close(printed[1]);
+    sleep(seconds);
+    _exit(0);
+}
+
 static const char *take_argument(int argc, char **argv, int *next) {
     if (*next >= argc) {
         fprintf(stderr, "launcher_child: %s needs an argument\n", argv[*next - 1]);
@@ -66,6 +98,8 @@ int main(int argc, char **argv) {
         } else if (strcmp(action, "print-args") == 0) {
             while (next < argc)
                 printf("arg %s\n", argv[next++]);
+        } else if (strcmp(action, "fork-sleeper") == 0) {
+            fork_sleeper((unsigned)atoi(take_argument(argc, argv, &next)));
         } else if (strcmp(action, "ignore-sigterm") == 0) {
             signal(SIGTERM, SIG_IGN);
         } else if (strcmp(action, "sleep") == 0) {

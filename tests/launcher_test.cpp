@@ -384,6 +384,25 @@ TEST(Launcher, RanksDieWithAKilledLauncher) {
     expect_all_gone(printed_pids(run.out));
 }
 
+// Every rank leaves a process in its group that ignores SIGTERM; none may outlive the launcher.
+void expect_leftovers_killed(const std::vector<std::string> &rank_actions, int exit_code) {
+    std::vector<std::string> args{"-n", "2", kChild, "fork-sleeper", "60"};
+    args.insert(args.end(), rank_actions.begin(), rank_actions.end());
+    RunResult run = run_launcher(args);
+    EXPECT_EQ(run.exit_code, exit_code) << run.err;
+    std::map<int, pid_t> pids = printed_pids(run.out);
+    EXPECT_EQ(pids.size(), 2u) << run.out;
+    expect_all_gone(pids);
+}
+
+TEST(Launcher, KillsWhatPassingRanksLeaveInTheirGroups) {
+    expect_leftovers_killed({}, 0);
+}
+
+TEST(Launcher, KillsWhatStoppedRanksLeaveInTheirGroups) {
+    expect_leftovers_killed({"sleep", "1", "exit-on", "0", "3", "sleep", "60"}, 3);
+}
+
 // Stale launch variables in the launcher's environment must not reach the ranks.
 TEST(Launcher, SetsTheLaunchVariablesOfEveryRank) {
     const int size = 3;

@@ -75,7 +75,7 @@ void tagged_stream_close(struct tagged_stream *stream);
 
 struct child {
     int rank;
-    pid_t pid;    /* also its process group */
+    pid_t pid;    /* also its process group, which outlives it while its descendants run */
     bool running; /* not yet reaped */
     int wait_status;
     int exit_code;               /* exit status, or 128 + signal */
@@ -137,11 +137,11 @@ bool supervisor_init(struct supervisor *sup, struct child *children, int max_chi
                      int signal_fd, double timeout_seconds, struct rank_status *status,
                      bool keep_going);
 void supervisor_destroy(struct supervisor *sup);
-/* Stops every running child (SIGTERM, SIGKILL after a grace) and records exit_code as the
+/* Stops every child's process group (SIGTERM, SIGKILL after a grace) and records exit_code as the
    failure if none came first. */
 void supervisor_fail(struct supervisor *sup, int exit_code);
-/* Relays output and forwards signals until every started child is reaped; returns the
-   launcher's exit status. */
+/* Relays output and forwards signals until every started child is reaped, then kills what is
+   left in their process groups; returns the launcher's exit status. */
 int supervisor_run(struct supervisor *sup);
 
 double monotonic_seconds(void);

@@ -15,6 +15,7 @@ void print_usage(FILE *out) {
             "When a PE fails, or exits without symcoll_finalize while others still run, the\n"
             "others get SIGTERM, then SIGKILL after %.0f s (unless --keep-going).\n"
             "SIGINT and SIGTERM sent to " LAUNCHER_NAME " are forwarded to the PEs.\n"
+            "What a PE leaves running in its process group is killed when the last PE ends.\n"
             "Each PE sees SYMCOLL_RANK, SYMCOLL_SIZE, SYMCOLL_LOCAL_RANK, SYMCOLL_LOCAL_SIZE\n"
             "and SYMCOLL_UNIQUEID; its stdin is /dev/null.\n"
             "\n"

@@ -43,15 +43,15 @@ void supervisor_destroy(struct supervisor *sup) {
     sup->poll_streams = NULL;
 }
 
-/* Each child leads its own process group, so this reaches what it started too. */
-static void signal_running(struct supervisor *sup, int signal_number) {
+/* Each child leads its own process group, so this reaches what it started too, also after the
+   child itself ended (a wrapper script's background job); a group already empty is ESRCH. */
+static void signal_groups(struct supervisor *sup, int signal_number) {
     for (int i = 0; i < sup->n_children; i++)
-        if (sup->children[i].running)
-            kill(-sup->children[i].pid, signal_number);
+        kill(-sup->children[i].pid, signal_number);
 }
 
 static void stop_children(struct supervisor *sup, int signal_number) {
-    signal_running(sup, signal_number);
+    signal_groups(sup, signal_number);
     if (!sup->stopping) {
         sup->stopping = true;
         sup->kill_deadline = monotonic_seconds() + KILL_GRACE_SECONDS;
@@ -157,7 +157,7 @@ static void enforce_deadlines(struct supervisor *sup) {
     }
     if (sup->stopping && !sup->killed && now >= sup->kill_deadline) {
         sup->killed = true;
-        signal_running(sup, SIGKILL);
+        signal_groups(sup, SIGKILL);
     }
 }
 
@@ -233,6 +233,8 @@ int supervisor_run(struct supervisor *sup) {
             if (sup->poll_fds[i].revents != 0)
                 tagged_stream_pump(sup->poll_streams[i]);
     }
+    /* The run is over: nothing a rank left behind may outlive it. */
+    signal_groups(sup, SIGKILL);
     drain_outputs(sup);
     return run_exit_code(sup);
 }
