@@ -3,6 +3,7 @@
      print-env            prints each launch variable as NAME=VALUE, or "NAME unset"
      print-lines          prints two stdout lines, one stderr line, then a partial line on each
      print-args ARGS...   prints "arg ARG" for every remaining argument
+     print-ignored        prints "ignored RANK SIG" for every signal it ignores
      fork-sleeper SECONDS starts a process in its group that ignores SIGTERM, prints
                           "pid RANK+100 PID", closes its output and sleeps
      ignore-sigterm       ignores SIGTERM
@@ -46,6 +47,15 @@ static void print_lines(void) {
     printf("out line 2\npartial-out");
     fflush(stdout);
     fprintf(stderr, "partial-err");
+}
+
+static void print_ignored(void) {
+    /* The standard signals; the real-time ones start at SIGRTMIN. */
+    for (int signal_number = 1; signal_number < SIGRTMIN; signal_number++) {
+        struct sigaction action;
+        if (sigaction(signal_number, NULL, &action) == 0 && action.sa_handler == SIG_IGN)
+            printf("ignored %d %d\n", my_rank(), signal_number);
+    }
 }
 
 /* Its output goes to /dev/null so that the test's pipes end with the launcher; its parent
@@ -98,6 +108,8 @@ int main(int argc, char **argv) {
         } else if (strcmp(action, "print-args") == 0) {
             while (next < argc)
                 printf("arg %s\n", argv[next++]);
+        } else if (strcmp(action, "print-ignored") == 0) {
+            print_ignored();
         } else if (strcmp(action, "fork-sleeper") == 0) {
             fork_sleeper((unsigned)atoi(take_argument(argc, argv, &next)));
         } else if (strcmp(action, "ignore-sigterm") == 0) {

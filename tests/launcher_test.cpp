@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <poll.h>
@@ -401,6 +402,57 @@ TEST(Launcher, KillsWhatPassingRanksLeaveInTheirGroups) {
 
 TEST(Launcher, KillsWhatStoppedRanksLeaveInTheirGroups) {
     expect_leftovers_killed({"sleep", "1", "exit-on", "0", "3", "sleep", "60"}, 3);
+}
+
+// Ignores the given signals while it lives, as `trap '' SIG` does for a shell's commands.
+class IgnoredSignals {
+  public:
+    explicit IgnoredSignals(const std::vector<int> &signals) {
+        struct sigaction ignore = {};
+        ignore.sa_handler = SIG_IGN;
+        for (int signal_number : signals) {
+            struct sigaction old_action;
+            sigaction(signal_number, &ignore, &old_action);
+            saved_.emplace_back(signal_number, old_action);
+        }
+    }
+    IgnoredSignals(const IgnoredSignals &) = delete;
+    IgnoredSignals &operator=(const IgnoredSignals &) = delete;
+    ~IgnoredSignals() {
+        for (const auto &[signal_number, old_action] : saved_)
+            sigaction(signal_number, &old_action, nullptr);
+    }
+
+  private:
+    std::vector<std::pair<int, struct sigaction>> saved_;
+};
+
+// The "ignored RANK SIG" lines `launcher_child print-ignored` would print in this process.
+std::string ignored_here(int rank) {
+    std::string lines;
+    for (int signal_number = 1; signal_number < SIGRTMIN; signal_number++) {
+        struct sigaction action;
+        if (sigaction(signal_number, nullptr, &action) == 0 && action.sa_handler == SIG_IGN)
+            lines += "ignored " + std::to_string(rank) + " " + std::to_string(signal_number) + "\n";
+    }
+    return lines;
+}
+
+// The ranks ignore what the launcher's caller ignores, and no signal the launcher itself
+// catches or ignores.
+void expect_ranks_ignore_what_the_caller_ignores() {
+    RunResult run = run_launcher({"-n", "1", kChild, "print-ignored"});
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(run.out, ignored_here(0));
+}
+
+TEST(Launcher, RanksIgnoreNoSignalTheCallerCatches) {
+    expect_ranks_ignore_what_the_caller_ignores();
+}
+
+TEST(Launcher, RanksIgnoreTheSignalsTheCallerIgnores) {
+    IgnoredSignals ignored({SIGINT, SIGTERM, SIGPIPE, SIGCHLD});
+    expect_ranks_ignore_what_the_caller_ignores();
 }
 
 // Stale launch variables in the launcher's environment must not reach the ranks.

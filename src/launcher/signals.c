@@ -10,6 +10,11 @@ static const int caught_signals[] = {SIGCHLD, SIGINT, SIGTERM};
 
 static int self_pipe_write_fd = -1;
 
+/* What the launcher found, for its children: signals its caller ignores (trap '' INT PIPE)
+   stay ignored in the ranks. */
+static struct sigaction original_actions[N_CAUGHT_SIGNALS];
+static struct sigaction original_sigpipe_action;
+
 static void on_signal(int signal_number) {
     int saved_errno = errno;
     unsigned char byte = (unsigned char)signal_number;
@@ -31,8 +36,10 @@ int signals_install(void) {
     struct sigaction action = {.sa_handler = on_signal, .sa_flags = SA_RESTART | SA_NOCLDSTOP};
     sigemptyset(&action.sa_mask);
     for (size_t i = 0; i < N_CAUGHT_SIGNALS; i++)
-        sigaction(caught_signals[i], &action, NULL);
-    signal(SIGPIPE, SIG_IGN);
+        sigaction(caught_signals[i], &action, &original_actions[i]);
+    struct sigaction ignore = {.sa_handler = SIG_IGN};
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGPIPE, &ignore, &original_sigpipe_action);
     return fds[0];
 }
 
@@ -58,10 +65,8 @@ void signals_unblock(const sigset_t *old_mask) {
 
 /* Only async-signal-safe calls: the launcher has NCCL threads when it forks. */
 void signals_reset_in_child(const sigset_t *old_mask) {
-    struct sigaction default_action = {.sa_handler = SIG_DFL};
-    sigemptyset(&default_action.sa_mask);
     for (size_t i = 0; i < N_CAUGHT_SIGNALS; i++)
-        sigaction(caught_signals[i], &default_action, NULL);
-    sigaction(SIGPIPE, &default_action, NULL);
+        sigaction(caught_signals[i], &original_actions[i], NULL);
+    sigaction(SIGPIPE, &original_sigpipe_action, NULL);
     sigprocmask(SIG_SETMASK, old_mask, NULL);
 }
