@@ -223,25 +223,33 @@ static void accepts_BOOTSTRAP(const char *name, char *out, size_t len) {
     snprintf(out, len, "one of %s (any case)", names);
 }
 
-static int parse_FILE(const char *name, const char *text, const char **out) {
+/* Copies text into a settings buffer of size bytes; -1 if it does not fit. */
+static int copy_value(const char *text, char *out, size_t size) {
+    size_t len = strlen(text);
+    if (len >= size)
+        return -1;
+    memcpy(out, text, len + 1);
+    return 0;
+}
+
+static int parse_FILE(const char *name, const char *text, symcoll_env_path_t *out) {
     (void)name;
     if (*text && access(text, R_OK) != 0)
         return -1;
-    *out = text;
-    return 0;
+    return copy_value(text, *out, sizeof *out);
 }
 static void accepts_FILE(const char *name, char *out, size_t len) {
     (void)name;
-    snprintf(out, len, "the path of a readable file, or empty for none");
+    snprintf(out, len, "a path of at most %d bytes naming a readable file, or empty for none",
+             SYMCOLL_ENV_PATH_MAX - 1);
 }
 
-static int parse_UNIQUEID(const char *name, const char *text, const char **out) {
+static int parse_UNIQUEID(const char *name, const char *text, symcoll_env_uniqueid_t *out) {
     (void)name;
     symcoll_uniqueid_t id;
     if (*text && symcoll_uniqueid_from_hex(text, &id) != 0)
         return -1;
-    *out = text;
-    return 0;
+    return copy_value(text, *out, sizeof *out);
 }
 static void accepts_UNIQUEID(const char *name, char *out, size_t len) {
     (void)name;

@@ -20,9 +20,17 @@ extern "C" {
 #define SYMCOLL_ENV_TYPE_PES long
 #define SYMCOLL_ENV_TYPE_FD long
 #define SYMCOLL_ENV_TYPE_BOOTSTRAP const char *
-#define SYMCOLL_ENV_TYPE_UNIQUEID const char *
+#define SYMCOLL_ENV_TYPE_UNIQUEID symcoll_env_uniqueid_t
 #define SYMCOLL_ENV_TYPE_ALGO const char *
-#define SYMCOLL_ENV_TYPE_FILE const char *
+#define SYMCOLL_ENV_TYPE_FILE symcoll_env_path_t
+
+/* Free-form values are copied out of the environment: a later setenv or unsetenv by the
+ * application may free the string getenv() returned while the settings still use it. The
+ * path limit is Linux's PATH_MAX, spelled out because some includers compile as strict C11
+ * and every one must see the same layout. */
+#define SYMCOLL_ENV_PATH_MAX 4096
+typedef char symcoll_env_path_t[SYMCOLL_ENV_PATH_MAX];
+typedef char symcoll_env_uniqueid_t[2 * sizeof(symcoll_uniqueid_t) + 1];
 
 typedef struct {
 #define SYMCOLL_ENV(name, kind, field, def, help) SYMCOLL_ENV_TYPE_##kind field;

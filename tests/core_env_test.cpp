@@ -3,6 +3,7 @@
 // overrides and loading from several threads.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cstdint>
@@ -228,6 +229,8 @@ TEST_F(Env, AlgoOverridesPerCollective) {
 // variable accepts.
 TEST_F(Env, BadValuesNameVariableValueAndWhatIsAccepted) {
     const std::string not_hex(256, 'g');
+    const std::string long_id(257, 'a');
+    const std::string long_path = "/" + std::string(SYMCOLL_ENV_PATH_MAX, 'x');
     const struct {
         const char *name, *value, *accepted;
     } cases[] = {
@@ -258,6 +261,9 @@ TEST_F(Env, BadValuesNameVariableValueAndWhatIsAccepted) {
         {"SYMCOLL_LOCAL_SIZE", "65", "at most 64 PEs"},
         {"SYMCOLL_UNIQUEID", "abc", "256 hex digits"},
         {"SYMCOLL_UNIQUEID", not_hex.c_str(), "256 hex digits"},
+        {"SYMCOLL_UNIQUEID", long_id.c_str(), "exactly 256 hex digits"},
+        {"SYMCOLL_TUNING_FILE", "/no/such/tuning/file", "readable file"},
+        {"SYMCOLL_TUNING_FILE", long_path.c_str(), "at most 4095 bytes"},
         {"SYMCOLL_ALGO_REDUCE", "ring", "ll, one_shot, two_shot"},
         {"SYMCOLL_ALGO_BROADCAST", "one_shot", "ll, pull, push, ce"},
         {"SYMCOLL_ALGO_ALLTOALL", "ce", "ll, push, pull"},
@@ -366,6 +372,35 @@ TEST_F(Env, VariablesThatMustFitTogether) {
     setenv("SYMCOLL_SIZE", "2", 1);
     setenv("SYMCOLL_UNIQUEID", id.c_str(), 1);
     EXPECT_EQ(symcoll_env_load(), SYMCOLL_SUCCESS) << symcoll_last_error();
+}
+
+// The loaded strings are copies: changing or removing the variable afterwards, by setenv,
+// unsetenv or by writing into a string given to putenv, leaves the settings as loaded.
+TEST_F(Env, LoadedStringsOutliveChangesToTheEnvironment) {
+    const std::string id(256, 'a');
+    std::string file_entry = "SYMCOLL_TUNING_FILE=/dev/null";
+    std::string id_entry = "SYMCOLL_UNIQUEID=" + id;
+    putenv(file_entry.data());
+    putenv(id_entry.data());
+    setenv("SYMCOLL_RANK", "0", 1);
+    setenv("SYMCOLL_SIZE", "2", 1);
+    ASSERT_EQ(symcoll_env_load(), SYMCOLL_SUCCESS) << symcoll_last_error();
+    const symcoll_env_t *e = symcoll_env();
+
+    file_entry.replace(file_entry.find("null"), 4, "zero");
+    std::fill(id_entry.begin() + id_entry.find('=') + 1, id_entry.end(), 'b');
+    EXPECT_STREQ(e->tuning_file, "/dev/null");
+    EXPECT_EQ(e->uniqueid, id);
+
+    setenv("SYMCOLL_TUNING_FILE", "/dev/zero", 1);
+    setenv("SYMCOLL_UNIQUEID", std::string(256, 'c').c_str(), 1);
+    EXPECT_STREQ(e->tuning_file, "/dev/null");
+    EXPECT_EQ(e->uniqueid, id);
+
+    unsetenv("SYMCOLL_TUNING_FILE");
+    unsetenv("SYMCOLL_UNIQUEID");
+    EXPECT_STREQ(e->tuning_file, "/dev/null");
+    EXPECT_EQ(e->uniqueid, id);
 }
 
 TEST_F(Env, EveryVariableSaysWhatItAccepts) {
