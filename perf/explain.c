@@ -76,7 +76,9 @@ void perf_print_topology(FILE *out, const symcoll_topology_t *topo, const char *
     if (text == NULL) {
         return;
     }
-    for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+    char *rest;
+    for (char *line = strtok_r(text, "\n", &rest); line != NULL;
+         line = strtok_r(NULL, "\n", &rest)) {
         fprintf(out, "%s%s\n", prefix, line);
     }
     free(text);
