@@ -204,41 +204,82 @@ static int parse_row(const where_t *w, char *words[], int n, symcoll_tuning_row_
     return parse_grid(w, algo, words[5], words[6], r);
 }
 
-/* One line of the file; *seen counts the header lines read so far (version, signature). */
-static int parse_line(const where_t *w, char *line, int *seen, symcoll_tuning_file_t *out,
-                      size_t *cap) {
+/* What parsing carries from line to line. */
+typedef struct {
+    int seen;   /* header lines read so far (version, signature) */
+    size_t cap; /* rows (and lines) allocated */
+    int *lines; /* the line of each row, for messages about an earlier row */
+} parse_state_t;
+
+static int grow_rows(const where_t *w, parse_state_t *st, symcoll_tuning_file_t *out) {
+    size_t grown = st->cap ? 2 * st->cap : 32;
+    symcoll_tuning_row_t *rows = realloc(out->rows, grown * sizeof *rows);
+    if (rows)
+        out->rows = rows;
+    int *lines = rows ? realloc(st->lines, grown * sizeof *lines) : NULL;
+    if (!lines)
+        return fail(w, "out of host memory");
+    st->lines = lines;
+    st->cap = grown;
+    return 0;
+}
+
+/* Rows are tried in order and the first that fits wins, also among the rows naming an
+ * algorithm that SYMCOLL_ALGO_* forces: a row after one of the same collective, link class,
+ * max team size and algorithm with max bytes at least as large is never chosen, which in a
+ * hand-written file means the order is wrong. Rows naming other algorithms still serve a
+ * forced algorithm, so they pass. */
+static int check_reachable(const where_t *w, const symcoll_tuning_file_t *f, const int *lines) {
+    const symcoll_tuning_row_t *r = &f->rows[f->n_rows];
+    for (size_t i = 0; i < f->n_rows; i++) {
+        const symcoll_tuning_row_t *e = &f->rows[i];
+        if (e->collective == r->collective && e->topo == r->topo &&
+            e->max_team_size == r->max_team_size && e->algo == r->algo &&
+            e->max_bytes >= r->max_bytes) {
+            char bytes[24] = "any";
+            if (e->max_bytes != SIZE_MAX)
+                snprintf(bytes, sizeof bytes, "%zu", e->max_bytes);
+            return fail(w,
+                        "this row is never chosen: the row on line %d, for the same collective, "
+                        "link class, max team size and algorithm, comes first and covers max "
+                        "bytes %s",
+                        lines[i], bytes);
+        }
+    }
+    return 0;
+}
+
+static int parse_header(const where_t *w, char *words[], int n, parse_state_t *st,
+                        symcoll_tuning_file_t *out) {
+    if (st->seen == 0) {
+        if (n != 2 || strcmp(words[0], "symcoll-tuning") || strcmp(words[1], "1"))
+            return fail(w, "the first line must be 'symcoll-tuning 1' (format version)");
+        st->seen++;
+        return 0;
+    }
+    if (n != 3 || strcmp(words[0], "signature"))
+        return fail(w, "the second line must be 'signature <PEs> <link class>'");
+    st->seen++;
+    if (parse_count(w, "signature PEs", "", words[1], 1, SYMCOLL_TOPO_MAX_PES, &out->n_pes) != 0)
+        return -1;
+    return parse_class(w, words[2], &out->topo);
+}
+
+static int parse_line(const where_t *w, char *line, parse_state_t *st, symcoll_tuning_file_t *out) {
     char *words[MAX_WORDS];
     int n = split_words(line, words);
     if (n == 0)
         return 0;
     if (n > MAX_WORDS)
         return fail(w, "more than %d fields", MAX_WORDS);
-    if (*seen == 0) {
-        if (n != 2 || strcmp(words[0], "symcoll-tuning") || strcmp(words[1], "1"))
-            return fail(w, "the first line must be 'symcoll-tuning 1' (format version)");
-        ++*seen;
-        return 0;
-    }
-    if (*seen == 1) {
-        if (n != 3 || strcmp(words[0], "signature"))
-            return fail(w, "the second line must be 'signature <PEs> <link class>'");
-        ++*seen;
-        if (parse_count(w, "signature PEs", "", words[1], 1, SYMCOLL_TOPO_MAX_PES, &out->n_pes) !=
-            0)
-            return -1;
-        return parse_class(w, words[2], &out->topo);
-    }
-    if (out->n_rows == *cap) {
-        size_t grown = *cap ? 2 * *cap : 32;
-        symcoll_tuning_row_t *rows = realloc(out->rows, grown * sizeof *rows);
-        if (!rows)
-            return fail(w, "out of host memory");
-        out->rows = rows;
-        *cap = grown;
-    }
-    if (parse_row(w, words, n, &out->rows[out->n_rows]) != 0)
+    if (st->seen < 2)
+        return parse_header(w, words, n, st, out);
+    if (out->n_rows == st->cap && grow_rows(w, st, out) != 0)
         return -1;
-    out->n_rows++;
+    if (parse_row(w, words, n, &out->rows[out->n_rows]) != 0 ||
+        check_reachable(w, out, st->lines) != 0)
+        return -1;
+    st->lines[out->n_rows++] = w->line;
     return 0;
 }
 
@@ -250,19 +291,20 @@ int symcoll_tuning_file_parse(const char *text, const char *path, symcoll_tuning
     where_t w = {path, 0, err, err_len};
     if (!copy)
         return fail(&w, "out of host memory");
-    size_t cap = 0;
-    int seen = 0, rc = 0;
+    parse_state_t st = {0, 0, NULL};
+    int rc = 0;
     for (char *line = copy, *next; line && rc == 0; line = next) {
         next = strchr(line, '\n');
         if (next)
             *next++ = '\0';
         w.line++;
-        rc = parse_line(&w, line, &seen, out, &cap);
+        rc = parse_line(&w, line, &st, out);
     }
     free(copy);
-    if (rc == 0 && seen < 2) {
+    free(st.lines);
+    if (rc == 0 && st.seen < 2) {
         w.line = 0;
-        rc = fail(&w, "no %s line", seen == 0 ? "'symcoll-tuning 1'" : "signature");
+        rc = fail(&w, "no %s line", st.seen == 0 ? "'symcoll-tuning 1'" : "signature");
     }
     if (rc != 0)
         symcoll_tuning_file_free(out);

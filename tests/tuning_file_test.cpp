@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include "tuning.h"
 #include "tuning_file.h"
+#include "tuning_table.h"
 
 namespace {
 
@@ -176,6 +177,50 @@ TEST(TuningFile, TheWidestGridOfEachAlgorithmLoads) {
                   "reduce nvlink 2 any ll 16 512\nreduce nvlink 2 any two_shot 128 512\n"
                   "broadcast nvlink 2 any ce 1 32\n");
     EXPECT_EQ(widest.rc, 0) << widest.err;
+}
+
+// A row after one of the same collective, link class, max team size and algorithm whose max
+// bytes reach as far is never chosen: the file's order is wrong, and the load says where.
+TEST(TuningFile, RefusesARowAnEarlierRowHides) {
+    const std::string head = "symcoll-tuning 1\nsignature 2 nvlink\n";
+    expect_error(head +
+                     "reduce nvlink 2 any ll 16 512\n# small ones\nreduce nvlink 2 4096 ll 8 512\n",
+                 "machine.tuning:5: this row is never chosen: the row on line 3, for the same "
+                 "collective, link class, max team size and algorithm, comes first and covers "
+                 "max bytes any");
+    expect_error(head + "fcollect nvlink 2 4096 push 8 512\nalltoall nvlink 2 4096 push 8 512\n"
+                        "fcollect nvlink 2 4096 push 16 256\n",
+                 "machine.tuning:5: this row is never chosen: the row on line 3");
+    expect_error(head + "fcollect nvlink 2 4096 push 8 512\n"
+                        "fcollect nvlink 2 4096 push 16 256\n",
+                 "covers max bytes 4096");
+}
+
+// What may follow a row: larger sizes, other teams, link classes or collectives, and rows of
+// other algorithms, which serve SYMCOLL_ALGO_* when it forces theirs.
+TEST(TuningFile, RowsThatCanStillBeChosenLoad) {
+    Parsed p("symcoll-tuning 1\nsignature 2 nvlink\n"
+             "reduce nvlink 2 4096 ll 16 512\nreduce nvlink 2 8192 ll 8 512\n"
+             "reduce nvlink 8 4096 ll 16 512\nreduce pcie-p2p 2 4096 ll 16 512\n"
+             "fcollect nvlink 2 4096 push 8 512\nalltoall nvlink 2 4096 push 8 512\n"
+             "reduce nvlink 2 any two_shot 128 512\nreduce nvlink 2 4096 one_shot 64 512\n");
+    EXPECT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(p.file.n_rows, 8u);
+}
+
+// The built-in table, written as a file, loads: its order is the one the check expects.
+TEST(TuningFile, TheBuiltInTableAsAFileLoads) {
+    std::string text = "symcoll-tuning 1\nsignature 8 nvlink\n";
+    for (size_t i = 0; i < symcoll_tuning_n_rows; i++) {
+        const symcoll_tuning_row_t &r = symcoll_tuning_rows[i];
+        text += std::string(symcoll_collective_name(r.collective)) + " " +
+                symcoll_topo_class_name(r.topo) + " " + std::to_string(r.max_team_size) + " " +
+                (r.max_bytes == SIZE_MAX ? "any" : std::to_string(r.max_bytes)) + " " + r.algo +
+                " " + std::to_string(r.blocks) + " " + std::to_string(r.threads) + "\n";
+    }
+    Parsed p(text);
+    EXPECT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(p.file.n_rows, symcoll_tuning_n_rows);
 }
 
 // As SYMCOLL_ALGO_* and symcoll_tuning_override, the rows take names in any case.
