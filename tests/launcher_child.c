@@ -4,6 +4,8 @@
      print-lines          prints two stdout lines, one stderr line, then a partial line on each
      print-args ARGS...   prints "arg ARG" for every remaining argument
      print-ignored        prints "ignored RANK SIG" for every signal it ignores
+     print-fds            prints "fd N" for every file descriptor it has open, then
+                          "status-fd N" with N from SYMCOLL_LAUNCHER_FD
      fork-sleeper SECONDS starts a process in its group that ignores SIGTERM, prints
                           "pid RANK+100 PID", closes its output and sleeps
      ignore-sigterm       ignores SIGTERM
@@ -14,6 +16,7 @@
      report EVENT         tells the launcher EVENT ("init", "finalize") as libsymcoll does
    It exits 0 after the last action, and 99 on a bad command line. */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -56,6 +59,20 @@ static void print_ignored(void) {
         if (sigaction(signal_number, NULL, &action) == 0 && action.sa_handler == SIG_IGN)
             printf("ignored %d %d\n", my_rank(), signal_number);
     }
+}
+
+static void print_fds(void) {
+    DIR *fds = opendir("/proc/self/fd");
+    if (fds == NULL) {
+        perror("launcher_child: /proc/self/fd");
+        exit(EXIT_BAD_USAGE);
+    }
+    for (struct dirent *entry; (entry = readdir(fds)) != NULL;)
+        if (entry->d_name[0] != '.' && atoi(entry->d_name) != dirfd(fds))
+            printf("fd %s\n", entry->d_name);
+    closedir(fds);
+    const char *status_fd = getenv("SYMCOLL_LAUNCHER_FD");
+    printf("status-fd %s\n", status_fd != NULL ? status_fd : "unset");
 }
 
 /* Its output goes to /dev/null so that the test's pipes end with the launcher; its parent
@@ -110,6 +127,8 @@ int main(int argc, char **argv) {
                 printf("arg %s\n", argv[next++]);
         } else if (strcmp(action, "print-ignored") == 0) {
             print_ignored();
+        } else if (strcmp(action, "print-fds") == 0) {
+            print_fds();
         } else if (strcmp(action, "fork-sleeper") == 0) {
             fork_sleeper((unsigned)atoi(take_argument(argc, argv, &next)));
         } else if (strcmp(action, "ignore-sigterm") == 0) {

@@ -2,14 +2,17 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <cstring>
 #include <csignal>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -482,6 +485,41 @@ TEST(Launcher, SetsTheLaunchVariablesOfEveryRank) {
     }
     for (const std::string &line : uniqueid_lines)
         EXPECT_EQ(line, uniqueid_lines[0]) << "every rank must get the same unique id";
+}
+
+// Holds a descriptor that is not close-on-exec while it lives, as a careless caller (or
+// the NCCL bootstrap root listener of the launcher itself) would.
+class InheritableFd {
+  public:
+    InheritableFd() : fd_(open("/dev/null", O_RDONLY)) {
+        EXPECT_GE(fd_, 0) << strerror(errno);
+    }
+    InheritableFd(const InheritableFd &) = delete;
+    InheritableFd &operator=(const InheritableFd &) = delete;
+    ~InheritableFd() {
+        close(fd_);
+    }
+
+  private:
+    int fd_;
+};
+
+// A descriptor a rank inherits keeps what it names alive as long as any of the rank's
+// descendants runs, such as the port of the NCCL bootstrap root.
+TEST(Launcher, RanksInheritOnlyTheStandardStreamsAndTheStatusPipe) {
+    InheritableFd leaked;
+    RunResult run = run_launcher({"-n", "1", kChild, "print-fds"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    std::set<int> fds;
+    int status_fd = -1;
+    for (const std::string &line : split_lines(run.out)) {
+        int fd;
+        if (sscanf(line.c_str(), "fd %d", &fd) == 1)
+            fds.insert(fd);
+        else
+            EXPECT_EQ(sscanf(line.c_str(), "status-fd %d", &status_fd), 1) << line;
+    }
+    EXPECT_EQ(fds, (std::set<int>{0, 1, 2, status_fd})) << run.out;
 }
 
 TEST(Launcher, WithoutNRunsOneRankPerLocalGpuOrOne) {

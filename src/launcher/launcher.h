@@ -85,8 +85,9 @@ struct child {
 };
 
 /* Starts argv[0] for child->rank in its own process group, stdin on /dev/null, stdout and
-   stderr on pipes when tag_output. Returns false after saying why. */
-bool spawn_child(struct child *child, char **argv, char **envp, bool tag_output);
+   stderr on pipes when tag_output; of the launcher's other descriptors it inherits only
+   status_fd. Returns false after saying why. */
+bool spawn_child(struct child *child, char **argv, char **envp, int status_fd, bool tag_output);
 
 /* Catches SIGCHLD, SIGINT and SIGTERM through a self-pipe, ignores SIGPIPE. Returns the pipe's
    read end, or -1 after saying why. */

@@ -16,7 +16,8 @@ static void start_children(struct supervisor *sup, const struct launch_options *
             supervisor_fail(sup, EXIT_FAILURE);
             return;
         }
-        bool started = spawn_child(child, options->program_argv, env.vars, options->tag_output);
+        bool started = spawn_child(child, options->program_argv, env.vars, sup->status->write_fd,
+                                   options->tag_output);
         child_env_destroy(&env);
         if (!started) {
             supervisor_fail(sup, EXIT_FAILURE);

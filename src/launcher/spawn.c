@@ -1,5 +1,6 @@
 #include "launcher.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -25,9 +26,39 @@ static void report_exec_failure(const char *program, int exec_errno) {
     (void)ignored;
 }
 
+/* Kernels before 5.11 lack CLOSE_RANGE_CLOEXEC. getdents64, not readdir, which may allocate. */
+static void mark_listed_fds_close_on_exec(void) {
+    int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0)
+        return;
+    char entries[4096];
+    ssize_t got;
+    while ((got = getdents64(dir, entries, sizeof entries)) > 0)
+        for (ssize_t offset = 0; offset < got;) {
+            const struct dirent64 *entry = (const struct dirent64 *)(entries + offset);
+            offset += entry->d_reclen;
+            int fd = 0;
+            for (const char *digit = entry->d_name; *digit >= '0' && *digit <= '9'; digit++)
+                fd = 10 * fd + (*digit - '0');
+            if (fd > STDERR_FILENO && fd != dir)
+                fcntl(fd, F_SETFD, FD_CLOEXEC);
+        }
+    close(dir);
+}
+
+/* What the launcher holds without close-on-exec, such as the NCCL bootstrap root's listening
+   socket or its caller's descriptors, would stay open in every rank and its descendants and
+   keep the root's port bound after the run. */
+static void inherit_only(int status_fd) {
+    if (close_range(STDERR_FILENO + 1, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
+        mark_listed_fds_close_on_exec();
+    fcntl(status_fd, F_SETFD, 0);
+}
+
 /* Between fork and exec: only async-signal-safe calls, since the launcher has NCCL threads. */
 static void exec_child(char **argv, char **envp, pid_t launcher_pid, int stdin_fd,
-                       const int *out_pipe, const int *err_pipe, const sigset_t *old_mask) {
+                       const int *out_pipe, const int *err_pipe, int status_fd,
+                       const sigset_t *old_mask) {
     setpgid(0, 0);
     /* Even a launcher killed by SIGKILL (a harness timeout) must leave no rank behind. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -38,6 +69,7 @@ static void exec_child(char **argv, char **envp, pid_t launcher_pid, int stdin_f
         dup2(out_pipe[1], STDOUT_FILENO);
         dup2(err_pipe[1], STDERR_FILENO);
     }
+    inherit_only(status_fd);
     signals_reset_in_child(old_mask);
     execvpe(argv[0], argv, envp);
     int exec_errno = errno;
@@ -51,7 +83,7 @@ static void close_pipe(int *fds) {
     close(fds[1]);
 }
 
-bool spawn_child(struct child *child, char **argv, char **envp, bool tag_output) {
+bool spawn_child(struct child *child, char **argv, char **envp, int status_fd, bool tag_output) {
     int out_pipe[2], err_pipe[2];
     int stdin_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (stdin_fd < 0) {
@@ -76,7 +108,7 @@ bool spawn_child(struct child *child, char **argv, char **envp, bool tag_output)
     pid_t pid = fork();
     if (pid == 0)
         exec_child(argv, envp, launcher_pid, stdin_fd, tag_output ? out_pipe : NULL,
-                   tag_output ? err_pipe : NULL, &old_mask);
+                   tag_output ? err_pipe : NULL, status_fd, &old_mask);
     int fork_errno = errno;
     signals_unblock(&old_mask);
     close(stdin_fd);
