@@ -205,6 +205,15 @@ static void accepts_FD(const char *name, char *out, size_t len) {
     snprintf(out, len, "a file descriptor number, or -1");
 }
 
+static int parse_INODE(const char *name, const char *text, long *out) {
+    (void)name;
+    return parse_range(text, 0, LONG_MAX, out);
+}
+static void accepts_INODE(const char *name, char *out, size_t len) {
+    (void)name;
+    snprintf(out, len, "an inode number, or 0 for none");
+}
+
 static const char *const bootstrap_names[] = {"auto",     "launcher", "pmix",
                                               "torchrun", "single",   NULL};
 

@@ -19,6 +19,7 @@ extern "C" {
 #define SYMCOLL_ENV_TYPE_PE long
 #define SYMCOLL_ENV_TYPE_PES long
 #define SYMCOLL_ENV_TYPE_FD long
+#define SYMCOLL_ENV_TYPE_INODE long
 #define SYMCOLL_ENV_TYPE_BOOTSTRAP const char *
 #define SYMCOLL_ENV_TYPE_UNIQUEID symcoll_env_uniqueid_t
 #define SYMCOLL_ENV_TYPE_ALGO const char *

@@ -4,14 +4,26 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "env.h"
 #include "internal.h"
 
+/* The rank's descendants inherit SYMCOLL_LAUNCHER_FD but maybe not the pipe, and there the
+   number may name an unrelated file or socket; a launcher that names no inode is older than
+   this check and gets no report. */
+static bool is_launcher_pipe(const symcoll_env_t *e) {
+    struct stat st;
+    return e->launcher_fd >= 0 && e->launcher_fd_inode > 0 &&
+           fstat((int)e->launcher_fd, &st) == 0 && S_ISFIFO(st.st_mode) &&
+           st.st_ino == (ino_t)e->launcher_fd_inode;
+}
+
 void symcoll_launcher_report(const char *event) {
     const symcoll_env_t *e = symcoll_env();
-    if (e->launcher_fd < 0 || e->rank < 0)
+    if (e->rank < 0 || !is_launcher_pipe(e))
         return;
     char line[64];
     int len = snprintf(line, sizeof line, "%ld %s\n", e->rank, event);

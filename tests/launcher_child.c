@@ -13,7 +13,8 @@
      exit CODE            exits with CODE on every rank
      exit-on RANK CODE    exits with CODE on RANK
      signal-on RANK SIG   kills itself with signal SIG on RANK
-     report EVENT         tells the launcher EVENT ("init", "finalize") as libsymcoll does
+     report EVENT         tells the launcher EVENT ("init", "finalize") as libsymcoll does,
+                          into the pipe of the advertised inode only
    It exits 0 after the last action, and 99 on a bad command line. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define EXIT_BAD_USAGE 99
@@ -104,6 +106,21 @@ static void fork_sleeper(unsigned seconds) {
     _exit(0);
 }
 
+/* Fails unless SYMCOLL_LAUNCHER_FD is the pipe SYMCOLL_LAUNCHER_FD_INODE names, which
+   libsymcoll requires before it reports. */
+static void report(const char *event) {
+    const char *fd = getenv("SYMCOLL_LAUNCHER_FD");
+    const char *inode = getenv("SYMCOLL_LAUNCHER_FD_INODE");
+    struct stat st;
+    char line[64];
+    int len = snprintf(line, sizeof line, "%d %s\n", my_rank(), event);
+    if (fd == NULL || inode == NULL || fstat(atoi(fd), &st) != 0 || !S_ISFIFO(st.st_mode) ||
+        st.st_ino != strtoull(inode, NULL, 10) || write(atoi(fd), line, (size_t)len) != len) {
+        fprintf(stderr, "launcher_child: cannot report %s\n", event);
+        exit(EXIT_BAD_USAGE);
+    }
+}
+
 static const char *take_argument(int argc, char **argv, int *next) {
     if (*next >= argc) {
         fprintf(stderr, "launcher_child: %s needs an argument\n", argv[*next - 1]);
@@ -143,14 +160,7 @@ int main(int argc, char **argv) {
             if (rank == my_rank())
                 exit(code);
         } else if (strcmp(action, "report") == 0) {
-            const char *event = take_argument(argc, argv, &next);
-            const char *fd = getenv("SYMCOLL_LAUNCHER_FD");
-            char line[64];
-            int len = snprintf(line, sizeof line, "%d %s\n", my_rank(), event);
-            if (fd == NULL || write(atoi(fd), line, (size_t)len) != len) {
-                fprintf(stderr, "launcher_child: cannot report %s\n", event);
-                return EXIT_BAD_USAGE;
-            }
+            report(take_argument(argc, argv, &next));
         } else if (strcmp(action, "signal-on") == 0) {
             int rank = atoi(take_argument(argc, argv, &next));
             int signal_number = atoi(take_argument(argc, argv, &next));

@@ -6,6 +6,7 @@
 #include <csignal>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -15,9 +16,13 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "env.h"
+#include "launcher_report.h"
 
 extern char **environ;
 
@@ -629,5 +634,79 @@ INSTANTIATE_TEST_SUITE_P(Launcher, LauncherBadCommandLine,
                                            std::vector<std::string>{"--timeout"},
                                            std::vector<std::string>{},
                                            std::vector<std::string>{"-n", "2"}));
+
+// Sets SYMCOLL_* variables for this process while it lives; the settings are reloaded both ways.
+class LaunchVariables {
+  public:
+    explicit LaunchVariables(const std::map<std::string, std::string> &values) {
+        for (const auto &[name, value] : values) {
+            const char *old = getenv(name.c_str());
+            saved_.emplace_back(name,
+                                old != nullptr ? std::optional<std::string>(old) : std::nullopt);
+            setenv(name.c_str(), value.c_str(), 1);
+        }
+        EXPECT_EQ(symcoll_env_load(), SYMCOLL_SUCCESS) << symcoll_last_error();
+    }
+    LaunchVariables(const LaunchVariables &) = delete;
+    LaunchVariables &operator=(const LaunchVariables &) = delete;
+    ~LaunchVariables() {
+        for (const auto &[name, old] : saved_) {
+            if (old)
+                setenv(name.c_str(), old->c_str(), 1);
+            else
+                unsetenv(name.c_str());
+        }
+        EXPECT_EQ(symcoll_env_load(), SYMCOLL_SUCCESS) << symcoll_last_error();
+    }
+
+  private:
+    std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+std::string inode_of(int fd) {
+    struct stat st;
+    EXPECT_EQ(fstat(fd, &st), 0) << strerror(errno);
+    return std::to_string(st.st_ino);
+}
+
+// What symcoll_launcher_report("init") writes with SYMCOLL_LAUNCHER_FD=fd and the given inode.
+std::map<std::string, std::string> report_variables(int fd, const std::string &inode) {
+    return {{"SYMCOLL_RANK", "0"},
+            {"SYMCOLL_SIZE", "1"},
+            {"SYMCOLL_LAUNCHER_FD", std::to_string(fd)},
+            {"SYMCOLL_LAUNCHER_FD_INODE", inode}};
+}
+
+TEST(LauncherReport, WritesIntoThePipeOfTheAdvertisedInode) {
+    int fds[2];
+    ASSERT_EQ(pipe2(fds, O_NONBLOCK), 0);
+    {
+        LaunchVariables variables(report_variables(fds[1], inode_of(fds[1])));
+        symcoll_launcher_report("init");
+    }
+    char text[64] = {};
+    EXPECT_EQ(read(fds[0], text, sizeof text - 1), 7);
+    EXPECT_STREQ(text, "0 init\n");
+    close(fds[0]);
+    close(fds[1]);
+}
+
+// A rank's descendants inherit the variables but maybe not the pipe, and the number may name
+// an unrelated file there.
+TEST(LauncherReport, LeavesAnUnrelatedDescriptorAlone) {
+    int pipe_fds[2];
+    ASSERT_EQ(pipe(pipe_fds), 0);
+    FILE *unrelated = tmpfile();
+    ASSERT_NE(unrelated, nullptr);
+    int fd = fileno(unrelated);
+    for (const std::string &inode : {inode_of(pipe_fds[1]), inode_of(fd), std::string("0")}) {
+        LaunchVariables variables(report_variables(fd, inode));
+        symcoll_launcher_report("init");
+        EXPECT_EQ(lseek(fd, 0, SEEK_END), 0) << "SYMCOLL_LAUNCHER_FD_INODE=" << inode;
+    }
+    fclose(unrelated);
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+}
 
 } // namespace

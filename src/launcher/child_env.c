@@ -11,6 +11,7 @@ enum {
     VAR_LOCAL_RANK,
     VAR_LOCAL_SIZE,
     VAR_LAUNCHER_FD,
+    VAR_LAUNCHER_FD_INODE,
     VAR_UNIQUEID,
     N_LAUNCH_VARIABLES,
 };
@@ -22,6 +23,7 @@ static const char *const launch_variables[N_LAUNCH_VARIABLES] = {
     [VAR_LOCAL_RANK] = "SYMCOLL_LOCAL_RANK=",
     [VAR_LOCAL_SIZE] = "SYMCOLL_LOCAL_SIZE=",
     [VAR_LAUNCHER_FD] = LAUNCHER_FD_VARIABLE "=",
+    [VAR_LAUNCHER_FD_INODE] = LAUNCHER_FD_INODE_VARIABLE "=",
     [VAR_UNIQUEID] = "SYMCOLL_UNIQUEID=",
 };
 
@@ -33,12 +35,12 @@ static bool is_launch_variable(const char *entry) {
 }
 
 bool child_env_create(struct child_env *env, int rank, int size, const char *uniqueid_hex,
-                      int launcher_fd) {
+                      const struct rank_status *status) {
     size_t n_inherited = 0;
     while (environ[n_inherited] != NULL)
         n_inherited++;
-    /* Room for every launch variable with its longest value. */
-    size_t own_capacity = N_LAUNCH_VARIABLES * 32 + UNIQUEID_HEX_LEN;
+    /* Room for every launch variable with its longest value: the longest name, 20 digits. */
+    size_t own_capacity = N_LAUNCH_VARIABLES * 48 + UNIQUEID_HEX_LEN;
     env->vars = malloc((n_inherited + N_LAUNCH_VARIABLES + 1) * sizeof *env->vars);
     env->own_vars = malloc(own_capacity);
     if (env->vars == NULL || env->own_vars == NULL) {
@@ -54,16 +56,17 @@ bool child_env_create(struct child_env *env, int rank, int size, const char *uni
     char *cursor = env->own_vars;
     const char *own_end = env->own_vars + own_capacity;
     /* Single node: the local rank and size are the global ones. */
-    const int numeric_values[VAR_UNIQUEID] = {
-        [VAR_RANK] = rank,
-        [VAR_SIZE] = size,
-        [VAR_LOCAL_RANK] = rank,
-        [VAR_LOCAL_SIZE] = size,
-        [VAR_LAUNCHER_FD] = launcher_fd,
+    const unsigned long long numeric_values[VAR_UNIQUEID] = {
+        [VAR_RANK] = (unsigned long long)rank,
+        [VAR_SIZE] = (unsigned long long)size,
+        [VAR_LOCAL_RANK] = (unsigned long long)rank,
+        [VAR_LOCAL_SIZE] = (unsigned long long)size,
+        [VAR_LAUNCHER_FD] = (unsigned long long)status->write_fd,
+        [VAR_LAUNCHER_FD_INODE] = status->inode,
     };
     for (int i = 0; i < VAR_UNIQUEID; i++) {
         env->vars[n_vars++] = cursor;
-        cursor += snprintf(cursor, (size_t)(own_end - cursor), "%s%d", launch_variables[i],
+        cursor += snprintf(cursor, (size_t)(own_end - cursor), "%s%llu", launch_variables[i],
                            numeric_values[i]) +
                   1;
     }

@@ -48,11 +48,13 @@ struct child_env {
     char *own_vars; /* the SYMCOLL_ launch variables, which vars points into */
 };
 
+struct rank_status;
+
 /* The launcher's environment minus inherited launch variables, plus this rank's and the
-   status pipe's write end (launcher_fd). uniqueid_hex may be NULL. Returns false when out of
+   status pipe's write end with its inode. uniqueid_hex may be NULL. Returns false when out of
    memory. */
 bool child_env_create(struct child_env *env, int rank, int size, const char *uniqueid_hex,
-                      int launcher_fd);
+                      const struct rank_status *status);
 void child_env_destroy(struct child_env *env);
 
 #define TAG_PREFIX_MAX 16
@@ -103,10 +105,12 @@ int exit_code_of_wait_status(int wait_status);
 bool exit_code_is_failure(int exit_code);
 
 #define LAUNCHER_FD_VARIABLE "SYMCOLL_LAUNCHER_FD"
+#define LAUNCHER_FD_INODE_VARIABLE "SYMCOLL_LAUNCHER_FD_INODE"
 
 struct rank_status {
     int read_fd, write_fd;
-    char line[64]; /* the line being read */
+    unsigned long long inode; /* of the pipe, so that the ranks can tell it from another fd */
+    char line[64];            /* the line being read */
     size_t line_len;
 };
 

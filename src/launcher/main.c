@@ -11,7 +11,7 @@ static void start_children(struct supervisor *sup, const struct launch_options *
         struct child *child = &sup->children[rank];
         struct child_env env;
         child->rank = rank;
-        if (!child_env_create(&env, rank, options->n_pes, uniqueid_hex, sup->status->write_fd)) {
+        if (!child_env_create(&env, rank, options->n_pes, uniqueid_hex, sup->status)) {
             fprintf(stderr, LAUNCHER_NAME ": out of memory\n");
             supervisor_fail(sup, EXIT_FAILURE);
             return;

@@ -1,13 +1,15 @@
 /* What the ranks' symcoll libraries tell the launcher: one pipe that every rank inherits, its
-   write end named by SYMCOLL_LAUNCHER_FD; each message is one line, "<rank> init" after a
-   successful symcoll_init and "<rank> finalize" when symcoll_finalize returns. Lines are
-   shorter than PIPE_BUF, so the ranks' writes never interleave. */
+   write end named by SYMCOLL_LAUNCHER_FD and its inode by SYMCOLL_LAUNCHER_FD_INODE (a rank's
+   descendants inherit the variables but maybe not the pipe); each message is one line, "<rank>
+   init" after a successful symcoll_init and "<rank> finalize" when symcoll_finalize returns. Lines
+   are shorter than PIPE_BUF, so the ranks' writes never interleave. */
 #include "launcher.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 bool rank_status_open(struct rank_status *status) {
@@ -18,7 +20,9 @@ bool rank_status_open(struct rank_status *status) {
         return false;
     }
     /* The write end stays open across exec, for the ranks; the read end never blocks. */
-    if (fcntl(fds[1], F_SETFD, 0) != 0 || fcntl(fds[0], F_SETFL, O_NONBLOCK) != 0) {
+    struct stat st;
+    if (fcntl(fds[1], F_SETFD, 0) != 0 || fcntl(fds[0], F_SETFL, O_NONBLOCK) != 0 ||
+        fstat(fds[1], &st) != 0) {
         fprintf(stderr, LAUNCHER_NAME ": status pipe: %s\n", strerror(errno));
         close(fds[0]);
         close(fds[1]);
@@ -26,6 +30,7 @@ bool rank_status_open(struct rank_status *status) {
     }
     status->read_fd = fds[0];
     status->write_fd = fds[1];
+    status->inode = st.st_ino;
     return true;
 }
 
