@@ -8,7 +8,7 @@
 #define FN "symcoll_tuning_override"
 
 typedef struct {
-    const char *algo; /* one of symcoll_tuning_algorithms' names; NULL: no override */
+    const char *algo; /* one of symcoll_collective_algorithms' names; NULL: no override */
     int blocks, threads;
 } override_t;
 
@@ -53,7 +53,7 @@ symcoll_status_t symcoll_tuning_override(symcoll_collective_t collective, const 
         overrides[collective] = (override_t){NULL, 0, 0};
         return SYMCOLL_SUCCESS;
     }
-    const char *const *names = symcoll_tuning_algorithms(collective);
+    const char *const *names = symcoll_collective_algorithms(collective);
     int algo = symcoll_algorithm_index(collective, algorithm);
     if (algo < 0) {
         char list[128];

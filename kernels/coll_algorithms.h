@@ -3,7 +3,7 @@
 #define SYMCOLL_COLL_ALGORITHMS_H
 
 /* The algorithms the kernels implement, as indices (symcoll_coll_args_t.algo, tuning's
- * symcoll_choice_t.algo), in symcoll_tuning_algorithms order. "ll": LL
+ * symcoll_choice_t.algo), in symcoll_collective_algorithms order. "ll": LL
  * packets through the team's scratch, no entry synchronization; the others use many blocks,
  * 16-byte accesses straight to and from peer memory, between an entry and an exit sync. */
 enum { SYMCOLL_BARRIER_FLAGS = 0 };

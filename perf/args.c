@@ -527,6 +527,11 @@ size_t perf_size_list(const perf_args_t *a, size_t *sizes, size_t max) {
     return n;
 }
 
+size_t perf_buffer_bytes(const size_t *sizes, size_t n_sizes) {
+    const size_t min_bytes = 256;
+    return n_sizes > 0 && sizes[n_sizes - 1] > min_bytes ? sizes[n_sizes - 1] : min_bytes;
+}
+
 void perf_args_usage(FILE *out) {
     fputs("Usage: symcoll-run -n <PEs> symcoll-perf [flags]\n"
           "       symcoll-run -n <PEs> symcoll-perf --tune [FILE] [flags]\n"

@@ -79,6 +79,10 @@ int perf_parse_bytes(const char *text, size_t *out);
 /* The requested sizes, smallest first; returns how many (at most max). */
 size_t perf_size_list(const perf_args_t *args, size_t *sizes, size_t max);
 
+/* Bytes of each buffer a run needs for sizes[0 .. n_sizes): the largest size, and at least
+ * what NCCL's one-float barrier needs. */
+size_t perf_buffer_bytes(const size_t *sizes, size_t n_sizes);
+
 /* The call of op with the first selected type and, for reduce, the first selected reduction
  * op that applies to it; count 0. False when no selected type has one. */
 bool perf_args_first_call(const perf_args_t *args, perf_op_t op, perf_call_t *call);

@@ -51,7 +51,7 @@ void perf_print_algorithms(FILE *out, const char *prefix) {
             continue;
         }
         fprintf(out, "%s%s=", prefix, info->algo_env);
-        const char *const *names = symcoll_tuning_algorithms(info->collective);
+        const char *const *names = symcoll_collective_algorithms(info->collective);
         for (int i = 0; names[i] != NULL; i++) {
             fprintf(out, "%s%s", i ? "|" : "", names[i]);
         }

@@ -18,7 +18,6 @@
 #include "timing.h"
 
 #define POISON_BYTE 0xa5
-#define MIN_BUFFER_BYTES 256 /* NCCL's one-float barrier needs some */
 #define FIRST_CALL_WARM_CALLS 20
 
 /* One collective's first call in the process and later calls timed alike. */
@@ -495,8 +494,7 @@ int perf_sweep(const perf_args_t *a) {
     }
     size_t sizes[PERF_MAX_SIZES];
     size_t n_sizes = perf_size_list(a, sizes, PERF_MAX_SIZES);
-    size_t buffer_bytes = n_sizes > 0 && sizes[n_sizes - 1] > MIN_BUFFER_BYTES ? sizes[n_sizes - 1]
-                                                                               : MIN_BUFFER_BYTES;
+    size_t buffer_bytes = perf_buffer_bytes(sizes, n_sizes);
     perf_points_t baseline = {NULL, 0};
     if (symcoll_my_pe() == 0 && a->baseline_path != NULL &&
         load_baseline(a->baseline_path, &baseline) != 0) {

@@ -11,7 +11,6 @@
 #include "tune_rows.h"
 #include "tuning.h"
 
-#define MIN_BUFFER_BYTES 256
 /* A grid with fewer than 1/8 of the blocks its algorithm can use at a size is not timed
  * there: it only loses, and at large sizes it would take most of the tuning time. */
 #define BLOCK_SPAN 8
@@ -98,7 +97,7 @@ static size_t grid_index(grid_t *grids, size_t *n, const symcoll_choice_t *c) {
  * PE 0, this PE's elsewhere. */
 static int time_grid(tune_t *tn, const perf_call_t *call, const grid_t *g, double *us) {
     symcoll_collective_t coll = perf_op_info(call->op)->collective;
-    const char *name = symcoll_tuning_algorithms(coll)[g->algo];
+    const char *name = symcoll_collective_algorithms(coll)[g->algo];
     PERF_SYMCOLL(symcoll_tuning_override(coll, name, g->blocks, g->threads));
     tune_case_t k = {tn, *call};
     double mine = -1;
@@ -327,8 +326,7 @@ int perf_tune(const perf_args_t *a) {
     }
     size_t sizes[PERF_MAX_SIZES];
     size_t n_sizes = perf_size_list(a, sizes, PERF_MAX_SIZES);
-    size_t largest = n_sizes > 0 ? sizes[n_sizes - 1] : 0;
-    if (setup(&tn, largest > MIN_BUFFER_BYTES ? largest : MIN_BUFFER_BYTES) != 0) {
+    if (setup(&tn, perf_buffer_bytes(sizes, n_sizes)) != 0) {
         return -1;
     }
     const perf_op_t ops[] = {PERF_OP_BROADCAST, PERF_OP_REDUCE, PERF_OP_FCOLLECT, PERF_OP_ALLTOALL};

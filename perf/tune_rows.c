@@ -27,7 +27,7 @@ static int block_choices(int widest, int *out) {
 
 size_t perf_tune_candidates(symcoll_collective_t collective, int sm_count,
                             perf_tune_candidate_t *out, size_t max) {
-    const char *const *names = symcoll_tuning_algorithms(collective);
+    const char *const *names = symcoll_collective_algorithms(collective);
     size_t n = 0;
     for (int algo = 0; names[algo] != NULL; algo++) {
         int max_blocks = 0, max_threads = 0;

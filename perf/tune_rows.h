@@ -14,7 +14,7 @@ extern "C" {
  * not split the rows. */
 #define PERF_TUNE_TOLERANCE 0.02
 
-/* One choice a row can hold: an algorithm (one of symcoll_tuning_algorithms' names) with the
+/* One choice a row can hold: an algorithm (one of symcoll_collective_algorithms' names) with the
  * most blocks and the block size, as a tuning-table row gives them. */
 typedef struct {
     const char *algo;

@@ -400,7 +400,7 @@ inline const std::vector<TestTeam> &test_teams() {
 // nullptr (automatic) and every algorithm of the collective.
 inline std::vector<const char *> algorithms(symcoll_collective_t coll) {
     std::vector<const char *> all = {nullptr};
-    for (const char *const *a = symcoll_tuning_algorithms(coll); *a; a++)
+    for (const char *const *a = symcoll_collective_algorithms(coll); *a; a++)
         all.push_back(*a);
     return all;
 }

@@ -74,7 +74,7 @@ const char *const kVariables[] = {
 bool algo_known(symcoll_collective_t c, const char *name) {
     if (!*name)
         return true;
-    for (const char *const *n = symcoll_tuning_algorithms(c); *n; n++)
+    for (const char *const *n = symcoll_collective_algorithms(c); *n; n++)
         if (!std::strcmp(*n, name))
             return true;
     return false;

@@ -84,7 +84,8 @@ std::set<std::string> algorithms(const std::string &op) {
     std::set<std::string> names;
     for (const auto &c : colls) {
         if (op == c.first) {
-            for (const char *const *n = symcoll_tuning_algorithms(c.second); *n != nullptr; n++) {
+            for (const char *const *n = symcoll_collective_algorithms(c.second); *n != nullptr;
+                 n++) {
                 names.insert(*n);
             }
         }

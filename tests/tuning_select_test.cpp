@@ -42,27 +42,28 @@ const symcoll_collective_t kData[] = {SYMCOLL_COLL_BROADCAST, SYMCOLL_COLL_REDUC
                                       SYMCOLL_COLL_FCOLLECT, SYMCOLL_COLL_ALLTOALL};
 
 TEST(Tuning, AlgorithmListsMatchTheIndices) {
-    const char *const *b = symcoll_tuning_algorithms(SYMCOLL_COLL_BROADCAST);
+    const char *const *b = symcoll_collective_algorithms(SYMCOLL_COLL_BROADCAST);
     EXPECT_STREQ(b[SYMCOLL_BROADCAST_LL], "ll");
     EXPECT_STREQ(b[SYMCOLL_BROADCAST_PULL], "pull");
     EXPECT_STREQ(b[SYMCOLL_BROADCAST_PUSH], "push");
     EXPECT_STREQ(b[SYMCOLL_BROADCAST_CE], "ce");
     EXPECT_EQ(b[4], nullptr);
-    const char *const *r = symcoll_tuning_algorithms(SYMCOLL_COLL_REDUCE);
+    const char *const *r = symcoll_collective_algorithms(SYMCOLL_COLL_REDUCE);
     EXPECT_STREQ(r[SYMCOLL_REDUCE_LL], "ll");
     EXPECT_STREQ(r[SYMCOLL_REDUCE_ONE_SHOT], "one_shot");
     EXPECT_STREQ(r[SYMCOLL_REDUCE_TWO_SHOT], "two_shot");
     EXPECT_EQ(r[3], nullptr);
     for (symcoll_collective_t c : {SYMCOLL_COLL_FCOLLECT, SYMCOLL_COLL_ALLTOALL}) {
-        const char *const *a = symcoll_tuning_algorithms(c);
+        const char *const *a = symcoll_collective_algorithms(c);
         EXPECT_STREQ(a[SYMCOLL_FCOLLECT_LL], "ll");
         EXPECT_STREQ(a[SYMCOLL_FCOLLECT_PUSH], "push");
         EXPECT_STREQ(a[SYMCOLL_ALLTOALL_PULL], "pull");
         EXPECT_EQ(a[3], nullptr);
     }
-    EXPECT_STREQ(symcoll_tuning_algorithms(SYMCOLL_COLL_BARRIER)[SYMCOLL_BARRIER_FLAGS], "flags");
-    EXPECT_EQ(symcoll_tuning_algorithms(SYMCOLL_COLL_SIGNAL_WAIT)[0], nullptr);
-    EXPECT_EQ(symcoll_tuning_algorithms((symcoll_collective_t)99)[0], nullptr);
+    EXPECT_STREQ(symcoll_collective_algorithms(SYMCOLL_COLL_BARRIER)[SYMCOLL_BARRIER_FLAGS],
+                 "flags");
+    EXPECT_EQ(symcoll_collective_algorithms(SYMCOLL_COLL_SIGNAL_WAIT)[0], nullptr);
+    EXPECT_EQ(symcoll_collective_algorithms((symcoll_collective_t)99)[0], nullptr);
 }
 
 TEST(Tuning, CollectiveNames) {
@@ -80,7 +81,7 @@ TEST(Tuning, EveryRowIsUsableAndEveryTableSizeIsCovered) {
     for (size_t i = 0; i < symcoll_tuning_n_rows; i++) {
         const symcoll_tuning_row_t &r = symcoll_tuning_rows[i];
         SCOPED_TRACE("row " + std::to_string(i));
-        const char *const *names = symcoll_tuning_algorithms(r.collective);
+        const char *const *names = symcoll_collective_algorithms(r.collective);
         bool known = false;
         for (int a = 0; names[a]; a++)
             known = known || !std::strcmp(names[a], r.algo);
@@ -224,7 +225,7 @@ TEST(Tuning, BandwidthGridFollowsBytesAndSmCount) {
 
 TEST(Tuning, ForcedNamesWinAtEverySize) {
     for (symcoll_collective_t c : kData) {
-        const char *const *names = symcoll_tuning_algorithms(c);
+        const char *const *names = symcoll_collective_algorithms(c);
         for (int a = 0; names[a]; a++)
             for (size_t bytes : {(size_t)8, 64 * KiB, 128 * MiB}) {
                 symcoll_choice_t ch = select(c, bytes, 2, TOPO_NVLINK, names[a]);

@@ -13,23 +13,12 @@
 #define DEFAULT_SM_COUNT 132
 #define LL_PAYLOAD_BYTES (SYMCOLL_LL_SLOT_BYTES / 2)
 
-const char *const *symcoll_tuning_algorithms(symcoll_collective_t collective) {
-    return symcoll_collective_algorithms(collective);
-}
-
 void symcoll_tuning_algorithm_list(symcoll_collective_t collective, char *out, size_t len) {
-    const char *const *names = symcoll_tuning_algorithms(collective);
+    const char *const *names = symcoll_collective_algorithms(collective);
     size_t used = 0;
     out[0] = '\0';
     for (int i = 0; names[i] && used < len; i++)
         used += (size_t)snprintf(out + used, len - used, "%s%s", i ? ", " : "", names[i]);
-}
-
-static int find_algorithm(const tuning_algo_set_t *set, const char *name) {
-    for (int i = 0; set->names[i]; i++)
-        if (!strcmp(set->names[i], name))
-            return i;
-    return -1;
 }
 
 static size_t ceil_div(size_t a, size_t b) {
@@ -198,15 +187,14 @@ typedef struct {
 
 static symcoll_status_t decide(const symcoll_tuning_query_t *q, symcoll_choice_t *out,
                                decision_t *how) {
-    const tuning_algo_set_t algorithms = symcoll_tuning_algo_set(q->collective);
-    const tuning_algo_set_t *set = &algorithms;
-    if (!set->models)
+    const tuning_algo_set_t set = symcoll_tuning_algo_set(q->collective);
+    if (!set.models)
         return fail(out, SYMCOLL_ERROR_INVALID_ARGUMENT, "collective %d (%s) has no algorithms",
                     (int)q->collective, symcoll_collective_name(q->collective));
     out->why[0] = '\0';
     how->forced = q->forced && q->forced[0];
     if (how->forced) {
-        int algo = find_algorithm(set, q->forced);
+        int algo = symcoll_algorithm_index(q->collective, q->forced);
         if (algo < 0)
             return unknown_forced(q, out);
         how->row = find_row(q, q->forced);
@@ -215,22 +203,22 @@ static symcoll_status_t decide(const symcoll_tuning_query_t *q, symcoll_choice_t
         int threads = q->forced_threads > 0 ? q->forced_threads
                       : r                   ? r->threads
                                             : SYMCOLL_TUNING_MAX_THREADS;
-        choose(q, set, algo, blocks, threads, out);
+        choose(q, &set, algo, blocks, threads, out);
         return SYMCOLL_SUCCESS;
     }
     how->row = find_row(q, NULL);
     const symcoll_tuning_row_t *r = row_of(how->row);
     if (!r) {
-        choose(q, set, cheapest_by_model(q, set), SYMCOLL_MAX_BLOCKS, SYMCOLL_TUNING_MAX_THREADS,
+        choose(q, &set, cheapest_by_model(q, &set), SYMCOLL_MAX_BLOCKS, SYMCOLL_TUNING_MAX_THREADS,
                out);
         return SYMCOLL_SUCCESS;
     }
-    int algo = find_algorithm(set, r->algo);
+    int algo = symcoll_algorithm_index(q->collective, r->algo);
     if (algo < 0)
         return fail(out, SYMCOLL_ERROR_INTERNAL,
                     "table row %ld names unknown algorithm \"%s\" for %s", how->row.index, r->algo,
                     symcoll_collective_name(q->collective));
-    choose(q, set, algo, r->blocks, r->threads, out);
+    choose(q, &set, algo, r->blocks, r->threads, out);
     return SYMCOLL_SUCCESS;
 }
 

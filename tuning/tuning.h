@@ -29,7 +29,7 @@ typedef struct {
 } symcoll_tuning_query_t;
 
 typedef struct {
-    int algo;         /* index into symcoll_tuning_algorithms(collective) (coll_algorithms.h) */
+    int algo;         /* index into symcoll_collective_algorithms(collective) (coll_algorithms.h) */
     const char *name; /* that algorithm's name */
     int blocks;       /* grid size (<= SYMCOLL_MAX_BLOCKS; LL: <= SYMCOLL_LL_BLOCKS) */
     int threads;      /* block size: a multiple of 32 from 32 to SYMCOLL_TUNING_MAX_THREADS */
@@ -42,8 +42,6 @@ symcoll_status_t symcoll_tuning_select(const symcoll_tuning_query_t *q, symcoll_
 /* The same choice as symcoll_tuning_select with why left empty: the enqueue path's version
  * (formatting why costs about as much as the rest of a call's host work). */
 symcoll_status_t symcoll_tuning_choose(const symcoll_tuning_query_t *q, symcoll_choice_t *out);
-/* NULL-terminated list of the algorithm names of a collective. */
-const char *const *symcoll_tuning_algorithms(symcoll_collective_t collective);
 /* Those names as "ll, one_shot, two_shot" in out (len bytes), for messages. */
 void symcoll_tuning_algorithm_list(symcoll_collective_t collective, char *out, size_t len);
 
