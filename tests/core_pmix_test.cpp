@@ -228,7 +228,9 @@ TEST_F(Heap, OutOfMemoryNamesTheHeapAndLeavesItUsable) {
 
 // Last, and only where ctest sets a short SYMCOLL_INIT_TIMEOUT_MS (core_pmix_timeout): rank
 // 1 stops calling, and rank 0's fence gives up after the timeout (whole seconds) with TIMEOUT
-// naming the setting, instead of waiting for ever. Rank 1's late fence fails too.
+// naming the setting, instead of waiting for ever. Rank 1's late fence must not hang either,
+// but its status is PMIx's to decide: the server may still hold rank 0's abandoned contribution
+// and complete the late fence with it (seen in CI), or may have dropped it and time out.
 TEST(PmixTimeout, FenceGivesUpOnARankThatStopsCalling) {
     if (init_timeout_ms() > 5000)
         GTEST_SKIP() << "run with SYMCOLL_INIT_TIMEOUT_MS <= 5000 (ctest's core_pmix_timeout)";
@@ -239,10 +241,12 @@ TEST(PmixTimeout, FenceGivesUpOnARankThatStopsCalling) {
     auto start = clock::now();
     symcoll_status_t st = boot->barrier(boot);
     double waited = std::chrono::duration<double>(clock::now() - start).count();
-    EXPECT_EQ(st, SYMCOLL_ERROR_TIMEOUT) << symcoll_last_error();
-    if (boot->rank == 0) {
+    EXPECT_LE(waited, limit + 1.5);
+    if (boot->rank != 0) {
+        EXPECT_TRUE(st == SYMCOLL_SUCCESS || st == SYMCOLL_ERROR_TIMEOUT) << symcoll_last_error();
+    } else {
+        EXPECT_EQ(st, SYMCOLL_ERROR_TIMEOUT) << symcoll_last_error();
         EXPECT_GE(waited, 0.9 * limit);
-        EXPECT_LE(waited, limit + 1.5);
         EXPECT_TRUE(contains(symcoll_last_error(), "SYMCOLL_INIT_TIMEOUT_MS"))
             << symcoll_last_error();
     }
