@@ -61,6 +61,21 @@ static void plan_grid(const struct symcoll_halo_plan *p, void *const *fields, in
     a->n_dirs = p->n_dirs;
 }
 
+/* INVALID_ARGUMENT when two fields of one exchange overlap within span bytes: one field's halo
+ * cells, written by the neighbours, could be another's interior, read at the same time. */
+static symcoll_status_t fields_apart(const char *fn, void *const *fields, int n, size_t span) {
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) {
+            uintptr_t a = (uintptr_t)fields[i], b = (uintptr_t)fields[j];
+            if ((a > b ? a - b : b - a) < span)
+                return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                         "%s: fields[%d] %p and fields[%d] %p overlap: each "
+                                         "field spans %zu bytes",
+                                         fn, i, fields[i], j, fields[j], span);
+        }
+    return SYMCOLL_SUCCESS;
+}
+
 static symcoll_status_t exchange(const char *fn, symcoll_halo_t h, void *const *fields, int n,
                                  cudaStream_t stream) {
     symcoll_status_t st = symcoll_check_initialized(fn);
@@ -88,6 +103,8 @@ static symcoll_status_t exchange(const char *fn, symcoll_halo_t h, void *const *
         st = symcoll_check_symmetric(fn, arg, fields[i], h->span);
         a.fields[i] = fields[i];
     }
+    if (st == SYMCOLL_SUCCESS)
+        st = fields_apart(fn, fields, n, h->span);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_check_stream(fn, stream);
     if (st != SYMCOLL_SUCCESS || h->n_dirs == 0)

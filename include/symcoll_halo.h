@@ -58,11 +58,12 @@ typedef struct symcoll_halo_plan *symcoll_halo_t;
 SYMCOLL_API void symcoll_halo_desc_default(symcoll_halo_desc_t *d);
 
 /* Creates a plan for team. Collective over WORLD (like symcoll_team_split_strided): every PE
- * calls it; PEs outside the team get a plan on which only symcoll_halo_destroy is valid.
+ * calls it; PEs outside the team get a plan on which only symcoll_halo_grid (the team's grid,
+ * coordinates -1) and symcoll_halo_destroy are valid. The members must pass the same team.
  * The team's PEs must agree on everything but interior and pitch; neighbouring faces must
  * have the same shape. Errors, on every PE: INVALID_ARGUMENT (names the field, or for a face
- * mismatch the dimension and the two PEs), UNSUPPORTED (a neighbour is not load/store
- * reachable), OUT_OF_MEMORY, NOT_INITIALIZED, CUDA. */
+ * mismatch the dimension and the two PEs, or for different teams the two PEs and their teams),
+ * UNSUPPORTED (a neighbour is not load/store reachable), OUT_OF_MEMORY, NOT_INITIALIZED, CUDA. */
 SYMCOLL_API symcoll_status_t symcoll_halo_create(symcoll_team_t team, const symcoll_halo_desc_t *d,
                                                  symcoll_halo_t *h);
 
@@ -76,7 +77,8 @@ SYMCOLL_API symcoll_status_t symcoll_halo_create(symcoll_team_t team, const symc
  * symmetric or too small for the layout), TIMEOUT (the team is broken), CUDA. */
 SYMCOLL_API symcoll_status_t symcoll_halo_exchange_on_stream(symcoll_halo_t h, void *field,
                                                              cudaStream_t stream);
-/* The same for n fields (1 <= n <= SYMCOLL_HALO_MAX_FIELDS) in one kernel: one exchange. */
+/* The same for n fields (1 <= n <= SYMCOLL_HALO_MAX_FIELDS) in one kernel: one exchange. The
+ * fields must not overlap (INVALID_ARGUMENT): each spans the layout of the team's largest PE. */
 SYMCOLL_API symcoll_status_t symcoll_halo_exchange_many_on_stream(symcoll_halo_t h,
                                                                   void *const *fields, int n,
                                                                   cudaStream_t stream);

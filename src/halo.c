@@ -6,6 +6,7 @@
 #include "halo_geometry.h"
 #include "env.h"
 #include "halo_plan.h"
+#include "halo_team_records.h"
 #include "internal.h"
 
 void symcoll_halo_desc_default(symcoll_halo_desc_t *d) {
@@ -16,25 +17,6 @@ void symcoll_halo_desc_default(symcoll_halo_desc_t *d) {
     d->ndims = 1;
     d->interior[0] = d->interior[1] = d->interior[2] = 1;
     d->type = SYMCOLL_FLOAT32;
-}
-
-/* What each PE contributes to the creation. */
-typedef struct {
-    int32_t team_pe, team_size;
-    uint64_t ll_bytes; /* SYMCOLL_HALO_LL_BYTES: the slots are sized alike only if all agree */
-    symcoll_halo_desc_t desc;
-} halo_record_t;
-
-/* INVALID_ARGUMENT naming the first PE whose SYMCOLL_HALO_LL_BYTES differs from PE 0's. */
-static symcoll_status_t same_ll_bytes(const char *fn, const halo_record_t *all) {
-    for (int pe = 1; pe < symcoll_g.n_pes; pe++)
-        if (all[pe].ll_bytes != all[0].ll_bytes)
-            return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
-                                     "%s: SYMCOLL_HALO_LL_BYTES differs between PEs: PE 0 has "
-                                     "%llu, PE %d has %llu; set it alike on every PE",
-                                     fn, (unsigned long long)all[0].ll_bytes, pe,
-                                     (unsigned long long)all[pe].ll_bytes);
-    return SYMCOLL_SUCCESS;
 }
 
 /* This PE's failure, else the first failure among the other PEs' statuses. */
@@ -53,43 +35,6 @@ static symcoll_status_t agree(const char *fn, symcoll_status_t mine) {
                                    pe, symcoll_status_string((symcoll_status_t)all[pe]));
     free(all);
     return st;
-}
-
-/* The team's normalized descriptions, by team PE, from every PE's record. */
-static symcoll_status_t team_descs(const char *fn, const halo_record_t *all, int *team_size,
-                                   symcoll_halo_desc_t **out) {
-    int n = 0;
-    for (int pe = 0; pe < symcoll_g.n_pes; pe++)
-        if (all[pe].team_pe >= 0)
-            n = all[pe].team_size;
-    symcoll_halo_desc_t *descs = calloc((size_t)(n > 0 ? n : 1), sizeof *descs);
-    int *seen = calloc((size_t)(n > 0 ? n : 1), sizeof *seen);
-    symcoll_status_t st = descs && seen ? SYMCOLL_SUCCESS
-                                        : symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY,
-                                                            "%s: out of host memory", fn);
-    int members = 0;
-    for (int pe = 0; pe < symcoll_g.n_pes && st == SYMCOLL_SUCCESS; pe++) {
-        const halo_record_t *r = &all[pe];
-        if (r->team_pe < 0)
-            continue;
-        if (r->team_size != n || r->team_pe >= n || seen[r->team_pe]++)
-            st = symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
-                                   "%s: the PEs passed different teams (PE %d is member %d of %d)",
-                                   fn, pe, r->team_pe, r->team_size);
-        else
-            descs[r->team_pe] = r->desc, members++;
-    }
-    if (st == SYMCOLL_SUCCESS && (n == 0 || members != n))
-        st = symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
-                               "%s: %d PEs joined as members of a team of %d", fn, members, n);
-    free(seen);
-    if (st != SYMCOLL_SUCCESS) {
-        free(descs);
-        return st;
-    }
-    *team_size = n;
-    *out = descs;
-    return SYMCOLL_SUCCESS;
 }
 
 /* This PE's messages toward every direction, and the largest span of the team. */
@@ -211,14 +156,15 @@ static symcoll_status_t fill_area(const char *fn, struct symcoll_halo_plan *p,
 
 /* Everything after the first exchange of records; every step is collective over WORLD. */
 static symcoll_status_t create_agreed(const char *fn, struct symcoll_halo_plan *p,
-                                      const halo_record_t *all) {
+                                      const symcoll_halo_record_t *all) {
     int team_size = 0;
     symcoll_halo_desc_t *descs = NULL;
-    symcoll_status_t st = team_descs(fn, all, &team_size, &descs);
-    if (st == SYMCOLL_SUCCESS)
-        st = same_ll_bytes(fn, all);
+    symcoll_status_t st = symcoll_halo_team_descs(fn, all, symcoll_g.n_pes, &team_size, &descs);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_halo_check_team(fn, team_size, descs);
+    /* A PE outside the team still answers symcoll_halo_grid with the team's grid. */
+    if (st == SYMCOLL_SUCCESS && p->team_pe < 0)
+        memcpy(p->desc.pe_grid, descs[0].pe_grid, sizeof p->desc.pe_grid);
     symcoll_team_state_t *t = NULL;
     symcoll_halo_msg_t msg[SYMCOLL_HALO_DIRS], in[SYMCOLL_HALO_DIRS];
     size_t ll_bytes = 0;
@@ -258,8 +204,8 @@ symcoll_status_t symcoll_halo_create(symcoll_team_t team, const symcoll_halo_des
     if (h)
         *h = NULL;
     struct symcoll_halo_plan *p = calloc(1, sizeof *p);
-    halo_record_t *all = calloc((size_t)symcoll_g.n_pes, sizeof *all);
-    halo_record_t mine;
+    symcoll_halo_record_t *all = calloc((size_t)symcoll_g.n_pes, sizeof *all);
+    symcoll_halo_record_t mine;
     memset(&mine, 0, sizeof mine);
     mine.team_pe = -1;
     mine.ll_bytes = (uint64_t)symcoll_env()->halo_ll_bytes;
@@ -276,6 +222,8 @@ symcoll_status_t symcoll_halo_create(symcoll_team_t team, const symcoll_halo_des
         else if (me >= 0) {
             mine.team_pe = me;
             mine.team_size = size;
+            mine.team_start = symcoll_g.teams[team].start;
+            mine.team_stride = symcoll_g.teams[team].stride;
             local = symcoll_halo_normalize(fn, size, d, &mine.desc);
         }
     }

@@ -19,9 +19,13 @@ symcoll_status_t symcoll_heap_free(const char *fn, void *ptr) {
     symcoll_status_t st = symcoll_check_initialized(fn);
     if (st != SYMCOLL_SUCCESS)
         return st;
-    st = symcoll_cuda_status(cudaDeviceSynchronize(), fn, "waiting for the device");
-    if (st != SYMCOLL_SUCCESS)
-        return st;
+    /* A failed wait (a faulted context: no kernel of ours runs on) still joins the collective
+     * free, which the other PEs are in; its error is returned once the block is freed. */
+    char waited[512] = "";
+    symcoll_status_t wait =
+        symcoll_cuda_status(cudaDeviceSynchronize(), fn, "waiting for the device");
+    if (wait != SYMCOLL_SUCCESS)
+        snprintf(waited, sizeof waited, "%s", symcoll_last_error());
     void *base;
     size_t size, offset = SIZE_MAX;
     if (symcoll_heap_find(ptr, &base, &size) && base == ptr)
@@ -31,6 +35,8 @@ symcoll_status_t symcoll_heap_free(const char *fn, void *ptr) {
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
                                  "%s: ptr %p is not the start of a live symmetric allocation", fn,
                                  ptr);
+    if (st == SYMCOLL_SUCCESS && wait != SYMCOLL_SUCCESS)
+        return symcoll_set_error(wait, "%s", waited);
     return st;
 }
 

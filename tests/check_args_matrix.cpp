@@ -4,7 +4,6 @@
 // initialized (the state before init and after finalize alike). Every row must return its
 // status with a one-line message naming the function, the argument and its value; write
 // nothing (heap, local memory and team state unchanged); and leave WORLD usable.
-// symcoll_free of a bad pointer waits for the device first, so its rows are GPU tests.
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -76,6 +75,14 @@ std::vector<Row> rows() {
          INVALID,
          {"overflows"},
          INVALID},
+        {"symcoll_free",
+         [](auto &b) { return symcoll_free_checked(b.gap); },
+         INVALID,
+         {"not the start of a live symmetric allocation"}},
+        {"symcoll_free",
+         [](auto &b) { return symcoll_free_checked(b.a + 16); },
+         INVALID,
+         {"not the start of a live symmetric allocation"}},
         {"symcoll_ptr",
          [](auto &) { return null_means(INVALID, symcoll_ptr(nullptr, 0)); },
          INVALID,
@@ -448,6 +455,26 @@ TEST_F(ArgsMatrix, QueriesAnswerMinusOneOrANameForBadValues) {
     EXPECT_EQ(symcoll_halo_device_handle(nullptr).dirs, 0u);
     EXPECT_EQ(symcoll_halo_destroy(nullptr), SYMCOLL_SUCCESS);
     EXPECT_EQ(symcoll_free_checked(nullptr), SYMCOLL_SUCCESS);
+}
+
+// symcoll_free is collective: this PE joins the other PEs' free even when waiting for its
+// device fails (here, without a GPU, it does), frees the block, then reports the failure.
+TEST_F(ArgsMatrix, FreeJoinsTheOtherPesWhenTheDeviceWaitFails) {
+    static int exchanges;
+    exchanges = 0;
+    rt.boot.allgather = [](symcoll_bootstrap_t *b, const void *mine, void *all, size_t bytes) {
+        exchanges++;
+        for (int pe = 0; pe < b->size; pe++)
+            std::memcpy(static_cast<char *>(all) + pe * bytes, mine, bytes);
+        return SYMCOLL_SUCCESS;
+    };
+    symcoll_status_t st = symcoll_free_checked(m.a);
+    EXPECT_GE(exchanges, 1) << "left the other PEs waiting in the free";
+    EXPECT_EQ(rt.heap.allocator.n_live, 1u) << "the block is still allocated here";
+    if (st != SYMCOLL_SUCCESS)
+        EXPECT_NE(std::string(symcoll_last_error()).find("waiting for the device"),
+                  std::string::npos)
+            << symcoll_last_error();
 }
 
 // A call with a stream handle that is not a stream. Only without a GPU: with a driver, asking

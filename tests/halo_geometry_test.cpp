@@ -3,12 +3,15 @@
 // box every direction moves; and the collective steps of a plan's creation that fails, against
 // the faked runtime of fake_runtime.h.
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 #include <gtest/gtest.h>
 #include "fake_runtime.h"
 #include "halo_geometry.h"
+#include "halo_plan.h"
+#include "halo_team_records.h"
 
 namespace {
 
@@ -213,6 +216,88 @@ TEST(HaloTeam, FaceMismatchNamesDimensionAndPes) {
         << symcoll_last_error();
 }
 
+// The records of 4 WORLD PEs: PEs 0 and 2 are members 0 and 1 of the team {0, 2} (start 0,
+// stride 2), each with its own interior; PEs 1 and 3 are outside it.
+std::vector<symcoll_halo_record_t> team_0_2() {
+    std::vector<symcoll_halo_record_t> all(4);
+    for (int pe = 0; pe < 4; pe++) {
+        symcoll_halo_record_t &r = all[pe];
+        std::memset(&r, 0, sizeof r);
+        r.team_pe = pe % 2 == 0 ? pe / 2 : -1;
+        r.team_size = pe % 2 == 0 ? 2 : 0;
+        r.team_stride = pe % 2 == 0 ? 2 : 0;
+        r.ll_bytes = 4096;
+        r.desc = desc2d(8 + pe, 6, 1);
+    }
+    return all;
+}
+
+symcoll_status_t team_descs(const std::vector<symcoll_halo_record_t> &all, int *size,
+                            std::vector<symcoll_halo_desc_t> *descs) {
+    symcoll_halo_desc_t *out = nullptr;
+    symcoll_status_t st = symcoll_halo_team_descs(kFn, all.data(), (int)all.size(), size, &out);
+    if (out)
+        descs->assign(out, out + *size);
+    std::free(out);
+    return st;
+}
+
+void expect_team_rejected(const std::vector<symcoll_halo_record_t> &all,
+                          const std::vector<std::string> &needles) {
+    int size = -1;
+    std::vector<symcoll_halo_desc_t> descs;
+    EXPECT_EQ(team_descs(all, &size, &descs), SYMCOLL_ERROR_INVALID_ARGUMENT);
+    std::string why = symcoll_last_error();
+    for (const std::string &needle : needles)
+        EXPECT_NE(why.find(needle), std::string::npos) << "\"" << needle << "\" in: " << why;
+    EXPECT_EQ(size, -1);
+}
+
+TEST(HaloTeam, MembersGiveTheirDescriptionsByTeamPe) {
+    int size = 0;
+    std::vector<symcoll_halo_desc_t> descs;
+    ASSERT_EQ(team_descs(team_0_2(), &size, &descs), SYMCOLL_SUCCESS) << symcoll_last_error();
+    ASSERT_EQ(size, 2);
+    EXPECT_EQ(descs[0].interior[0], 8u);
+    EXPECT_EQ(descs[1].interior[0], 10u) << "member 1 is PE 2";
+}
+
+// Teams of the same size that put the PEs elsewhere: each PE's own view is consistent, so
+// only the records side by side show it.
+TEST(HaloTeam, DifferentTeamsNameBothPes) {
+    std::vector<symcoll_halo_record_t> all = team_0_2();
+    all[2].team_pe = -1; // PE 2 passed a team it is not in ...
+    all[3].team_pe = 1;  // ... and PE 3 the team {1, 3} as its member 1
+    all[3].team_size = 2;
+    all[3].team_start = 1;
+    all[3].team_stride = 2;
+    expect_team_rejected(all, {"different teams", "PE 0 is member 0 of a team of 2 PEs from PE 0",
+                               "PE 3 is member 1 of a team of 2 PEs from PE 1 with stride 2"});
+    all[3].team_start = 0; // {0, 2} again, but PE 3 says it is member 1, which is PE 2
+    expect_team_rejected(all, {"different teams", "PE 3 is member 1"});
+    all = team_0_2();
+    all[2].team_size = 3;
+    expect_team_rejected(all, {"different teams", "team of 3 PEs"});
+    all = team_0_2();
+    all[2].team_pe = 2; // beyond its own team's size
+    expect_team_rejected(all, {"different teams", "PE 2 is member 2 of a team of 2"});
+}
+
+TEST(HaloTeam, AMemberOutsideItsTeamIsNamed) {
+    std::vector<symcoll_halo_record_t> all = team_0_2();
+    all[2].team_pe = -1;
+    expect_team_rejected(all, {"1 PEs joined as members of a team of 2", "member 1 (PE 2)"});
+    for (symcoll_halo_record_t &r : all)
+        r.team_pe = -1;
+    expect_team_rejected(all, {"no PE is a member"});
+}
+
+TEST(HaloTeam, LlBytesMustAgree) {
+    std::vector<symcoll_halo_record_t> all = team_0_2();
+    all[3].ll_bytes = 8192; // outside the team too: the slots of every plan are sized alike
+    expect_team_rejected(all, {"SYMCOLL_HALO_LL_BYTES", "PE 0 has 4096, PE 3 has 8192"});
+}
+
 // A 2D float field 10 x 6 interior, width 2, pitch 16: the box sent up in y and its place in
 // a neighbour whose interior is 10 x 9.
 TEST(HaloMessage, BoxesOffsetsAndUnits) {
@@ -323,6 +408,29 @@ TEST(HaloCreate, FailureAfterTheRecordExchangeIsAgreedOn) {
     EXPECT_EQ(exchanges[0], sizeof(int32_t));
     EXPECT_GT(exchanges[1], sizeof(symcoll_halo_desc_t));
     EXPECT_EQ(exchanges[2], sizeof(int32_t));
+}
+
+// Two fields of one exchange that overlap: one's halo cells would be the other's interior.
+// Against the faked runtime, with a plan of no directions (nothing to launch).
+TEST(HaloExchangeArgs, OverlappingFieldsAreRefused) {
+    fake_runtime::Runtime runtime;
+    symcoll_halo_plan plan{};
+    plan.team = SYMCOLL_TEAM_WORLD;
+    plan.span = 1024;
+    void *overlapping[3] = {runtime.a, runtime.a + 2048, runtime.a + 1000};
+    EXPECT_EQ(symcoll_halo_exchange_many_on_stream(&plan, overlapping, 3, nullptr),
+              SYMCOLL_ERROR_INVALID_ARGUMENT);
+    std::string why = symcoll_last_error();
+    EXPECT_NE(why.find("fields[0]"), std::string::npos) << why;
+    EXPECT_NE(why.find("fields[2]"), std::string::npos) << why;
+    EXPECT_NE(why.find("overlap"), std::string::npos) << why;
+    EXPECT_NE(why.find("1024 bytes"), std::string::npos) << why;
+    void *same[2] = {runtime.a, runtime.a};
+    EXPECT_EQ(symcoll_halo_exchange_many_on_stream(&plan, same, 2, nullptr),
+              SYMCOLL_ERROR_INVALID_ARGUMENT);
+    void *apart[3] = {runtime.a, runtime.a + 2048, runtime.a + 1024};
+    EXPECT_EQ(symcoll_halo_exchange_many_on_stream(&plan, apart, 3, nullptr), SYMCOLL_SUCCESS)
+        << symcoll_last_error();
 }
 
 } // namespace

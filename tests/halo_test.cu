@@ -124,6 +124,7 @@ TEST(HaloExchange, BadCallsAreRejected) {
     setup(k, Config{2, 1, 0, 0, 1, 4, 0, {8, 8, 1}});
     char local[16];
     void *fields[SYMCOLL_HALO_MAX_FIELDS + 1] = {};
+    void *same[2] = {k.fields[0], k.fields[0]};
     struct Bad {
         symcoll_status_t status;
         const char *needle;
@@ -137,6 +138,7 @@ TEST(HaloExchange, BadCallsAreRejected) {
          "SYMCOLL_HALO_MAX_FIELDS"},
         {symcoll_halo_exchange_many_on_stream(k.plan, nullptr, 1, k.stream), "fields is NULL"},
         {symcoll_halo_exchange_many_on_stream(k.plan, fields, 2, k.stream), "fields[0]"},
+        {symcoll_halo_exchange_many_on_stream(k.plan, same, 2, k.stream), "overlap"},
     };
     for (const Bad &b : bad) {
         EXPECT_EQ(b.status, SYMCOLL_ERROR_INVALID_ARGUMENT);
@@ -193,6 +195,20 @@ TEST(HaloCreate, BadPlansFailEverywhere) {
     EXPECT_EQ(symcoll_halo_create(SYMCOLL_TEAM_WORLD, &widths, &h), SYMCOLL_ERROR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(symcoll_last_error()).find("width[0]"), std::string::npos)
         << symcoll_last_error();
+    // A plan of a team of PE 0 alone: the others are outside it, and see its grid.
+    symcoll_team_t first = SYMCOLL_TEAM_INVALID;
+    ASSERT_EQ(symcoll_team_split_strided(SYMCOLL_TEAM_WORLD, 0, 1, 1, &first), SYMCOLL_SUCCESS)
+        << symcoll_last_error();
+    symcoll_halo_desc_t alone = d;
+    alone.pe_grid[0] = 0;
+    ASSERT_EQ(symcoll_halo_create(first, &alone, &h), SYMCOLL_SUCCESS) << symcoll_last_error();
+    int grid[3] = {-2, -2, -2}, coords[3] = {-2, -2, -2};
+    EXPECT_EQ(symcoll_halo_grid(h, grid, coords), SYMCOLL_SUCCESS) << symcoll_last_error();
+    EXPECT_EQ(grid[0] * 10 + grid[1], 11) << "the team's grid, on every PE";
+    EXPECT_EQ(coords[0], me == 0 ? 0 : -1);
+    EXPECT_EQ(symcoll_halo_destroy(h), SYMCOLL_SUCCESS) << symcoll_last_error();
+    if (first != SYMCOLL_TEAM_INVALID)
+        EXPECT_EQ(symcoll_team_destroy(first), SYMCOLL_SUCCESS) << symcoll_last_error();
     // A good plan still works afterwards.
     EXPECT_EQ(symcoll_halo_create(SYMCOLL_TEAM_WORLD, &d, &h), SYMCOLL_SUCCESS)
         << symcoll_last_error();
