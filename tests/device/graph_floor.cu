@@ -11,6 +11,8 @@
 //                receiver copies the payload out (the halo LL rows design, one direction)
 //   ll_1k_2blk   the same with two blocks, one per direction (rows up and down)
 //   lib_barrier  symcoll_barrier_on_stream
+//   empty_2k5    the launch with 2.5 KiB of kernel parameters (the halo kernel's size)
+//   ll_2blk_2k5  ll_1k_2blk with those parameters too
 // Built and run on the GPU machine by graph_floor.sh.
 #include <algorithm>
 #include <stdio.h>
@@ -34,7 +36,13 @@ struct Sym {
     char *out;                     // where the receiver copies the payload
 };
 
+// The halo kernel's parameters are 2.5 KiB (27 messages of 72 bytes and the rest).
+struct Params {
+    char bytes[2560];
+};
+
 __global__ void empty_kernel() {}
+__global__ void empty_params_kernel(Params) {}
 
 __global__ void epoch_kernel(Sym s) {
     if (threadIdx.x == 0)
@@ -59,7 +67,7 @@ template <bool RA> __global__ void flag_kernel(Sym s) {
 }
 
 // Block b sends direction b's 1 KiB (128 lines) and receives the peer's direction b.
-__global__ void ll_kernel(Sym s) {
+__device__ void ll_exchange(const Sym &s) {
     const unsigned t = threadIdx.x, b = blockIdx.x;
     unsigned long long k = *(volatile unsigned long long *)s.epoch + 1;
     const size_t slot = ((k & 1) * 2 + b) * 2048;
@@ -82,6 +90,12 @@ __global__ void ll_kernel(Sym s) {
     if (t == 0 && b == 0)
         *s.epoch = k; // read by every block before: the next kernel starts after this one ends
 }
+__global__ void ll_kernel(Sym s) {
+    ll_exchange(s);
+}
+__global__ void ll_params_kernel(Sym s, Params) {
+    ll_exchange(s);
+}
 
 int main() {
     if (symcoll_init(NULL) != SYMCOLL_SUCCESS) {
@@ -102,14 +116,14 @@ int main() {
     CK(cudaEventCreate(&t0));
     CK(cudaEventCreate(&t1));
     for (int v = 0; v < n_variants; v++) {
-        // Fresh counts and flags per variant at their own 4 KiB; LL slots of variants 4 and 5
-        // (2 parities x 2 directions x 2 KiB of lines) at 32 KiB and 40 KiB.
+        // Fresh counts and flags per variant at their own 4 KiB; LL slots of variant 4
+        // (2 parities x 2 directions x 2 KiB of lines) at 48 KiB, of variants 5 and 8 at 56 KiB.
         char *base = mem + v * 4096;
         Sym s;
         s.epoch = (unsigned long long *)base;
         s.flag = (unsigned long long *)(base + 128);
         s.peer_flag = (unsigned long long *)symcoll_ptr(s.flag, peer);
-        s.slots = mem + 32768 + 8192 * (v == 5);
+        s.slots = mem + 49152 + 8192 * (v == 5 || v == 8);
         s.peer_slots = (char *)symcoll_ptr(s.slots, peer);
         s.out = out;
         CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
