@@ -77,10 +77,10 @@ void tagged_stream_close(struct tagged_stream *stream);
 
 struct child {
     int rank;
-    pid_t pid;    /* also its process group, which outlives it while its descendants run */
-    bool running; /* not yet reaped */
-    int wait_status;
-    int exit_code;               /* exit status, or 128 + signal */
+    pid_t pid;     /* also its process group, which outlives it while its descendants run */
+    bool running;  /* has not ended; once it has, it stays unreaped while its group is signalled */
+    int killed_by; /* the signal that ended it; 0: it exited */
+    int exit_code; /* exit status, or 128 + signal */
     bool initialized, finalized; /* as its symcoll library reported (rank_status) */
     struct tagged_stream out;
     struct tagged_stream err;
@@ -101,7 +101,9 @@ void signals_unblock(const sigset_t *old_mask);
 /* In a forked child before exec: the dispositions and mask the launcher started with. */
 void signals_reset_in_child(const sigset_t *old_mask);
 
-int exit_code_of_wait_status(int wait_status);
+/* Of waitid's report on an ended child. */
+int signal_that_ended(const siginfo_t *info);
+int exit_code_of(const siginfo_t *info);
 bool exit_code_is_failure(int exit_code);
 
 #define LAUNCHER_FD_VARIABLE "SYMCOLL_LAUNCHER_FD"

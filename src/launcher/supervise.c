@@ -44,7 +44,8 @@ void supervisor_destroy(struct supervisor *sup) {
 }
 
 /* Each child leads its own process group, so this reaches what it started too, also after the
-   child itself ended (a wrapper script's background job); a group already empty is ESRCH. */
+   child itself ended (a wrapper script's background job); a group already empty is ESRCH. The
+   ids are still the children's groups: an ended child stays unreaped until reap_children. */
 static void signal_groups(struct supervisor *sup, int signal_number) {
     for (int i = 0; i < sup->n_children; i++)
         kill(-sup->children[i].pid, signal_number);
@@ -73,9 +74,9 @@ static int count_running(const struct supervisor *sup) {
 
 static void report_failure(const struct supervisor *sup, const struct child *child,
                            bool abandoned) {
-    if (WIFSIGNALED(child->wait_status))
+    if (child->killed_by != 0)
         fprintf(stderr, LAUNCHER_NAME ": rank %d killed by signal %d (%s)", child->rank,
-                WTERMSIG(child->wait_status), strsignal(WTERMSIG(child->wait_status)));
+                child->killed_by, strsignal(child->killed_by));
     else
         fprintf(stderr, LAUNCHER_NAME ": rank %d exited with status %d", child->rank,
                 child->exit_code);
@@ -100,15 +101,25 @@ static int failure_of(const struct supervisor *sup, const struct child *child, b
     return *abandoned ? EXIT_FAILURE : 0;
 }
 
-static void reap_children(struct supervisor *sup) {
+/* WNOWAIT: once reaped, a child's pid and so its group id may be taken by an unrelated process
+   group, which signal_groups would then hit; a zombie keeps both reserved. */
+static bool child_has_ended(const struct child *child, siginfo_t *info) {
+    info->si_pid = 0;
+    return waitid(P_PID, (id_t)child->pid, info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+           info->si_pid == child->pid;
+}
+
+static void notice_ended_children(struct supervisor *sup) {
     /* What a child reported before it ended is in the pipe by now. */
     rank_status_pump(sup->status, sup->children, sup->n_children);
     for (int i = 0; i < sup->n_children; i++) {
         struct child *child = &sup->children[i];
-        if (!child->running || waitpid(child->pid, &child->wait_status, WNOHANG) != child->pid)
+        siginfo_t info;
+        if (!child->running || !child_has_ended(child, &info))
             continue;
         child->running = false;
-        child->exit_code = exit_code_of_wait_status(child->wait_status);
+        child->killed_by = signal_that_ended(&info);
+        child->exit_code = exit_code_of(&info);
         bool abandoned;
         int failure = failure_of(sup, child, &abandoned);
         if (failure == 0)
@@ -121,6 +132,15 @@ static void reap_children(struct supervisor *sup) {
         if (news && !sup->keep_going && count_running(sup) > 0) {
             fprintf(stderr, LAUNCHER_NAME ": stopping the other ranks\n");
             stop_children(sup, SIGTERM);
+        }
+    }
+}
+
+/* Only once their groups will not be signalled again; every child has ended by then. */
+static void reap_children(const struct supervisor *sup) {
+    for (int i = 0; i < sup->n_children; i++) {
+        siginfo_t info;
+        while (waitid(P_PID, (id_t)sup->children[i].pid, &info, WEXITED) != 0 && errno == EINTR) {
         }
     }
 }
@@ -215,7 +235,7 @@ static int run_exit_code(const struct supervisor *sup) {
 
 int supervisor_run(struct supervisor *sup) {
     for (;;) {
-        reap_children(sup);
+        notice_ended_children(sup);
         if (count_running(sup) == 0)
             break;
         enforce_deadlines(sup);
@@ -235,6 +255,7 @@ int supervisor_run(struct supervisor *sup) {
     }
     /* The run is over: nothing a rank left behind may outlive it. */
     signal_groups(sup, SIGKILL);
+    reap_children(sup);
     drain_outputs(sup);
     return run_exit_code(sup);
 }
