@@ -133,6 +133,15 @@ class LauncherRun {
         kill(pid_, signal_number);
     }
 
+    // Leaves stdout unread, as a caller that stopped reading would: the pipe fills up.
+    RunResult finish_without_reading_stdout() {
+        int out_fd = fds_[0];
+        fds_[0] = -1;
+        RunResult result = finish();
+        close(out_fd);
+        return result;
+    }
+
     RunResult finish() {
         double deadline = now_seconds() + kHungSeconds;
         while (read_some(deadline)) {
@@ -651,6 +660,40 @@ TEST(Launcher, WithoutNRunsOneRankPerLocalGpuOrOne) {
     EXPECT_GE(size, 1);
     by_rank.erase(-1);
     EXPECT_EQ(by_rank.size(), static_cast<size_t>(size)) << run.out;
+}
+
+// A caller that stops reading the launcher's stdout must not stop its supervision.
+TEST(Launcher, TimesOutWhileNobodyReadsItsTaggedOutput) {
+    LauncherRun launcher({"-n", "2", "--tag-output", "--timeout", "2", kChild, "flood"});
+    RunResult run = launcher.finish_without_reading_stdout();
+    EXPECT_EQ(run.exit_code, 124) << run.err;
+    EXPECT_LT(run.seconds, 10);
+}
+
+TEST(Launcher, ForwardsSigtermWhileNobodyReadsItsTaggedOutput) {
+    LauncherRun launcher({"-n", "2", "--tag-output", kChild, "flood"});
+    usleep(500000);
+    launcher.send(SIGTERM);
+    RunResult run = launcher.finish_without_reading_stdout();
+    EXPECT_EQ(run.exit_code, 128 + SIGTERM) << run.err;
+    EXPECT_LT(run.seconds, 10);
+}
+
+// The ranks' output waits for a reader that comes late, every line of it whole.
+TEST(Launcher, TagOutputKeepsEveryLineForALateReader) {
+    const int n_lines = 100000;
+    LauncherRun launcher({"-n", "2", "--tag-output", "seq", std::to_string(n_lines)});
+    usleep(1500000);
+    RunResult run = launcher.finish();
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    std::vector<std::string> expected;
+    for (int line = 1; line <= n_lines; line++)
+        expected.push_back(std::to_string(line));
+    std::map<int, std::vector<std::string>> out = lines_by_rank(run.out);
+    EXPECT_EQ(out.count(-1), 0u);
+    for (int rank = 0; rank < 2; rank++)
+        EXPECT_TRUE(out[rank] == expected)
+            << "rank " << rank << ": " << out[rank].size() << " lines";
 }
 
 TEST(Launcher, TagOutputPrefixesEveryLineWithItsRank) {
