@@ -2,6 +2,7 @@
      print-pid            prints "pid RANK PID"
      print-env            prints each launch variable as NAME=VALUE, or "NAME unset"
      print-lines          prints two stdout lines, one stderr line, then a partial line on each
+     flood                prints stdout lines until killed
      print-args ARGS...   prints "arg ARG" for every remaining argument
      print-ignored        prints "ignored RANK SIG" for every signal it ignores
      print-fds            prints "fd N" for every file descriptor it has open, then
@@ -52,6 +53,11 @@ static void print_lines(void) {
     printf("out line 2\npartial-out");
     fflush(stdout);
     fprintf(stderr, "partial-err");
+}
+
+static void flood(void) {
+    for (unsigned long line = 0;; line++)
+        printf("flood line %lu\n", line);
 }
 
 static void print_ignored(void) {
@@ -139,6 +145,8 @@ int main(int argc, char **argv) {
             print_env();
         } else if (strcmp(action, "print-lines") == 0) {
             print_lines();
+        } else if (strcmp(action, "flood") == 0) {
+            flood();
         } else if (strcmp(action, "print-args") == 0) {
             while (next < argc)
                 printf("arg %s\n", argv[next++]);

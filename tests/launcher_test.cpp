@@ -15,7 +15,9 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -123,8 +125,21 @@ class LauncherRun {
         return true;
     }
 
+    const std::string &stdout_so_far() const {
+        return result_.out;
+    }
+
     void send(int signal_number) {
         kill(pid_, signal_number);
+    }
+
+    // Leaves stdout unread, as a caller that stopped reading would: the pipe fills up.
+    RunResult finish_without_reading_stdout() {
+        int out_fd = fds_[0];
+        fds_[0] = -1;
+        RunResult result = finish();
+        close(out_fd);
+        return result;
     }
 
     RunResult finish() {
@@ -394,8 +409,10 @@ TEST(Launcher, RanksDieWithAKilledLauncher) {
 }
 
 // Every rank leaves a process in its group that ignores SIGTERM; none may outlive the launcher.
-void expect_leftovers_killed(const std::vector<std::string> &rank_actions, int exit_code) {
-    std::vector<std::string> args{"-n", "2", kChild, "fork-sleeper", "60"};
+void expect_leftovers_killed(const std::vector<std::string> &options,
+                             const std::vector<std::string> &rank_actions, int exit_code) {
+    std::vector<std::string> args = options;
+    args.insert(args.end(), {"-n", "2", kChild, "fork-sleeper", "60"});
     args.insert(args.end(), rank_actions.begin(), rank_actions.end());
     RunResult run = run_launcher(args);
     EXPECT_EQ(run.exit_code, exit_code) << run.err;
@@ -405,11 +422,117 @@ void expect_leftovers_killed(const std::vector<std::string> &rank_actions, int e
 }
 
 TEST(Launcher, KillsWhatPassingRanksLeaveInTheirGroups) {
-    expect_leftovers_killed({}, 0);
+    expect_leftovers_killed({}, {}, 0);
 }
 
 TEST(Launcher, KillsWhatStoppedRanksLeaveInTheirGroups) {
-    expect_leftovers_killed({"sleep", "1", "exit-on", "0", "3", "sleep", "60"}, 3);
+    expect_leftovers_killed({}, {"sleep", "1", "exit-on", "0", "3", "sleep", "60"}, 3);
+}
+
+// Rank 0 ends at once and leaves its sleeper; the time-out stops the run long after.
+TEST(Launcher, KillsWhatAnEndedRankLeftWhenTheRunTimesOut) {
+    expect_leftovers_killed({"--timeout", "2"}, {"exit-on", "0", "0", "sleep", "60"}, 124);
+}
+
+// Exit statuses of run_in_pid_namespace's scenarios.
+enum ScenarioResult {
+    kScenarioPassed,
+    kScenarioSetupFailed,
+    kInnocentGroupKilled,
+    kRankLeftUnreaped,
+    kNoNamespace = 77,
+};
+
+// Runs scenario as the first process of a new PID namespace, inside a new user namespace so
+// that it may choose the next pid (ns_last_pid) without privileges; its processes are alone
+// there. Returns its exit status.
+int run_in_pid_namespace(int (*scenario)()) {
+    pid_t helper = fork();
+    if (helper == 0) {
+        if (unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0)
+            _exit(kNoNamespace);
+        pid_t init = fork();
+        if (init == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            _exit(scenario());
+        }
+        int wait_status = 0;
+        if (init < 0 || waitpid(init, &wait_status, 0) != init || !WIFEXITED(wait_status))
+            _exit(kScenarioSetupFailed);
+        _exit(WEXITSTATUS(wait_status));
+    }
+    if (helper < 0)
+        return kScenarioSetupFailed;
+    double deadline = now_seconds() + kHungSeconds;
+    int wait_status = 0;
+    while (waitpid(helper, &wait_status, WNOHANG) == 0) {
+        if (now_seconds() > deadline) {
+            kill(helper, SIGKILL);
+            waitpid(helper, &wait_status, 0);
+            return kScenarioSetupFailed;
+        }
+        usleep(10000);
+    }
+    return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : kScenarioSetupFailed;
+}
+
+// A zombie holds its pid too.
+bool pid_in_use(pid_t pid) {
+    return kill(pid, 0) == 0 || errno == EPERM;
+}
+
+// Makes the next process of this PID namespace get pid, if free.
+bool choose_next_pid(pid_t pid) {
+    int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    std::string last = std::to_string(pid - 1);
+    bool written = write(fd, last.data(), last.size()) == static_cast<ssize_t>(last.size());
+    close(fd);
+    return written;
+}
+
+// Starts a process in a group of its own whose id is the pid that rank 0 had, unless rank 0
+// still holds it, and checks that the launcher spares that group and leaves no rank unreaped.
+int reused_group_scenario() {
+    LauncherRun launcher({"-n", "2", kChild, "print-pid", "exit-on", "0", "0", "sleep", "2"});
+    if (!launcher.wait_for_stdout_lines(2))
+        return kScenarioSetupFailed;
+    std::map<int, pid_t> pids = printed_pids(launcher.stdout_so_far());
+    double deadline = now_seconds() + 0.5;
+    while (pid_in_use(pids[0]) && now_seconds() < deadline)
+        usleep(1000);
+    if (!choose_next_pid(pids[0]))
+        return kScenarioSetupFailed;
+    pid_t innocent = fork();
+    if (innocent == 0) {
+        setpgid(0, 0);
+        pause();
+        _exit(0);
+    }
+    setpgid(innocent, innocent);
+    launcher.finish();
+    bool spared = waitpid(innocent, nullptr, WNOHANG) == 0;
+    kill(innocent, SIGKILL);
+    waitpid(innocent, nullptr, 0);
+    if (!spared)
+        return kInnocentGroupKilled;
+    for (const auto &[rank, pid] : pids)
+        if (waitpid(pid, nullptr, WNOHANG) == pid)
+            return kRankLeftUnreaped;
+    return kScenarioPassed;
+}
+
+// A group id is free for reuse once its leader is reaped and its members are gone; the
+// launcher must not signal a group after it reaped the leader.
+TEST(Launcher, SignalsNoGroupWhoseRankItReaped) {
+    int result = run_in_pid_namespace(reused_group_scenario);
+    if (result == kNoNamespace)
+        GTEST_SKIP() << "no user and PID namespaces here";
+    EXPECT_NE(result, kInnocentGroupKilled)
+        << "the launcher killed a group that reused a rank's id";
+    EXPECT_NE(result, kRankLeftUnreaped) << "the launcher left a rank unreaped";
+    EXPECT_EQ(result, kScenarioPassed);
 }
 
 // Ignores the given signals while it lives, as `trap '' SIG` does for a shell's commands.
@@ -537,6 +660,40 @@ TEST(Launcher, WithoutNRunsOneRankPerLocalGpuOrOne) {
     EXPECT_GE(size, 1);
     by_rank.erase(-1);
     EXPECT_EQ(by_rank.size(), static_cast<size_t>(size)) << run.out;
+}
+
+// A caller that stops reading the launcher's stdout must not stop its supervision.
+TEST(Launcher, TimesOutWhileNobodyReadsItsTaggedOutput) {
+    LauncherRun launcher({"-n", "2", "--tag-output", "--timeout", "2", kChild, "flood"});
+    RunResult run = launcher.finish_without_reading_stdout();
+    EXPECT_EQ(run.exit_code, 124) << run.err;
+    EXPECT_LT(run.seconds, 10);
+}
+
+TEST(Launcher, ForwardsSigtermWhileNobodyReadsItsTaggedOutput) {
+    LauncherRun launcher({"-n", "2", "--tag-output", kChild, "flood"});
+    usleep(500000);
+    launcher.send(SIGTERM);
+    RunResult run = launcher.finish_without_reading_stdout();
+    EXPECT_EQ(run.exit_code, 128 + SIGTERM) << run.err;
+    EXPECT_LT(run.seconds, 10);
+}
+
+// The ranks' output waits for a reader that comes late, every line of it whole.
+TEST(Launcher, TagOutputKeepsEveryLineForALateReader) {
+    const int n_lines = 100000;
+    LauncherRun launcher({"-n", "2", "--tag-output", "seq", std::to_string(n_lines)});
+    usleep(1500000);
+    RunResult run = launcher.finish();
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    std::vector<std::string> expected;
+    for (int line = 1; line <= n_lines; line++)
+        expected.push_back(std::to_string(line));
+    std::map<int, std::vector<std::string>> out = lines_by_rank(run.out);
+    EXPECT_EQ(out.count(-1), 0u);
+    for (int rank = 0; rank < 2; rank++)
+        EXPECT_TRUE(out[rank] == expected)
+            << "rank " << rank << ": " << out[rank].size() << " lines";
 }
 
 TEST(Launcher, TagOutputPrefixesEveryLineWithItsRank) {

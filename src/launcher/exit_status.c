@@ -2,10 +2,12 @@
 
 #include <sys/wait.h>
 
-int exit_code_of_wait_status(int wait_status) {
-    if (WIFSIGNALED(wait_status))
-        return 128 + WTERMSIG(wait_status);
-    return WEXITSTATUS(wait_status);
+int signal_that_ended(const siginfo_t *info) {
+    return info->si_code == CLD_EXITED ? 0 : info->si_status;
+}
+
+int exit_code_of(const siginfo_t *info) {
+    return info->si_code == CLD_EXITED ? info->si_status : 128 + info->si_status;
 }
 
 bool exit_code_is_failure(int exit_code) {

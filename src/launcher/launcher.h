@@ -59,37 +59,71 @@ void child_env_destroy(struct child_env *env);
 
 #define TAG_PREFIX_MAX 16
 #define TAG_LINE_MAX 16384
+/* Room for a few of the longest tagged lines. */
+#define OUTPUT_QUEUE_BYTES (4 * (TAG_PREFIX_MAX + TAG_LINE_MAX + 1))
+
+/* Tagged lines on their way to one of the launcher's outputs. That descriptor is shared with
+   other processes (the caller's terminal or pipe), so it stays blocking: the supervisor writes
+   only once poll says it takes more, and then at most PIPE_BUF bytes, which a pipe takes without
+   blocking. A full output so holds up the ranks' lines, never the supervisor. */
+struct output_queue {
+    int fd;
+    bool broken; /* a write failed: what comes is dropped, so that the ranks still run */
+    size_t start, len;
+    char buf[OUTPUT_QUEUE_BYTES];
+};
+
+void output_queue_init(struct output_queue *queue, int fd);
+bool output_queue_pending(const struct output_queue *queue);
+/* Writes once; returns whether the output took anything. */
+bool output_queue_write(struct output_queue *queue);
+
+/* Where the ranks' tagged lines go. */
+struct tag_outputs {
+    struct output_queue *out;
+    struct output_queue *err; /* out itself where stderr is the file stdout is (2>&1), so that
+                                 lines reach it whole */
+};
 
 /* One child output stream relayed line by line with a "[rank] " prefix. */
 struct tagged_stream {
-    int fd;     /* read end of the child's pipe; -1 once closed */
-    int out_fd; /* where tagged lines go */
+    int fd;            /* read end of the child's pipe, non-blocking; -1 once closed */
+    size_t read_limit; /* bytes it may still read */
+    struct output_queue *queue;
+    bool blocked; /* a whole line waits for room in the queue */
+    char prefix[TAG_PREFIX_MAX];
     size_t prefix_len;
-    size_t line_len;
-    char buf[TAG_PREFIX_MAX + TAG_LINE_MAX + 1]; /* prefix, pending line, room for '\n' */
+    size_t start, len; /* what was read and not yet queued, in pending */
+    char pending[TAG_LINE_MAX];
 };
 
-void tagged_stream_init(struct tagged_stream *stream, int fd, int out_fd, int rank);
-/* Reads once (the fd is non-blocking); on EOF or error flushes a partial line and closes.
-   Returns whether it got data. */
-bool tagged_stream_pump(struct tagged_stream *stream);
-void tagged_stream_close(struct tagged_stream *stream);
+void tagged_stream_init(struct tagged_stream *stream, int fd, struct output_queue *queue, int rank);
+/* Whether to read: the pipe is open, no line waits for the queue, and there is room. */
+bool tagged_stream_wants_input(const struct tagged_stream *stream);
+/* Reads once; on EOF, error or the read limit closes, and what is left becomes the last line. */
+void tagged_stream_pump(struct tagged_stream *stream);
+/* Moves whole lines into the queue while it has room. A line longer than TAG_LINE_MAX goes in
+   tagged pieces, so memory stays bounded. */
+void tagged_stream_queue_lines(struct tagged_stream *stream);
+/* Limits reading to what the pipe holds now. */
+void tagged_stream_read_only_what_is_there(struct tagged_stream *stream);
 
 struct child {
     int rank;
-    pid_t pid;    /* also its process group, which outlives it while its descendants run */
-    bool running; /* not yet reaped */
-    int wait_status;
-    int exit_code;               /* exit status, or 128 + signal */
+    pid_t pid;     /* also its process group, which outlives it while its descendants run */
+    bool running;  /* has not ended; once it has, it stays unreaped while its group is signalled */
+    int killed_by; /* the signal that ended it; 0: it exited */
+    int exit_code; /* exit status, or 128 + signal */
     bool initialized, finalized; /* as its symcoll library reported (rank_status) */
     struct tagged_stream out;
     struct tagged_stream err;
 };
 
 /* Starts argv[0] for child->rank in its own process group, stdin on /dev/null, stdout and
-   stderr on pipes when tag_output; of the launcher's other descriptors it inherits only
-   status_fd. Returns false after saying why. */
-bool spawn_child(struct child *child, char **argv, char **envp, int status_fd, bool tag_output);
+   stderr on pipes relayed into tag unless it is NULL; of the launcher's other descriptors it
+   inherits only status_fd. Returns false after saying why. */
+bool spawn_child(struct child *child, char **argv, char **envp, int status_fd,
+                 const struct tag_outputs *tag);
 
 /* Catches SIGCHLD, SIGINT and SIGTERM through a self-pipe, ignores SIGPIPE. Returns the pipe's
    read end, or -1 after saying why. */
@@ -101,7 +135,9 @@ void signals_unblock(const sigset_t *old_mask);
 /* In a forked child before exec: the dispositions and mask the launcher started with. */
 void signals_reset_in_child(const sigset_t *old_mask);
 
-int exit_code_of_wait_status(int wait_status);
+/* Of waitid's report on an ended child. */
+int signal_that_ended(const siginfo_t *info);
+int exit_code_of(const siginfo_t *info);
 bool exit_code_is_failure(int exit_code);
 
 #define LAUNCHER_FD_VARIABLE "SYMCOLL_LAUNCHER_FD"
@@ -130,11 +166,15 @@ struct supervisor {
     bool stopping;        /* the children were told to stop */
     double kill_deadline; /* when stopping: SIGKILL the stragglers then */
     bool killed;
+    bool reaped;       /* the children's group ids may name other groups now: signal none */
     int first_failure; /* exit code of the first failed child; -1: none */
     bool keep_going;   /* a failed child does not stop the others */
     struct rank_status *status;
+    struct output_queue *outputs; /* the launcher's stdout and stderr */
+    struct tag_outputs tag;
+    size_t first_relayed; /* the stream that queues its lines first, in turn, so all get room */
     struct pollfd *poll_fds;
-    struct tagged_stream **poll_streams; /* the stream behind each poll_fds entry but the first */
+    struct tagged_stream **poll_streams; /* the stream behind each poll_fds entry of a stream */
 };
 
 /* Returns false when out of memory. */

@@ -17,7 +17,7 @@ static void start_children(struct supervisor *sup, const struct launch_options *
             return;
         }
         bool started = spawn_child(child, options->program_argv, env.vars, sup->status->write_fd,
-                                   options->tag_output);
+                                   options->tag_output ? &sup->tag : NULL);
         child_env_destroy(&env);
         if (!started) {
             supervisor_fail(sup, EXIT_FAILURE);

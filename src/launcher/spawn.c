@@ -83,7 +83,9 @@ static void close_pipe(int *fds) {
     close(fds[1]);
 }
 
-bool spawn_child(struct child *child, char **argv, char **envp, int status_fd, bool tag_output) {
+bool spawn_child(struct child *child, char **argv, char **envp, int status_fd,
+                 const struct tag_outputs *tag) {
+    bool tag_output = tag != NULL;
     int out_pipe[2], err_pipe[2];
     int stdin_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (stdin_fd < 0) {
@@ -134,8 +136,8 @@ bool spawn_child(struct child *child, char **argv, char **envp, int status_fd, b
         close(err_pipe[1]);
         fcntl(out_pipe[0], F_SETFL, O_NONBLOCK);
         fcntl(err_pipe[0], F_SETFL, O_NONBLOCK);
-        tagged_stream_init(&child->out, out_pipe[0], STDOUT_FILENO, child->rank);
-        tagged_stream_init(&child->err, err_pipe[0], STDERR_FILENO, child->rank);
+        tagged_stream_init(&child->out, out_pipe[0], tag->out, child->rank);
+        tagged_stream_init(&child->err, err_pipe[0], tag->err, child->rank);
     }
     return true;
 }
