@@ -418,6 +418,18 @@ static int finish(parser_t *p) {
         a->modes = PERF_MODE_GRAPH;
         a->graph_calls = a->graph_calls > 0 ? a->graph_calls : a->iters;
     }
+    if (!a->explain && (p->npes_given || a->topology_file != NULL)) {
+        return fail(p,
+                    "%s describes the team --explain plans for; a run uses symcoll-run's -n PEs "
+                    "and their topology",
+                    p->npes_given ? "--npes" : "--topology-file");
+    }
+    if (p->npes_given && a->topology_file != NULL) {
+        return fail(p,
+                    "--npes %d and --topology-file %s exclude each other: the file gives the "
+                    "PE count",
+                    a->npes, a->topology_file);
+    }
     if (a->explain && a->topology) {
         return fail(p, "--explain and --topology exclude each other: give one");
     }

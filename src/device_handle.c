@@ -9,8 +9,9 @@ symcoll_status_t symcoll_device_handle_get(symcoll_team_t team, uint32_t version
     if (!out)
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: out is NULL", fn);
     if (version != SYMCOLL_DEVICE_HANDLE_VERSION || size != sizeof(symcoll_device_t)) {
-        if (size <= sizeof(symcoll_device_t))
-            memset(out, 0, size);
+        /* size is the caller's own handle (a newer header's may be larger): all of it is
+         * zeroed, so that no field of an uninitialized handle reaches a kernel. */
+        memset(out, 0, size);
         return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
                                  "%s: the kernel's header has device handle version %u (%zu "
                                  "bytes), this library fills version %u (%zu bytes): rebuild "

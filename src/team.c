@@ -237,7 +237,10 @@ static symcoll_status_t split_request(const char *fn, symcoll_team_t parent, int
                                  fn, start, stride, size, (int)parent, p->size);
     mine->valid = 1;
     mine->start = p->start + start * p->stride;
-    mine->stride = stride * p->stride;
+    /* A team of one PE has no second member: its stride means nothing and may be any size,
+     * so scaling it could overflow (to 0, a divisor below). A larger team's stride is less
+     * than the parent's size, so its product stays small. */
+    mine->stride = size > 1 ? stride * p->stride : 1;
     mine->size = size;
     return SYMCOLL_SUCCESS;
 }

@@ -477,6 +477,22 @@ TEST_F(ArgsMatrix, FreeJoinsTheOtherPesWhenTheDeviceWaitFails) {
             << symcoll_last_error();
 }
 
+// A team of one PE has no second member, so its stride means nothing; it must not be scaled
+// into WORLD numbering unchecked. Here this PE is PE 4 of 8, in a parent of PEs {0, 4}
+// (stride 4): stride 2^30 times 4 wrapped to 0, which the PEs past the new team's start
+// divided by.
+TEST_F(ArgsMatrix, SplitOfOnePeTakesAnyStride) {
+    symcoll_g.n_pes = rt.boot.size = 8;
+    symcoll_g.my_pe = 4;
+    const symcoll_team_t parent = 6;
+    rt.add_team(parent, 0, 2, 1);
+    symcoll_g.teams[parent].stride = 4;
+    symcoll_team_t team = 0;
+    EXPECT_EQ(symcoll_team_split_strided(parent, 0, 1 << 30, 1, &team), SYMCOLL_SUCCESS)
+        << symcoll_last_error();
+    EXPECT_EQ(team, SYMCOLL_TEAM_INVALID) << "the new team is PE 0 alone";
+}
+
 // A call with a stream handle that is not a stream. Only without a GPU: with a driver, asking
 // it about a made-up handle is undefined.
 TEST_F(ArgsMatrix, BadStream) {

@@ -4,10 +4,12 @@
 // and size tables.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <dlfcn.h>
 
@@ -109,6 +111,17 @@ TEST(DeviceHandle, OtherHeaderVersionsAreRefused) {
     EXPECT_EQ(symcoll_device_handle_get(SYMCOLL_TEAM_WORLD, SYMCOLL_DEVICE_HANDLE_VERSION,
                                         sizeof handle, nullptr),
               SYMCOLL_ERROR_INVALID_ARGUMENT);
+}
+
+// A newer header's handle is larger than this library's: refused, it is still zeroed whole
+// (team_size 0, as documented), since symcoll_device_handle leaves it uninitialized.
+TEST(DeviceHandle, ALargerHandleIsZeroedWhenRefused) {
+    std::vector<unsigned char> newer(sizeof(symcoll_device_t) + 32, 0x5a);
+    EXPECT_EQ(symcoll_device_handle_get(SYMCOLL_TEAM_WORLD, SYMCOLL_DEVICE_HANDLE_VERSION + 1,
+                                        newer.size(),
+                                        reinterpret_cast<symcoll_device_t *>(newer.data())),
+              SYMCOLL_ERROR_UNSUPPORTED);
+    EXPECT_EQ(std::count(newer.begin(), newer.end(), 0), (long)newer.size());
 }
 
 TEST(Uninitialized, FinalizeFails) {

@@ -314,6 +314,25 @@ TEST(PerfArgs, ExplainTakesTheTeamSizeFromNpes) {
     EXPECT_STREQ(p.args.topology_file, "t.txt");
 }
 
+// --npes and --topology-file describe the team that --explain plans for: a sweep runs on
+// symcoll-run's -n PEs and the real topology, and a topology file has its own PE count, so
+// either flag elsewhere is refused rather than ignored.
+TEST(PerfArgs, NpesAndTopologyFileOnlyWithExplain) {
+    struct Refused {
+        std::vector<const char *> flags;
+        const char *needle;
+    };
+    for (const Refused &r : std::vector<Refused>{
+             {{"--npes", "8"}, "--npes"},
+             {{"--topology-file", "t.txt"}, "--topology-file"},
+             {{"--explain", "--npes", "8", "--topology-file", "t.txt"}, "--npes"},
+         }) {
+        Parsed p = parse(r.flags);
+        EXPECT_NE(p.rc, 0) << r.flags[0];
+        EXPECT_NE(p.err.find(r.needle), std::string::npos) << p.err;
+    }
+}
+
 TEST(PerfArgs, NcclNamesOfTheCollectives) {
     Parsed p = parse({"--op", "allreduce,allgather"});
     ASSERT_EQ(p.rc, 0) << p.err;
