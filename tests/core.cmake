@@ -1,7 +1,8 @@
 # Runtime foundation: CPU tests (environment, allocator, calls before init, fd passing, liveness,
-# topology, unique id, the no-GPU reasons), the PMIx bootstrap and heap symmetry check under
-# mpirun (CPU only), the runtime on the GPU, and one program per launch path.
-foreach(area env allocator ipc topology uniqueid no_gpu liveness)
+# topology, unique id, the no-GPU reasons, torchrun launch detection), the PMIx bootstrap and
+# heap symmetry check under mpirun (CPU only), the runtime on the GPU, and one program per
+# launch path.
+foreach(area env allocator ipc topology uniqueid no_gpu liveness launch)
   symcoll_cpu_test(core_${area}_test ${CMAKE_CURRENT_LIST_DIR}/core_${area}_test.cpp)
 endforeach()
 symcoll_cpu_test(core_uninitialized_test ${CMAKE_CURRENT_LIST_DIR}/core_uninitialized_test.cpp
