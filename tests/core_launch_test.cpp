@@ -5,38 +5,30 @@
 #include <cstdlib>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "bootstrap/bootstrap.h"
 #include "env.h"
 #include "internal.h"
+#include "scoped_env.h"
 
 namespace {
-
-const char *const kTorchrunVariables[] = {"RANK",         "WORLD_SIZE",       "MASTER_ADDR",
-                                          "MASTER_PORT",  "LOCAL_RANK",       "LOCAL_WORLD_SIZE",
-                                          "NCCL_COMM_ID", "SYMCOLL_BOOTSTRAP"};
 
 // A torchrun environment for one test; the process environment is restored afterwards.
 class Torchrun : public ::testing::Test {
   protected:
+    ScopedEnv env_{"RANK",       "WORLD_SIZE",       "MASTER_ADDR",  "MASTER_PORT",
+                   "LOCAL_RANK", "LOCAL_WORLD_SIZE", "NCCL_COMM_ID", "SYMCOLL_BOOTSTRAP"};
+
     void SetUp() override {
-        for (const char *name : kTorchrunVariables) {
-            if (const char *value = std::getenv(name))
-                saved_.emplace_back(name, value);
-            unsetenv(name);
-        }
         setenv("SYMCOLL_BOOTSTRAP", "torchrun", 1);
         setenv("MASTER_ADDR", "127.0.0.1", 1);
         setenv("MASTER_PORT", "29500", 1);
         ASSERT_EQ(symcoll_env_load(), SYMCOLL_SUCCESS) << symcoll_last_error();
     }
+    // The settings go back to their defaults, without this test's SYMCOLL_BOOTSTRAP.
     void TearDown() override {
         symcoll_launch_restore_env();
-        for (const char *name : kTorchrunVariables)
-            unsetenv(name);
-        for (const auto &[name, value] : saved_)
-            setenv(name.c_str(), value.c_str(), 1);
+        unsetenv("SYMCOLL_BOOTSTRAP");
         EXPECT_EQ(symcoll_env_load(), SYMCOLL_SUCCESS) << symcoll_last_error();
     }
     // The reason launch detection gives for the environment, which must be BOOTSTRAP.
@@ -47,9 +39,6 @@ class Torchrun : public ::testing::Test {
         EXPECT_EQ(std::getenv("NCCL_COMM_ID"), nullptr) << "set for a launch that was refused";
         return symcoll_last_error();
     }
-
-  private:
-    std::vector<std::pair<std::string, std::string>> saved_;
 };
 
 TEST_F(Torchrun, RankOutsideWorldSizeIsNamed) {
