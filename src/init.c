@@ -241,6 +241,8 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
 /* The bootstrap goes first: after a failure its NCCL kernels may still wait for a missing PE,
  * and freeing memory would wait for them forever; aborting the communicator ends them. */
 static void release_runtime(int abort) {
+    /* An init that failed between launch detection and the bootstrap left it set. */
+    symcoll_launch_restore_env();
     if (symcoll_g.boot)
         symcoll_g.boot->destroy(symcoll_g.boot, abort);
     if (pmix_launcher && pmix_launcher != symcoll_g.boot)

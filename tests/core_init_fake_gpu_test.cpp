@@ -48,4 +48,20 @@ TEST_F(FakeGpuInit, AttrUniqueidWinsOverPmixSetting) {
         << symcoll_last_error();
 }
 
+// The torchrun path points NCCL_COMM_ID at its root while the communicator forms; an init
+// that fails before that still leaves the application's environment as it was.
+TEST_F(FakeGpuInit, FailedTorchrunInitRestoresNcclCommId) {
+    setenv("RANK", "0", 1);
+    setenv("WORLD_SIZE", "2", 1);
+    setenv("MASTER_ADDR", "127.0.0.1", 1);
+    setenv("MASTER_PORT", "29500", 1);
+    symcoll_init_attr_t attr;
+    symcoll_init_attr_default(&attr);
+    attr.device = 3;
+    EXPECT_EQ(symcoll_init(&attr), SYMCOLL_ERROR_INVALID_ARGUMENT) << symcoll_last_error();
+    EXPECT_NE(std::string(symcoll_last_error()).find("attr.device 3"), std::string::npos)
+        << symcoll_last_error();
+    EXPECT_EQ(std::getenv("NCCL_COMM_ID"), nullptr);
+}
+
 } // namespace
