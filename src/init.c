@@ -123,10 +123,14 @@ static symcoll_status_t agree_on_job(unsigned long long *job) {
     return st;
 }
 
+/* PMIx carries the exchanges when it was asked for and found; an application's unique id or
+ * communicator comes first (the launch has no PMIx then), also over SYMCOLL_BOOTSTRAP=pmix. */
 static symcoll_status_t create_bootstrap(const symcoll_launch_t *l,
                                          const symcoll_init_attr_t *attr) {
     const symcoll_env_t *e = symcoll_env();
-    if ((attr && attr->bootstrap == SYMCOLL_BOOTSTRAP_PMIX) || !strcmp(e->bootstrap, "pmix")) {
+    int want_pmix =
+        (attr && attr->bootstrap == SYMCOLL_BOOTSTRAP_PMIX) || !strcmp(e->bootstrap, "pmix");
+    if (want_pmix && l->pmix) {
         symcoll_g.boot = l->pmix;
         return SYMCOLL_SUCCESS;
     }
@@ -237,6 +241,8 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
 /* The bootstrap goes first: after a failure its NCCL kernels may still wait for a missing PE,
  * and freeing memory would wait for them forever; aborting the communicator ends them. */
 static void release_runtime(int abort) {
+    /* An init that failed between launch detection and the bootstrap left it set. */
+    symcoll_launch_restore_env();
     if (symcoll_g.boot)
         symcoll_g.boot->destroy(symcoll_g.boot, abort);
     if (pmix_launcher && pmix_launcher != symcoll_g.boot)

@@ -31,7 +31,8 @@ static symcoll_status_t exchange(symcoll_allocator_t *a, symcoll_bootstrap_t *b,
                                    ") than PE %d (%s #%" PRIu64 ")",
                                    fn, pe, r->op == OP_ALLOC ? "malloc" : "free", r->sequence,
                                    b->rank, op == OP_ALLOC ? "malloc" : "free", mine.sequence);
-        else if (r->value == SIZE_MAX || mine.value == SIZE_MAX)
+        /* SIZE_MAX marks a bad pointer only in a free; in a malloc it is a size asked for. */
+        else if (op == OP_FREE && (r->value == SIZE_MAX || mine.value == SIZE_MAX))
             st = symcoll_set_error(SYMCOLL_ERROR_SYMMETRY,
                                    "%s: PE %d passed a pointer that is not a live symmetric "
                                    "allocation",

@@ -117,10 +117,26 @@ static topo_link_t classify(nvml_t *n, int my_device, const char *mine, const ch
     return l;
 }
 
-typedef struct {
-    char bus_id[32];
-    unsigned long long host;
-} pe_identity_t;
+/* Every PE joins the exchange even when its own query fails, and sends an empty bus id
+ * then: leaving it early would make the others wait out SYMCOLL_INIT_TIMEOUT_MS and report a
+ * missing PE instead of the failure. */
+static symcoll_status_t gather_bus_ids(symcoll_bootstrap_t *b, int device, symcoll_topology_t *t) {
+    char mine[sizeof t->bus_id[0]] = "";
+    symcoll_status_t st = symcoll_cuda_status(cudaDeviceGetPCIBusId(mine, sizeof mine, device),
+                                              "symcoll_init", "cudaDeviceGetPCIBusId");
+    if (st != SYMCOLL_SUCCESS)
+        mine[0] = '\0';
+    symcoll_status_t gathered = b->allgather(b, mine, t->bus_id, sizeof mine);
+    if (st != SYMCOLL_SUCCESS || gathered != SYMCOLL_SUCCESS)
+        return st != SYMCOLL_SUCCESS ? st : gathered;
+    for (int pe = 0; pe < b->size; pe++)
+        if (!t->bus_id[pe][0])
+            return symcoll_set_error(SYMCOLL_ERROR_CUDA,
+                                     "symcoll_init: PE %d could not read its GPU's PCI bus id; its "
+                                     "symcoll_last_error() says why",
+                                     pe);
+    return SYMCOLL_SUCCESS;
+}
 
 symcoll_status_t symcoll_topology_probe(symcoll_bootstrap_t *b, int device,
                                         const unsigned long long *host_of_pe,
@@ -130,14 +146,10 @@ symcoll_status_t symcoll_topology_probe(symcoll_bootstrap_t *b, int device,
         return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED, "topology: %d PEs, at most %d", b->size,
                                  SYMCOLL_TOPO_MAX_PES);
     t->n_pes = b->size;
-    char mine[32];
-    symcoll_status_t st = symcoll_cuda_status(cudaDeviceGetPCIBusId(mine, sizeof mine, device),
-                                              "symcoll_init", "cudaDeviceGetPCIBusId");
+    symcoll_status_t st = gather_bus_ids(b, device, t);
     if (st != SYMCOLL_SUCCESS)
         return st;
-    st = b->allgather(b, mine, t->bus_id, sizeof mine);
-    if (st != SYMCOLL_SUCCESS)
-        return st;
+    const char *mine = t->bus_id[b->rank];
     nvml_t nvml;
     if (nvml_open(&nvml) != 0)
         symcoll_debug(SYMCOLL_LOG_WARN, "topology: NVML not available; NVLink counts unknown");

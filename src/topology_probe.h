@@ -4,8 +4,15 @@
 #include "bootstrap/bootstrap.h"
 #include "topology.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Fills t for all PEs (collective); host_of_pe[pe] identifies each PE's host. */
 symcoll_status_t symcoll_topology_probe(symcoll_bootstrap_t *b, int device,
                                         const unsigned long long *host_of_pe,
                                         symcoll_topology_t *t);
+#ifdef __cplusplus
+}
+#endif
 #endif

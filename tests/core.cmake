@@ -1,9 +1,15 @@
 # Runtime foundation: CPU tests (environment, allocator, calls before init, fd passing, liveness,
-# topology, unique id, the no-GPU reasons), the PMIx bootstrap and heap symmetry check under
-# mpirun (CPU only), the runtime on the GPU, and one program per launch path.
-foreach(area env allocator ipc topology uniqueid no_gpu liveness)
+# topology, unique id, the no-GPU reasons, torchrun launch detection), the PMIx bootstrap and
+# heap symmetry check under mpirun (CPU only), the runtime on the GPU, and one program per
+# launch path.
+foreach(area env allocator ipc topology uniqueid no_gpu liveness launch)
   symcoll_cpu_test(core_${area}_test ${CMAKE_CURRENT_LIST_DIR}/core_${area}_test.cpp)
 endforeach()
+# One GPU that cannot create a stream, by wrapping the CUDA calls init makes before the
+# bootstrap (the library's objects are linked statically, so their references are wrapped).
+symcoll_cpu_test(core_init_fake_gpu_test ${CMAKE_CURRENT_LIST_DIR}/core_init_fake_gpu_test.cpp)
+target_link_options(core_init_fake_gpu_test PRIVATE -Wl,--wrap=cudaGetDeviceCount
+                    -Wl,--wrap=cudaSetDevice -Wl,--wrap=cudaStreamCreateWithFlags)
 symcoll_cpu_test(core_uninitialized_test ${CMAKE_CURRENT_LIST_DIR}/core_uninitialized_test.cpp
                  PUBLIC_API)
 

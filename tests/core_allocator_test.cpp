@@ -2,13 +2,18 @@
 // a brute-force model: the lowest aligned offset where a request fits.
 #include <gtest/gtest.h>
 
+#include <condition_variable>
 #include <cstdlib>
+#include <cstring>
 #include <map>
+#include <mutex>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "allocator.h"
+#include "internal.h"
 
 namespace {
 
@@ -194,6 +199,79 @@ TEST(Allocator, RandomSequencesMatchTheFirstFitModel) {
             live[(size_t)got] = size;
     }
     ASSERT_EQ(x.a.n_live, live.size());
+}
+
+// Two PEs as two threads of this process: an allgather hands each its peer's real record.
+class ThreadBootstrap {
+  public:
+    static constexpr int kPes = 2;
+    symcoll_bootstrap_t pe[kPes]{};
+
+    ThreadBootstrap() {
+        for (int r = 0; r < kPes; r++) {
+            pe[r].name = "threads";
+            pe[r].rank = r;
+            pe[r].size = kPes;
+            pe[r].allgather = allgather;
+            pe[r].impl = this;
+        }
+    }
+
+  private:
+    std::mutex lock_;
+    std::condition_variable changed_;
+    std::vector<char> slots_;
+    int arrived_ = 0, departed_ = 0;
+    unsigned long round_ = 0;
+
+    // Everyone waits until every PE has arrived (one round of the exchange).
+    void meet(std::unique_lock<std::mutex> &held, int &count) {
+        unsigned long round = round_;
+        if (++count == kPes) {
+            count = 0;
+            round_++;
+            changed_.notify_all();
+        } else {
+            changed_.wait(held, [&] { return round_ != round; });
+        }
+    }
+    static symcoll_status_t allgather(symcoll_bootstrap_t *b, const void *mine, void *all,
+                                      size_t bytes) {
+        auto *self = static_cast<ThreadBootstrap *>(b->impl);
+        std::unique_lock<std::mutex> held(self->lock_);
+        self->slots_.resize(bytes * kPes);
+        std::memcpy(self->slots_.data() + (size_t)b->rank * bytes, mine, bytes);
+        self->meet(held, self->arrived_);
+        std::memcpy(all, self->slots_.data(), bytes * kPes);
+        self->meet(held, self->departed_);
+        return SYMCOLL_SUCCESS;
+    }
+};
+
+// A size of SIZE_MAX (a negative size cast) on one PE is still a size: the message says the
+// sizes differ, not that a pointer is bad.
+TEST(SymmetricAlloc, HugeSizeOnOnePeIsNamedAsADifferentSize) {
+    ThreadBootstrap boot;
+    const size_t asked[ThreadBootstrap::kPes] = {SIZE_MAX, 4096};
+    symcoll_status_t st[ThreadBootstrap::kPes];
+    std::string why[ThreadBootstrap::kPes];
+    std::vector<std::thread> pes;
+    for (int r = 0; r < ThreadBootstrap::kPes; r++)
+        pes.emplace_back([&, r] {
+            Allocator heap(1 << 20);
+            size_t offset = 0;
+            st[r] =
+                symcoll_symmetric_alloc(&heap.a, &boot.pe[r], "symcoll_malloc", asked[r], &offset);
+            why[r] = symcoll_last_error();
+        });
+    for (auto &t : pes)
+        t.join();
+    for (int r = 0; r < ThreadBootstrap::kPes; r++) {
+        EXPECT_EQ(st[r], SYMCOLL_ERROR_SYMMETRY) << why[r];
+        EXPECT_NE(why[r].find("size differs between PEs"), std::string::npos) << why[r];
+        EXPECT_NE(why[r].find("18446744073709551615"), std::string::npos) << why[r];
+        EXPECT_EQ(why[r].find("pointer"), std::string::npos) << why[r];
+    }
 }
 
 } // namespace

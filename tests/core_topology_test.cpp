@@ -9,7 +9,9 @@
 #include <tuple>
 #include <vector>
 
+#include "internal.h"
 #include "topology.h"
+#include "topology_probe.h"
 
 namespace {
 
@@ -191,6 +193,38 @@ TEST(Topology, BadInputIsExplained) {
     auto t = std::make_unique<symcoll_topology_t>();
     EXPECT_EQ(symcoll_topology_parse(nullptr, t.get(), err, sizeof err), -1);
     EXPECT_NE(std::string(err).find("PE count"), std::string::npos) << err;
+}
+
+// A bootstrap whose peers all agree with this PE, counting the exchanges it joins.
+struct CountingBootstrap {
+    symcoll_bootstrap_t b{};
+    int exchanges = 0;
+    CountingBootstrap() {
+        b.name = "counting";
+        b.rank = 0;
+        b.size = 2;
+        b.allgather = allgather;
+        b.impl = this;
+    }
+    static symcoll_status_t allgather(symcoll_bootstrap_t *b, const void *mine, void *all,
+                                      size_t bytes) {
+        static_cast<CountingBootstrap *>(b->impl)->exchanges++;
+        for (int pe = 0; pe < b->size; pe++)
+            std::memcpy(static_cast<char *>(all) + pe * bytes, mine, bytes);
+        return SYMCOLL_SUCCESS;
+    }
+};
+
+// A PE whose GPU query fails (device 1000 exists nowhere) still joins the bus id exchange, so
+// that its peers learn of the failure instead of waiting for it until the init timeout.
+TEST(TopologyProbe, FailedQueryStillJoinsTheExchange) {
+    CountingBootstrap boot;
+    const unsigned long long hosts[2] = {7, 7};
+    auto t = std::make_unique<symcoll_topology_t>();
+    EXPECT_NE(symcoll_topology_probe(&boot.b, 1000, hosts, t.get()), SYMCOLL_SUCCESS);
+    EXPECT_NE(std::string(symcoll_last_error()).find("cudaDeviceGetPCIBusId"), std::string::npos)
+        << symcoll_last_error();
+    EXPECT_EQ(boot.exchanges, 1);
 }
 
 } // namespace

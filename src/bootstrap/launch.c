@@ -1,6 +1,7 @@
 /* Finds how this process was launched, in the README's order of precedence: the application's
  * attr, symcoll-run's environment, PMIx (mpirun, srun), torchrun's environment, and last a
  * single process on its own. */
+#include <limits.h>
 #include <nccl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +93,13 @@ static symcoll_status_t from_torchrun(symcoll_launch_t *out) {
         return symcoll_set_error(SYMCOLL_ERROR_BOOTSTRAP, "symcoll_init: incomplete torchrun "
                                                           "environment (RANK, WORLD_SIZE, "
                                                           "MASTER_ADDR)");
+    /* Above SYMCOLL_MAX_PES is init's UNSUPPORTED; other values would reach NCCL or
+     * cudaSetDevice and fail there with a message that names neither variable. */
+    if (size < 1 || size > INT_MAX || rank < 0 || rank >= size)
+        return symcoll_set_error(SYMCOLL_ERROR_BOOTSTRAP,
+                                 "symcoll_init: torchrun environment RANK=%ld and WORLD_SIZE=%ld: "
+                                 "expected 0 <= RANK < WORLD_SIZE",
+                                 rank, size);
     env_int("LOCAL_RANK", &local_rank);
     env_int("LOCAL_WORLD_SIZE", &local_size);
     long port = symcoll_env()->bootstrap_port;
@@ -100,6 +108,12 @@ static symcoll_status_t from_torchrun(symcoll_launch_t *out) {
             return symcoll_set_error(SYMCOLL_ERROR_BOOTSTRAP,
                                      "symcoll_init: torchrun launch without MASTER_PORT and "
                                      "without SYMCOLL_BOOTSTRAP_PORT");
+        if (master_port < 0 || master_port >= 65535)
+            return symcoll_set_error(SYMCOLL_ERROR_BOOTSTRAP,
+                                     "symcoll_init: torchrun environment MASTER_PORT=%ld: NCCL's "
+                                     "root listens on MASTER_PORT+1, which must be a TCP port "
+                                     "from 1 to 65535 (or set SYMCOLL_BOOTSTRAP_PORT)",
+                                     master_port);
         port = master_port + 1;
     }
     const char *old = getenv("NCCL_COMM_ID");
