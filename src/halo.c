@@ -19,24 +19,6 @@ void symcoll_halo_desc_default(symcoll_halo_desc_t *d) {
     d->type = SYMCOLL_FLOAT32;
 }
 
-/* This PE's failure, else the first failure among the other PEs' statuses. */
-static symcoll_status_t agree(const char *fn, symcoll_status_t mine) {
-    int n = symcoll_g.n_pes;
-    int32_t *all = calloc((size_t)n, sizeof *all), status = (int32_t)mine;
-    if (!all)
-        return symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-    symcoll_status_t st = symcoll_g.boot->allgather(symcoll_g.boot, &status, all, sizeof status);
-    if (st == SYMCOLL_SUCCESS && mine != SYMCOLL_SUCCESS)
-        st = mine;
-    for (int pe = 0; pe < n && st == SYMCOLL_SUCCESS; pe++)
-        if (all[pe] != SYMCOLL_SUCCESS)
-            st = symcoll_set_error((symcoll_status_t)all[pe],
-                                   "%s: PE %d failed (%s); its symcoll_last_error() says why", fn,
-                                   pe, symcoll_status_string((symcoll_status_t)all[pe]));
-    free(all);
-    return st;
-}
-
 /* This PE's messages toward every direction, and the largest span of the team. */
 static symcoll_status_t build_messages(const char *fn, struct symcoll_halo_plan *p,
                                        const symcoll_team_state_t *t,
@@ -177,7 +159,7 @@ static symcoll_status_t create_agreed(const char *fn, struct symcoll_halo_plan *
     free(descs);
     /* Also after a failure here, which may be this PE's alone (out of memory): the others wait
      * in this agreement. */
-    st = agree(fn, st);
+    st = symcoll_bootstrap_agree(symcoll_g.boot, fn, st);
     p->area_bytes = SYMCOLL_HALO_AREA_LL(team_size) + ll_bytes;
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_heap_alloc(fn, p->area_bytes, (void **)&p->area);
@@ -189,7 +171,7 @@ static symcoll_status_t create_agreed(const char *fn, struct symcoll_halo_plan *
         st = symcoll_cuda_status(cudaDeviceSynchronize(), fn, "synchronize");
     /* No PE signals into an area before every PE has zeroed its copy. */
     symcoll_status_t synced = symcoll_g.boot->barrier(symcoll_g.boot);
-    st = agree(fn, st != SYMCOLL_SUCCESS ? st : synced);
+    st = symcoll_bootstrap_agree(symcoll_g.boot, fn, st != SYMCOLL_SUCCESS ? st : synced);
     if (st != SYMCOLL_SUCCESS)
         symcoll_heap_free(fn, p->area);
     return st;
@@ -229,7 +211,7 @@ symcoll_status_t symcoll_halo_create(symcoll_team_t team, const symcoll_halo_des
     }
     /* Collective over WORLD: every PE agrees on the local errors first, so that none enters the
      * exchange of records that a PE without a buffer for them cannot join. */
-    st = agree(fn, local);
+    st = symcoll_bootstrap_agree(symcoll_g.boot, fn, local);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_g.boot->allgather(symcoll_g.boot, &mine, all, sizeof mine);
     if (st == SYMCOLL_SUCCESS) {

@@ -138,13 +138,11 @@ symcoll_status_t symcoll_heap_create(const symcoll_heap_params_t *p, symcoll_hea
         return symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, "symcoll_init: out of host memory");
     h->my_pe = p->boot->rank;
     h->n_pes = p->boot->size;
-    st = create_local(d, h, p);
+    /* Every PE learns of a failure on another here, so that none waits for a peer's heap
+     * that will never be offered (map_peers), and none goes on with a heap the others lack. */
+    st = symcoll_bootstrap_agree(p->boot, "symcoll_init", create_local(d, h, p));
     if (st == SYMCOLL_SUCCESS)
-        st = map_peers(d, h, p);
-    /* Every PE waits here so that a failure on one is not mistaken for a hang on another. */
-    symcoll_status_t sync = p->boot->barrier(p->boot);
-    if (st == SYMCOLL_SUCCESS)
-        st = sync;
+        st = symcoll_bootstrap_agree(p->boot, "symcoll_init", map_peers(d, h, p));
     if (st != SYMCOLL_SUCCESS) {
         symcoll_heap_destroy(h);
         return st;

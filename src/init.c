@@ -200,8 +200,10 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
         st = agree_on_job(&job);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_topology_probe(symcoll_g.boot, symcoll_g.device, hosts, &symcoll_g.topo);
+    /* A file missing or refused on one PE only fails init on all of them. */
     if (st == SYMCOLL_SUCCESS)
-        st = load_tuning_file(e->tuning_file);
+        st = symcoll_bootstrap_agree(symcoll_g.boot, "symcoll_init",
+                                     load_tuning_file(e->tuning_file));
     if (st == SYMCOLL_SUCCESS) {
         symcoll_heap_params_t params = {
             .heap_size = attr && attr->heap_size ? attr->heap_size : e->symmetric_size,
@@ -222,7 +224,9 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
     symcoll_g.heap_size = symcoll_g.heap->size;
     symcoll_g.heap_stride = symcoll_g.heap->stride;
     symcoll_g.reachable = symcoll_g.heap->reachable;
-    st = symcoll_cuda_status(symcoll_kernels_load(), "symcoll_init", "loading the kernels");
+    st = symcoll_bootstrap_agree(
+        symcoll_g.boot, "symcoll_init",
+        symcoll_cuda_status(symcoll_kernels_load(), "symcoll_init", "loading the kernels"));
     if (st != SYMCOLL_SUCCESS)
         return st;
     symcoll_g.initialized = true;

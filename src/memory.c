@@ -1,5 +1,6 @@
 /* Public symmetric allocation: symcoll_malloc/calloc/free/ptr on top of the heap. */
 #include <stdio.h>
+#include "bootstrap/bootstrap.h"
 #include "heap.h"
 #include "internal.h"
 
@@ -79,10 +80,9 @@ void *symcoll_calloc(size_t n, size_t size) {
         symcoll_cuda_status(cudaMemset(out, 0, bytes), "symcoll_calloc", "cudaMemset");
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_cuda_status(cudaDeviceSynchronize(), "symcoll_calloc", "synchronize");
-    /* No peer may write into the block before every PE has zeroed its copy. */
-    symcoll_status_t synced = symcoll_g.boot->barrier(symcoll_g.boot);
-    if (st == SYMCOLL_SUCCESS)
-        st = synced;
+    /* No peer may write into the block before every PE has zeroed its copy; and a PE that
+     * failed to frees it, collectively, only with every other PE. */
+    st = symcoll_bootstrap_agree(symcoll_g.boot, "symcoll_calloc", st);
     if (st != SYMCOLL_SUCCESS) {
         char reason[512];
         snprintf(reason, sizeof reason, "%s", symcoll_last_error());

@@ -23,6 +23,13 @@ typedef struct symcoll_bootstrap {
     void *impl;
 } symcoll_bootstrap_t;
 
+/* Collective: every PE's status of a step, so that a failure on one PE fails the step on all
+ * of them instead of leaving the others waiting in the next exchange. Returns mine when it
+ * failed (its message kept), else the first other PE's failure, named with fn, else the
+ * exchange's own failure. */
+symcoll_status_t symcoll_bootstrap_agree(symcoll_bootstrap_t *b, const char *fn,
+                                         symcoll_status_t mine);
+
 /* Where the PEs' identities and the NCCL unique id come from, in order of precedence. */
 typedef struct {
     int rank, size, local_rank, local_size; /* local_*: -1 when unknown */
