@@ -1,5 +1,4 @@
 /* Host steps shared by the data collectives: checks, then tuning, then kernel arguments. */
-#include <stdatomic.h>
 #include "collective_common.h"
 #include "env.h"
 #include "tuning_override.h"
@@ -37,25 +36,6 @@ symcoll_status_t symcoll_coll_check_buffers(const symcoll_coll_call_t *call, voi
     return st;
 }
 
-/* Multiprocessors of this PE's GPU: asked once per process (and device), then cached as
- * (device + 1) << 32 | count. */
-static symcoll_status_t gpu_sm_count(const char *fn, int *out) {
-    static _Atomic uint64_t cached;
-    uint64_t entry = atomic_load_explicit(&cached, memory_order_relaxed);
-    if ((int)(entry >> 32) - 1 != symcoll_g.device || !entry) {
-        int count = 0;
-        symcoll_status_t st = symcoll_cuda_status(
-            cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, symcoll_g.device), fn,
-            "cudaDeviceGetAttribute(cudaDevAttrMultiProcessorCount)");
-        if (st != SYMCOLL_SUCCESS)
-            return st;
-        entry = (uint64_t)(symcoll_g.device + 1) << 32 | (uint32_t)count;
-        atomic_store_explicit(&cached, entry, memory_order_relaxed);
-    }
-    *out = (int)(uint32_t)entry;
-    return SYMCOLL_SUCCESS;
-}
-
 symcoll_status_t symcoll_coll_prepare(const symcoll_coll_call_t *call, size_t tuning_bytes,
                                       void *dst, const void *src, size_t bytes,
                                       symcoll_coll_args_t *args, symcoll_choice_t *choice) {
@@ -66,22 +46,18 @@ symcoll_status_t symcoll_coll_prepare(const symcoll_coll_call_t *call, size_t tu
                                  "with loads and stores (no P2P path); such teams are not "
                                  "supported yet",
                                  call->fn, (int)t->handle);
-    int sm_count;
-    symcoll_status_t st = gpu_sm_count(call->fn, &sm_count);
-    if (st != SYMCOLL_SUCCESS)
-        return st;
     symcoll_tuning_query_t query = {
         .collective = call->collective,
         .bytes = tuning_bytes,
         .elem_size = call->elem_size,
         .team_size = t->size,
         .topo = t->topo_class,
-        .sm_count = sm_count,
+        .sm_count = symcoll_g.sm_count,
         .file = symcoll_g.tuning_file.n_rows ? &symcoll_g.tuning_file : NULL,
     };
     if (!symcoll_tuning_override_apply(&query))
         query.forced = symcoll_env_algo(call->collective);
-    st = symcoll_tuning_choose(&query, choice);
+    symcoll_status_t st = symcoll_tuning_choose(&query, choice);
     if (st != SYMCOLL_SUCCESS)
         return symcoll_set_error(st, "%s: %s", call->fn, choice->why);
     *args = (symcoll_coll_args_t){

@@ -1,6 +1,7 @@
 /* symcoll_init / symcoll_finalize and the one global state. */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -111,6 +112,20 @@ static symcoll_status_t exchange_hosts(unsigned long long **hosts, int **same_ho
     return SYMCOLL_SUCCESS;
 }
 
+/* The collectives' grids follow the SM count, and every PE must launch the same grid (their
+ * blocks synchronize pairwise): the job's fewest, so that GPUs of different sizes agree. */
+static symcoll_status_t agree_on_sm_count(void) {
+    int mine = 0;
+    symcoll_status_t st = symcoll_cuda_status(
+        cudaDeviceGetAttribute(&mine, cudaDevAttrMultiProcessorCount, symcoll_g.device),
+        "symcoll_init", "cudaDeviceGetAttribute(cudaDevAttrMultiProcessorCount)");
+    symcoll_status_t gathered =
+        symcoll_bootstrap_min(symcoll_g.boot, "symcoll_init",
+                              st == SYMCOLL_SUCCESS ? mine : INT32_MAX, &symcoll_g.sm_count);
+    return symcoll_bootstrap_agree(symcoll_g.boot, "symcoll_init",
+                                   st != SYMCOLL_SUCCESS ? st : gathered);
+}
+
 static symcoll_status_t agree_on_job(unsigned long long *job) {
     symcoll_bootstrap_t *b = symcoll_g.boot;
     unsigned long long mine = job_nonce();
@@ -198,6 +213,8 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
         st = symcoll_liveness_init(symcoll_g.boot, same_host);
     if (st == SYMCOLL_SUCCESS)
         st = agree_on_job(&job);
+    if (st == SYMCOLL_SUCCESS)
+        st = agree_on_sm_count();
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_topology_probe(symcoll_g.boot, symcoll_g.device, hosts, &symcoll_g.topo);
     /* A file missing or refused on one PE only fails init on all of them. */

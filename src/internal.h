@@ -33,6 +33,7 @@ typedef struct {
     int my_pe, n_pes;
     int local_rank, local_size;
     int device;
+    int sm_count;       /* the fewest multiprocessors of the job's GPUs: every PE's grid fits it */
     char *heap_base;    /* this PE's heap (inside the reservation) */
     size_t heap_size;   /* usable bytes per PE */
     size_t heap_stride; /* distance between two PEs' heaps in the reservation */

@@ -1,5 +1,6 @@
-// Agreement on a step's status over a faked bootstrap of three PEs (this one is PE 0): a
-// failure on any PE fails the step on every PE, and a PE that failed keeps its own message.
+// Agreements over a faked bootstrap of three PEs (this one is PE 0): on a step's status (a
+// failure on any PE fails the step on every PE, and a PE that failed keeps its own message),
+// and on the smallest of a value (the SM count every PE's grid must fit).
 #include <cstring>
 #include <string>
 #include <gtest/gtest.h>
@@ -8,7 +9,7 @@
 
 namespace {
 
-symcoll_status_t others[3]; // what PEs 1 and 2 report
+int32_t others[3]; // what PEs 1 and 2 report
 int exchanges;
 
 symcoll_status_t allgather(symcoll_bootstrap_t *b, const void *mine, void *all, size_t bytes) {
@@ -49,6 +50,20 @@ TEST(BootstrapAgree, OwnFailureKeepsItsMessage) {
     EXPECT_EQ(agree(SYMCOLL_ERROR_CUDA, SYMCOLL_ERROR_TIMEOUT, SYMCOLL_SUCCESS),
               SYMCOLL_ERROR_CUDA);
     EXPECT_STREQ(symcoll_last_error(), "step: cudaMemset: out of luck");
+}
+
+TEST(BootstrapMin, TheSmallestOfEveryPe) {
+    others[1] = 114;
+    others[2] = 132;
+    symcoll_bootstrap_t boot{};
+    boot.size = 3;
+    boot.allgather = allgather;
+    int smallest = 0;
+    EXPECT_EQ(symcoll_bootstrap_min(&boot, "symcoll_init", 132, &smallest), SYMCOLL_SUCCESS);
+    EXPECT_EQ(smallest, 114) << "a GPU with fewer SMs bounds every PE's grid";
+    others[1] = 140;
+    EXPECT_EQ(symcoll_bootstrap_min(&boot, "symcoll_init", 78, &smallest), SYMCOLL_SUCCESS);
+    EXPECT_EQ(smallest, 78);
 }
 
 } // namespace

@@ -19,7 +19,7 @@ typedef struct {
     size_t elem_size; /* bytes of one element */
     int team_size;
     topo_class_t topo;  /* slowest link inside the team */
-    int sm_count;       /* multiprocessors of the GPU (0: assume 132) */
+    int sm_count;       /* the fewest multiprocessors of the job's GPUs (0: assume 132) */
     const char *forced; /* symcoll_tuning_override's or SYMCOLL_ALGO_<COLLECTIVE>'s algorithm,
                            NULL or "" for automatic */
     const symcoll_tuning_file_t *file; /* SYMCOLL_TUNING_FILE's rows, ahead of the built-in

@@ -30,6 +30,10 @@ typedef struct symcoll_bootstrap {
 symcoll_status_t symcoll_bootstrap_agree(symcoll_bootstrap_t *b, const char *fn,
                                          symcoll_status_t mine);
 
+/* Collective: the smallest of every PE's value. */
+symcoll_status_t symcoll_bootstrap_min(symcoll_bootstrap_t *b, const char *fn, int mine,
+                                       int *smallest);
+
 /* Where the PEs' identities and the NCCL unique id come from, in order of precedence. */
 typedef struct {
     int rank, size, local_rank, local_size; /* local_*: -1 when unknown */
