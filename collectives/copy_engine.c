@@ -13,11 +13,16 @@ static int world_pe(const symcoll_device_t *h, int member) {
 }
 
 /* Each non-root pulls the root's src (the root copies locally unless in place), so the
- * copies of several PEs run in parallel. */
+ * copies of several PEs run in parallel. Once the first barrier is enqueued the second one is
+ * too, also when the copy could not be: the team's barrier count must stay in step with the
+ * other PEs'. */
 cudaError_t symcoll_broadcast_copy_engine(const symcoll_coll_args_t *a, cudaStream_t stream) {
     cudaError_t err = symcoll_barrier_launch(a->h, stream);
-    if (err == cudaSuccess && (a->h.team_my_pe != a->root || a->dst != a->src))
+    if (err != cudaSuccess)
+        return err;
+    if (a->h.team_my_pe != a->root || a->dst != a->src)
         err = cudaMemcpyAsync(a->dst, symcoll_peer_address(a->src, world_pe(&a->h, a->root)),
                               a->bytes, cudaMemcpyDeviceToDevice, stream);
-    return err == cudaSuccess ? symcoll_barrier_launch(a->h, stream) : err;
+    cudaError_t closed = symcoll_barrier_launch(a->h, stream);
+    return err != cudaSuccess ? err : closed;
 }
