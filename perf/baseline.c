@@ -1,11 +1,13 @@
 #include "baseline.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { COL_OP, COL_BYTES, COL_TYPE, COL_REDOP, COL_MODE, COL_TIME, N_COLS };
-static const char *const column_names[N_COLS] = {"op", "bytes", "type", "redop", "mode", "time_us"};
+enum { COL_OP, COL_BYTES, COL_TYPE, COL_REDOP, COL_MODE, COL_NPES, COL_TIME, N_COLS };
+static const char *const column_names[N_COLS] = {"op",   "bytes", "type",   "redop",
+                                                 "mode", "npes",  "time_us"};
 
 #define MAX_FIELDS 32
 #define LINE_LEN 1024
@@ -69,6 +71,12 @@ static bool parse_point(char *fields[], const int col[N_COLS], perf_point_t *p, 
         return false;
     }
     p->bytes = (size_t)bytes;
+    *bad = COL_NPES;
+    long npes = strtol(fields[col[COL_NPES]], &end, 10);
+    if (end == fields[col[COL_NPES]] || *end != '\0' || npes < 1 || npes > INT_MAX) {
+        return false;
+    }
+    p->npes = (int)npes;
     *bad = COL_TIME;
     p->time_us = strtod(fields[col[COL_TIME]], &end);
     if (end == fields[col[COL_TIME]] || *end != '\0' || !(p->time_us >= 0)) {
@@ -179,8 +187,9 @@ void perf_points_free(perf_points_t *points) {
 }
 
 static bool same_key(const perf_point_t *a, const perf_point_t *b) {
-    return a->bytes == b->bytes && strcmp(a->op, b->op) == 0 && strcmp(a->type, b->type) == 0 &&
-           strcmp(a->redop, b->redop) == 0 && strcmp(a->mode, b->mode) == 0;
+    return a->bytes == b->bytes && a->npes == b->npes && strcmp(a->op, b->op) == 0 &&
+           strcmp(a->type, b->type) == 0 && strcmp(a->redop, b->redop) == 0 &&
+           strcmp(a->mode, b->mode) == 0;
 }
 
 static const perf_point_t *find(const perf_points_t *in, const perf_point_t *key) {
@@ -193,7 +202,8 @@ static const perf_point_t *find(const perf_points_t *in, const perf_point_t *key
 }
 
 static void print_key(FILE *out, const perf_point_t *p) {
-    fprintf(out, "  %9s %6s %12zu %9s %6s", p->op, p->mode, p->bytes, p->type, p->redop);
+    fprintf(out, "  %9s %6s %12zu %9s %6s %3d PEs", p->op, p->mode, p->bytes, p->type, p->redop,
+            p->npes);
 }
 
 /* Lists the points of from that other lacks; returns how many. */

@@ -9,10 +9,12 @@
 extern "C" {
 #endif
 
-/* One timed point of a CSV written by perf_csv_row; the key is (op, bytes, type, redop, mode). */
+/* One timed point of a CSV written by perf_csv_row; the key is (op, bytes, type, redop, mode,
+ * npes): a sweep on another number of PEs is another machine. */
 typedef struct {
     char op[32], type[32], redop[32], mode[32];
     size_t bytes;
+    int npes;
     double time_us;
 } perf_point_t;
 

@@ -104,11 +104,28 @@ TEST(PerfBaseline, MatchesOnModeBytesTypeAndRedopAndReportsTheUnmatched) {
     EXPECT_NE(text.find("baseline lacks"), std::string::npos) << text;
 }
 
+// An 8-PE sweep is not compared with a 2-PE baseline, however much slower it is.
+TEST(PerfBaseline, MatchesOnThePeCount) {
+    const std::string base =
+        std::string(kHeader) + "reduce,1024,256,float32,sum,-1,graph,2,ll,4.000,,,0,,\n";
+    const std::string now =
+        std::string(kHeader) + "reduce,1024,256,float32,sum,-1,graph,8,ll,9.000,,,0,,\n";
+    std::string text = compare(base, now, 0, 0, 1, 1);
+    EXPECT_NE(text.find("2 PEs"), std::string::npos) << text;
+    EXPECT_NE(text.find("8 PEs"), std::string::npos) << text;
+}
+
 TEST(PerfBaseline, MalformedFilesNameFileAndLine) {
     perf_points_t p;
     std::string err;
     EXPECT_EQ(load("op,bytes,type,redop,mode\n", &p, &err), -1);
+    EXPECT_NE(err.find("saved.csv:1: no 'npes' column"), std::string::npos) << err;
+    EXPECT_EQ(load("op,bytes,type,redop,mode,npes\n", &p, &err), -1);
     EXPECT_NE(err.find("saved.csv:1: no 'time_us' column"), std::string::npos) << err;
+    EXPECT_EQ(
+        load(std::string(kHeader) + "reduce,64,16,float32,sum,-1,graph,0,ll,1.0,,,0,,\n", &p, &err),
+        -1);
+    EXPECT_NE(err.find("saved.csv:2: bad npes '0'"), std::string::npos) << err;
     EXPECT_EQ(load(std::string(kHeader) + "reduce,64,16,float32,sum,-1,graph,2,ll,1.0,,,0,,\n" +
                        "reduce,6x4,16,float32,sum,-1,graph,2,ll,1.0,,,0,,\n",
                    &p, &err),
