@@ -1,4 +1,5 @@
 /* Symmetric heap: reserve, create, export/import, map. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,6 +41,12 @@ static symcoll_status_t create_local(const symcoll_driver_t *d, symcoll_heap_t *
         "symcoll_init", "cuMemGetAllocationGranularity");
     if (st != SYMCOLL_SUCCESS)
         return st;
+    if (p->heap_size > SIZE_MAX / (size_t)h->n_pes - granularity)
+        return symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY,
+                                 "symcoll_init: a symmetric heap of %zu bytes per PE on %d PEs "
+                                 "exceeds the address space; lower SYMCOLL_SYMMETRIC_SIZE (or "
+                                 "symcoll_init_attr_t.heap_size)",
+                                 p->heap_size, h->n_pes);
     h->size = (p->heap_size + granularity - 1) / granularity * granularity;
     h->stride = h->size;
     h->reservation_bytes = h->stride * (size_t)h->n_pes;
@@ -56,7 +63,8 @@ static symcoll_status_t create_local(const symcoll_driver_t *d, symcoll_heap_t *
     if (rc == CUDA_ERROR_OUT_OF_MEMORY)
         return symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY,
                                  "symcoll_init: the GPU has no room for a symmetric heap of %zu "
-                                 "bytes; lower SYMCOLL_SYMMETRIC_SIZE",
+                                 "bytes; lower SYMCOLL_SYMMETRIC_SIZE (or "
+                                 "symcoll_init_attr_t.heap_size)",
                                  h->size);
     st = symcoll_driver_status(rc, "symcoll_init", "cuMemCreate of the symmetric heap");
     if (st != SYMCOLL_SUCCESS)

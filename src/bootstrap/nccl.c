@@ -146,8 +146,8 @@ static void nccl_destroy(symcoll_bootstrap_t *b, int abort) {
     if (p->comm && abort) {
         abort_comm(p);
     } else if (p->comm) {
-        ncclCommFinalize(p->comm);
-        if (wait_comm(p->comm, p->timeout_ms, "ncclCommFinalize") == SYMCOLL_SUCCESS)
+        if (ncclCommFinalize(p->comm) == ncclSuccess &&
+            wait_comm(p->comm, p->timeout_ms, "ncclCommFinalize") == SYMCOLL_SUCCESS)
             ncclCommDestroy(p->comm);
         else
             ncclCommAbort(p->comm);
@@ -195,7 +195,12 @@ symcoll_status_t symcoll_bootstrap_nccl_create(const symcoll_launch_t *launch, u
     }
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.blocking = 0;
+    int rank = launch->rank, size = launch->size;
     symcoll_status_t st = make_comm(launch, &config, timeout_ms, &p->comm);
+    if (st == SYMCOLL_SUCCESS)
+        st = nccl_status(ncclCommUserRank(p->comm, &rank), "ncclCommUserRank");
+    if (st == SYMCOLL_SUCCESS)
+        st = nccl_status(ncclCommCount(p->comm, &size), "ncclCommCount");
     if (st != SYMCOLL_SUCCESS) {
         if (p->comm)
             ncclCommAbort(p->comm);
@@ -204,9 +209,6 @@ symcoll_status_t symcoll_bootstrap_nccl_create(const symcoll_launch_t *launch, u
         free(b);
         return st;
     }
-    int rank = launch->rank, size = launch->size;
-    ncclCommUserRank(p->comm, &rank);
-    ncclCommCount(p->comm, &size);
     b->name = "nccl";
     b->rank = rank;
     b->size = size;
