@@ -83,21 +83,18 @@ static symcoll_status_t choose_device(const symcoll_init_attr_t *attr, const sym
 }
 
 /* Host identities give the node layout; every PE of a host must be contiguous in rank for
- * the NODE team (otherwise NODE is this PE alone). */
-static symcoll_status_t exchange_hosts(unsigned long long **hosts, int **same_host) {
+ * the NODE team (otherwise NODE is this PE alone). The arrays are the caller's (at most
+ * SYMCOLL_MAX_PES), so that no allocation can fail on one PE and leave the others waiting. */
+static symcoll_status_t exchange_hosts(unsigned long long *hosts, int *same_host) {
     symcoll_bootstrap_t *b = symcoll_g.boot;
-    *hosts = calloc((size_t)b->size, sizeof **hosts);
-    *same_host = calloc((size_t)b->size, sizeof **same_host);
-    if (!*hosts || !*same_host)
-        return symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, "symcoll_init: out of memory");
     unsigned long long mine = host_identity();
-    symcoll_status_t st = b->allgather(b, &mine, *hosts, sizeof mine);
+    symcoll_status_t st = b->allgather(b, &mine, hosts, sizeof mine);
     if (st != SYMCOLL_SUCCESS)
         return st;
     int first = -1, count = 0, before = 0;
     for (int pe = 0; pe < b->size; pe++) {
-        (*same_host)[pe] = (*hosts)[pe] == mine;
-        if ((*same_host)[pe]) {
+        same_host[pe] = hosts[pe] == mine;
+        if (same_host[pe]) {
             if (first < 0)
                 first = pe;
             count++;
@@ -106,7 +103,7 @@ static symcoll_status_t exchange_hosts(unsigned long long **hosts, int **same_ho
     }
     int contiguous = b->rank - before == first && first + count <= b->size;
     for (int pe = first; contiguous && pe < first + count; pe++)
-        contiguous = (*same_host)[pe];
+        contiguous = same_host[pe];
     symcoll_g.local_rank = contiguous ? before : 0;
     symcoll_g.local_size = contiguous ? count : 1;
     return SYMCOLL_SUCCESS;
@@ -128,13 +125,9 @@ static symcoll_status_t agree_on_sm_count(void) {
 
 static symcoll_status_t agree_on_job(unsigned long long *job) {
     symcoll_bootstrap_t *b = symcoll_g.boot;
-    unsigned long long mine = job_nonce();
-    unsigned long long *all = calloc((size_t)b->size, sizeof *all);
-    if (!all)
-        return symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, "symcoll_init: out of memory");
+    unsigned long long mine = job_nonce(), all[SYMCOLL_MAX_PES];
     symcoll_status_t st = b->allgather(b, &mine, all, sizeof mine);
     *job = all[0];
-    free(all);
     return st;
 }
 
@@ -206,9 +199,9 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
     symcoll_g.my_pe = symcoll_g.boot->rank;
     symcoll_g.n_pes = symcoll_g.boot->size;
     symcoll_g.timeout_ns = (uint64_t)e->timeout_ms * 1000000ull;
-    unsigned long long *hosts = NULL, job = 0;
-    int *same_host = NULL;
-    st = exchange_hosts(&hosts, &same_host);
+    unsigned long long hosts[SYMCOLL_MAX_PES], job = 0;
+    int same_host[SYMCOLL_MAX_PES];
+    st = exchange_hosts(hosts, same_host);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_liveness_init(symcoll_g.boot, same_host);
     if (st == SYMCOLL_SUCCESS)
@@ -233,8 +226,6 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
         };
         st = symcoll_heap_create(&params, &symcoll_g.heap);
     }
-    free(hosts);
-    free(same_host);
     if (st != SYMCOLL_SUCCESS)
         return st;
     symcoll_g.heap_base = symcoll_g.heap->base;

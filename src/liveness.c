@@ -2,12 +2,13 @@
 
 #include <errno.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "internal.h"
 
-static pid_t *pids; /* per PE; 0 where not checkable (another host or PID namespace) */
+/* Per PE; 0 where not checkable (another host or PID namespace). Fixed arrays: nothing to
+ * allocate that could fail on one PE and leave the others in the exchange. */
+static pid_t pids[SYMCOLL_MAX_PES];
 static int n_pids;
 
 static symcoll_liveness_record_t my_record(void) {
@@ -25,19 +26,16 @@ static int same_namespace(const symcoll_liveness_record_t *a, const symcoll_live
 }
 
 symcoll_status_t symcoll_liveness_init(symcoll_bootstrap_t *boot, const int *same_host) {
-    symcoll_liveness_record_t mine = my_record();
-    symcoll_liveness_record_t *all = calloc((size_t)boot->size, sizeof *all);
-    pids = calloc((size_t)boot->size, sizeof *pids);
-    if (!all || !pids) {
-        free(all);
-        return symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, "symcoll_init: out of memory");
-    }
-    n_pids = boot->size;
+    symcoll_liveness_record_t mine = my_record(), all[SYMCOLL_MAX_PES];
+    if (boot->size > SYMCOLL_MAX_PES)
+        return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED, "symcoll_init: %d PEs, more than %d",
+                                 boot->size, SYMCOLL_MAX_PES);
     symcoll_status_t st = boot->allgather(boot, &mine, all, sizeof mine);
-    for (int pe = 0; pe < n_pids && st == SYMCOLL_SUCCESS; pe++)
-        if (same_host[pe] && pe != boot->rank && same_namespace(&mine, &all[pe]))
-            pids[pe] = (pid_t)all[pe].pid;
-    free(all);
+    n_pids = st == SYMCOLL_SUCCESS ? boot->size : 0;
+    for (int pe = 0; pe < n_pids; pe++)
+        pids[pe] = same_host[pe] && pe != boot->rank && same_namespace(&mine, &all[pe])
+                       ? (pid_t)all[pe].pid
+                       : 0;
     return st;
 }
 
@@ -49,7 +47,5 @@ int symcoll_liveness_first_gone(void) {
 }
 
 void symcoll_liveness_fini(void) {
-    free(pids);
-    pids = NULL;
     n_pids = 0;
 }

@@ -154,6 +154,7 @@ symcoll_status_t symcoll_topology_probe(symcoll_bootstrap_t *b, int device,
     if (nvml_open(&nvml) != 0)
         symcoll_debug(SYMCOLL_LOG_WARN, "topology: NVML not available; NVLink counts unknown");
     topo_link_t row[SYMCOLL_TOPO_MAX_PES];
+    memset(row, 0, sizeof row);
     for (int pe = 0; pe < b->size; pe++) {
         if (host_of_pe[pe] != host_of_pe[b->rank])
             row[pe] = (topo_link_t){TOPO_NO_P2P, 0};
@@ -161,13 +162,7 @@ symcoll_status_t symcoll_topology_probe(symcoll_bootstrap_t *b, int device,
             row[pe] = classify(&nvml, device, mine, t->bus_id[pe]);
     }
     nvml_close(&nvml);
-    topo_link_t *rows = malloc(sizeof row * (size_t)b->size);
-    if (!rows)
-        return symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, "topology: out of host memory");
-    st = b->allgather(b, row, rows, sizeof row);
-    for (int i = 0; i < b->size && st == SYMCOLL_SUCCESS; i++)
-        memcpy(t->link[i], rows + (size_t)i * SYMCOLL_TOPO_MAX_PES,
-               sizeof(topo_link_t) * (size_t)b->size);
-    free(rows);
-    return st;
+    /* Row i of the table is PE i's row: straight into place, with nothing to allocate that
+     * could fail on one PE and leave the others in the exchange. */
+    return b->allgather(b, row, t->link, sizeof row);
 }
