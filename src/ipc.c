@@ -72,7 +72,10 @@ static void *serve_loop(void *arg) {
         close(client);
         if (failed)
             break;
+        /* Read by symcoll_ipc_serve_finish for its message after a timeout. */
+        pthread_mutex_lock(&s->lock);
         s->served++;
+        pthread_mutex_unlock(&s->lock);
     }
     pthread_mutex_lock(&s->lock);
     s->done = 1;
@@ -105,6 +108,8 @@ symcoll_status_t symcoll_ipc_serve(const char *name, int fd, int n_requests,
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->done_cond, NULL);
     if (pthread_create(&s->thread, NULL, serve_loop, s) != 0) {
+        pthread_mutex_destroy(&s->lock);
+        pthread_cond_destroy(&s->done_cond);
         close(s->listener);
         free(s);
         return symcoll_set_error(SYMCOLL_ERROR_SYSTEM, "ipc: cannot start the server thread");
