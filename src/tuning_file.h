@@ -4,6 +4,7 @@
 #ifndef SYMCOLL_TUNING_FILE_H
 #define SYMCOLL_TUNING_FILE_H
 
+#include <limits.h>
 #include <stddef.h>
 #include "coll_algorithms.h"
 #include "symcoll.h"
@@ -26,9 +27,9 @@ typedef struct {
 } symcoll_tuning_row_t;
 
 typedef struct {
-    char path[256];
-    int n_pes;         /* signature: the PEs of the job it was measured in */
-    topo_class_t topo; /* signature: that job's slowest link */
+    char path[PATH_MAX]; /* any path that opens: messages and --explain name it whole */
+    int n_pes;           /* signature: the PEs of the job it was measured in */
+    topo_class_t topo;   /* signature: that job's slowest link */
     symcoll_tuning_row_t *rows;
     size_t n_rows;
 } symcoll_tuning_file_t;

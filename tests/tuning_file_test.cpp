@@ -132,6 +132,17 @@ TEST(TuningFile, SignatureMismatchNamesFileAndBothSignatures) {
     EXPECT_NE(std::strstr(err, "4 PEs over pcie-p2p"), nullptr) << err;
 }
 
+// A path of several hundred characters (deep build trees) is named whole.
+TEST(TuningFile, ALongPathIsNamedWhole) {
+    const std::string path = "/" + std::string(300, 'd') + "/machine.tuning";
+    symcoll_tuning_file_t file;
+    char err[1024] = "";
+    ASSERT_EQ(symcoll_tuning_file_parse(kFile, path.c_str(), &file, err, sizeof err), 0) << err;
+    EXPECT_EQ(symcoll_tuning_file_check(&file, 2, TOPO_NVLINK, err, sizeof err), -1);
+    EXPECT_NE(std::string(err).find(path + ": measured on 4 PEs"), std::string::npos) << err;
+    symcoll_tuning_file_free(&file);
+}
+
 void expect_error(const std::string &text, const char *expected) {
     Parsed p(text);
     EXPECT_EQ(p.rc, -1) << text;
