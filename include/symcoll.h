@@ -290,7 +290,7 @@ SYMCOLL_API const char *symcoll_collective_name(symcoll_collective_t collective)
  * file and the built-in table. The names are those SYMCOLL_ALGO_<COLLECTIVE> takes, in any case
  * ("ll", "one_shot", "two_shot", "push", "pull", "ce"; symcoll-perf --help lists them). blocks and
  * threads act as a tuning-table row's: the most blocks the grid may use (fewer for a small
- * message, never more than the GPU's multiprocessors) and the block size (the LL algorithms
+ * message, never more than the job's fewest multiprocessors) and the block size (the LL algorithms
  * use fewer threads for a small message); 0 keeps the grid the table gives the algorithm.
  * blocks is at most 128 (16 for "ll", 1 for "ce"), threads a multiple of 32 up to 512 (32 for
  * "ce"). algorithm NULL or "" clears the override (blocks and threads must then be 0).

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "bootstrap/bootstrap.h"
+#include "choice_digest.h"
 #include "env.h"
 #include "heap.h"
 #include "internal.h"
@@ -107,6 +108,22 @@ static symcoll_status_t exchange_hosts(unsigned long long *hosts, int *same_host
     symcoll_g.local_rank = contiguous ? before : 0;
     symcoll_g.local_size = contiguous ? count : 1;
     return SYMCOLL_SUCCESS;
+}
+
+/* INVALID_ARGUMENT naming the first PE that would choose collective kernels or grids other
+ * than PE 0's: a collective would otherwise wait for blocks that PE never launches. */
+static symcoll_status_t agree_on_choices(void) {
+    symcoll_bootstrap_t *b = symcoll_g.boot;
+    uint64_t mine = symcoll_choice_digest(&symcoll_g.tuning_file), all[SYMCOLL_MAX_PES];
+    symcoll_status_t st = b->allgather(b, &mine, all, sizeof mine);
+    for (int pe = 1; pe < b->size && st == SYMCOLL_SUCCESS; pe++)
+        if (all[pe] != all[0])
+            st = symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                   "symcoll_init: PE %d and PE 0 choose collectives differently: "
+                                   "their SYMCOLL_ALGO_* settings or the rows of their "
+                                   "SYMCOLL_TUNING_FILE differ; set them alike on every PE",
+                                   pe);
+    return st;
 }
 
 /* The collectives' grids follow the SM count, and every PE must launch the same grid (their
@@ -214,6 +231,8 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_bootstrap_agree(symcoll_g.boot, "symcoll_init",
                                      load_tuning_file(e->tuning_file));
+    if (st == SYMCOLL_SUCCESS)
+        st = agree_on_choices();
     if (st == SYMCOLL_SUCCESS) {
         symcoll_heap_params_t params = {
             .heap_size = attr && attr->heap_size ? attr->heap_size : e->symmetric_size,
