@@ -88,15 +88,14 @@ static symcoll_status_t map_peers(const symcoll_driver_t *d, symcoll_heap_t *h,
         symcoll_driver_status(d->mem_export(&fd, (CUmemGenericAllocationHandle)h->local_handle,
                                             CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
                               "symcoll_init", "cuMemExportToShareableHandle");
-    if (st != SYMCOLL_SUCCESS)
-        return st;
     char name[64];
     symcoll_ipc_name(p->job, h->my_pe, name, sizeof name);
     symcoll_ipc_server_t *server = NULL;
-    st = symcoll_ipc_serve(name, fd, n_local_peers, &server);
-    symcoll_status_t sync = p->boot->barrier(p->boot); /* every server listens from here on */
     if (st == SYMCOLL_SUCCESS)
-        st = sync;
+        st = symcoll_ipc_serve(name, fd, n_local_peers, &server);
+    /* Every server listens from here on, or every PE knows that one does not: then none asks
+     * for a handle, and the servers stop without waiting for their peers. */
+    st = symcoll_bootstrap_agree(p->boot, "symcoll_init", st);
     for (int pe = 0; pe < h->n_pes && st == SYMCOLL_SUCCESS; pe++) {
         if (pe == h->my_pe || !p->same_host[pe])
             continue;
@@ -123,11 +122,13 @@ static symcoll_status_t map_peers(const symcoll_driver_t *d, symcoll_heap_t *h,
                           symcoll_last_error());
     }
     if (server) {
-        symcoll_status_t served = symcoll_ipc_serve_finish(server, p->timeout_ms);
+        symcoll_status_t served =
+            symcoll_ipc_serve_finish(server, st == SYMCOLL_SUCCESS ? p->timeout_ms : 0);
         if (st == SYMCOLL_SUCCESS)
             st = served;
     }
-    close(fd);
+    if (fd >= 0)
+        close(fd);
     return st;
 }
 
