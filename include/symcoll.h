@@ -103,7 +103,7 @@ typedef struct {
 } symcoll_uniqueid_t;
 
 typedef enum {
-    SYMCOLL_BOOTSTRAP_AUTO = 0,      /* launcher env, then PMIx, then torchrun env */
+    SYMCOLL_BOOTSTRAP_AUTO = 0,      /* launcher env, PMIx, torchrun env, else one PE */
     SYMCOLL_BOOTSTRAP_UNIQUEID = 1,  /* attr.uniqueid + attr.rank + attr.size */
     SYMCOLL_BOOTSTRAP_NCCL_COMM = 2, /* attr.nccl_comm: an existing ncclComm_t */
     SYMCOLL_BOOTSTRAP_PMIX = 3       /* PMIx only (no GPU exchange needed to find peers) */
@@ -115,7 +115,7 @@ typedef enum {
 typedef struct {
     uint32_t version;                   /* SYMCOLL_INIT_ATTR_VERSION */
     size_t heap_size;                   /* bytes per PE; 0: SYMCOLL_SYMMETRIC_SIZE */
-    int device;                         /* CUDA device ordinal; -1: the local rank */
+    int device;                         /* CUDA device; -1: local rank (NCCL_COMM: current one) */
     symcoll_bootstrap_kind_t bootstrap; /* how the PEs find each other */
     symcoll_uniqueid_t uniqueid;        /* SYMCOLL_BOOTSTRAP_UNIQUEID */
     int rank;                           /* SYMCOLL_BOOTSTRAP_UNIQUEID */
@@ -123,7 +123,8 @@ typedef struct {
     void *nccl_comm;                    /* SYMCOLL_BOOTSTRAP_NCCL_COMM: an ncclComm_t */
 } symcoll_init_attr_t;
 
-/* Fills *attr with defaults: version set, heap from env, device -1, bootstrap AUTO. */
+/* Fills *attr with defaults: version set, heap_size 0 (SYMCOLL_SYMMETRIC_SIZE), device -1,
+ * bootstrap AUTO, rank and size -1. */
 SYMCOLL_API void symcoll_init_attr_default(symcoll_init_attr_t *attr);
 
 /* Starts symcoll on this process: finds the other PEs (see the README for the launch paths
@@ -152,7 +153,8 @@ SYMCOLL_API int symcoll_my_pe(void);
 SYMCOLL_API int symcoll_n_pes(void);
 
 /* Creates a new NCCL unique id for SYMCOLL_BOOTSTRAP_UNIQUEID; the application sends it to
- * every PE (MPI_Bcast, a file, torch.distributed). Callable before init. Errors: NCCL. */
+ * every PE (MPI_Bcast, a file, torch.distributed). Callable before init. Errors:
+ * INVALID_ARGUMENT (id NULL), NCCL. */
 SYMCOLL_API symcoll_status_t symcoll_get_uniqueid(symcoll_uniqueid_t *id);
 
 /* Collective symmetric allocation: every PE must call with the same size in the same order;
@@ -207,7 +209,8 @@ SYMCOLL_API symcoll_status_t symcoll_barrier_on_stream(symcoll_team_t team, cuda
  *   all-reduce). float16/bfloat16 accumulate in float32.
  * fcollect: dst (count_per_pe * n elements) = concatenation of every PE's src in PE order.
  * alltoall: block j of this PE's src (count_per_pe elements) goes to block me of PE j's dst.
- * Errors: INVALID_ARGUMENT (names the argument), NOT_INITIALIZED, TIMEOUT, CUDA. */
+ * Errors: INVALID_ARGUMENT (names the argument), NOT_INITIALIZED, UNSUPPORTED (members without
+ * a P2P path between them), TIMEOUT, CUDA. */
 SYMCOLL_API symcoll_status_t symcoll_broadcast_on_stream(symcoll_team_t team, void *dst,
                                                          const void *src, size_t count,
                                                          symcoll_datatype_t type, int root,

@@ -2,9 +2,9 @@
  * Needs no relocatable device code: everything here is inline and works on the handle that
  * the host passes by value (symcoll_device_handle(team), symcoll.h).
  *
- * Every function takes the handle by const reference and addresses WORLD PEs; pe must be
- * load/store reachable (symcoll_dev_reachable). dst of a put, src of a get and signals are
- * symmetric addresses of this PE; the other buffer may be any memory of this GPU.
+ * Every function that reaches a peer takes the handle by const reference and addresses WORLD
+ * PEs; pe must be load/store reachable (symcoll_dev_reachable). dst of a put, src of a get and
+ * signals are symmetric addresses of this PE; the other buffer may be any memory of this GPU.
  * Scopes: the plain functions are called by one thread; _warp variants by every thread of
  * the warp and _block variants by every thread of the block, with the same arguments. A
  * scoped call returns once the whole group is done with src, so any thread may reuse it.

@@ -74,7 +74,8 @@ SYMCOLL_API symcoll_status_t symcoll_halo_create(symcoll_team_t team, const symc
  * the neighbour itself, in that exchange, for faces that travel as lines).
  * Graph-capturable; a captured graph replays correctly any number of times. Every team PE
  * makes the same sequence of exchange calls on a plan. Errors: INVALID_ARGUMENT (field not
- * symmetric or too small for the layout), TIMEOUT (the team is broken), CUDA. */
+ * symmetric or too small for the layout, this PE outside the team), NOT_INITIALIZED, TIMEOUT
+ * (the team is broken), CUDA. */
 SYMCOLL_API symcoll_status_t symcoll_halo_exchange_on_stream(symcoll_halo_t h, void *field,
                                                              cudaStream_t stream);
 /* The same for n fields (1 <= n <= SYMCOLL_HALO_MAX_FIELDS) in one kernel: one exchange. The
