@@ -8,6 +8,8 @@ symcoll_status_t symcoll_barrier_on_stream(symcoll_team_t team, cudaStream_t str
     symcoll_status_t st = symcoll_team_for_call(fn, team, &t);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_check_stream(fn, stream);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_check_team_p2p(fn, t);
     if (st != SYMCOLL_SUCCESS)
         return st;
     return symcoll_cuda_status(symcoll_barrier_launch(symcoll_team_device(t), stream), fn,

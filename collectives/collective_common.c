@@ -40,12 +40,9 @@ symcoll_status_t symcoll_coll_prepare(const symcoll_coll_call_t *call, size_t tu
                                       void *dst, const void *src, size_t bytes,
                                       symcoll_coll_args_t *args, symcoll_choice_t *choice) {
     const symcoll_team_state_t *t = call->team;
-    if (t->topo_class == TOPO_NO_P2P)
-        return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
-                                 "%s: team %d has members whose GPUs cannot reach each other "
-                                 "with loads and stores (no P2P path); such teams are not "
-                                 "supported yet",
-                                 call->fn, (int)t->handle);
+    symcoll_status_t st = symcoll_check_team_p2p(call->fn, t);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
     symcoll_tuning_query_t query = {
         .collective = call->collective,
         .bytes = tuning_bytes,
@@ -57,7 +54,7 @@ symcoll_status_t symcoll_coll_prepare(const symcoll_coll_call_t *call, size_t tu
     };
     if (!symcoll_tuning_override_apply(&query))
         query.forced = symcoll_env_algo(call->collective);
-    symcoll_status_t st = symcoll_tuning_choose(&query, choice);
+    st = symcoll_tuning_choose(&query, choice);
     if (st != SYMCOLL_SUCCESS)
         return symcoll_set_error(st, "%s: %s", call->fn, choice->why);
     *args = (symcoll_coll_args_t){

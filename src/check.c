@@ -93,3 +93,12 @@ symcoll_status_t symcoll_check_no_overlap(const char *fn, const char *a_name, co
                                  a_bytes, b_name, b, b_bytes);
     return SYMCOLL_SUCCESS;
 }
+
+symcoll_status_t symcoll_check_team_p2p(const char *fn, const symcoll_team_state_t *t) {
+    if (t->topo_class != TOPO_NO_P2P)
+        return SYMCOLL_SUCCESS;
+    return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
+                             "%s: team %d has members whose GPUs cannot reach each other with "
+                             "loads and stores (no P2P path); such teams are not supported yet",
+                             fn, (int)t->handle);
+}

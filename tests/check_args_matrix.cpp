@@ -435,6 +435,16 @@ TEST_F(ArgsMatrix, BeforeInitAndAfterFinalizeEveryRowSaysNotInitialized) {
     EXPECT_EQ(symcoll_finalize(), NOT_INITIALIZED);
 }
 
+// The faked WORLD has no P2P path: the barrier's flag stores would go to unmapped peer heaps,
+// so it refuses like the data collectives, naming the team.
+TEST_F(ArgsMatrix, BarrierOfATeamWithoutP2pIsUnsupported) {
+    EXPECT_EQ(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, kStream), SYMCOLL_ERROR_UNSUPPORTED);
+    std::string why = symcoll_last_error();
+    EXPECT_EQ(why.rfind("symcoll_barrier_on_stream: team 0 has members whose GPUs cannot reach", 0),
+              0u)
+        << why;
+}
+
 TEST_F(ArgsMatrix, QueriesAnswerMinusOneOrANameForBadValues) {
     EXPECT_EQ(symcoll_team_my_pe(99), -1);
     EXPECT_EQ(symcoll_team_my_pe(kOtherTeam), -1);
