@@ -101,8 +101,8 @@ static void draw_call(soak_t *s, lane_t *l) {
     c->root = (int)(next_random(s) % (uint64_t)s->npes);
     size_t elem = c->op == SOAK_PUT ? 1 : symcoll_datatype_size(c->type);
     size_t max_count = SOAK_MAX_BYTES / elem / (size_t)s->npes;
-    size_t count = (size_t)1 << (next_random(s) % 23);
-    c->count = 1 + (count + next_random(s) % count) % max_count;
+    uint64_t scale_bits = next_random(s);
+    c->count = perf_soak_count(scale_bits, next_random(s), max_count);
     l->in_graph = c->op != SOAK_PUT && next_random(s) % 4 == 0;
 }
 

@@ -1,10 +1,11 @@
-/* --soak's verdict from what the run measured, apart from the GPU work so that it can be
- * tested on the CPU. */
+/* What --soak decides without the GPU, so that it can be tested on the CPU: the counts it
+ * draws and its verdict from what the run measured. */
 #ifndef SYMCOLL_PERF_SOAK_VERDICT_H
 #define SYMCOLL_PERF_SOAK_VERDICT_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -14,6 +15,13 @@ extern "C" {
 #define PERF_SOAK_WARMUP_ROUNDS 50
 /* The last probe over the first may be at most this. */
 #define PERF_SOAK_SLOWDOWN_LIMIT 1.25
+
+/* Counts span 2^0 .. 2^(PERF_SOAK_COUNT_SCALES - 1) elements before they are cut to a buffer. */
+#define PERF_SOAK_COUNT_SCALES 23
+
+/* A count log-uniform from one element: the scale 2^(scale_bits % PERF_SOAK_COUNT_SCALES) plus
+ * offset_bits below it, wrapped into 1 .. max_count (max_count > 0). */
+size_t perf_soak_count(uint64_t scale_bits, uint64_t offset_bits, size_t max_count);
 
 typedef struct {
     long long rounds, wrong;

@@ -1,4 +1,5 @@
-// --soak's verdict from what a run measured: wrong elements, leaks and the probe's slowdown.
+// What --soak decides on the CPU: the counts it draws, and its verdict from what a run measured
+// (wrong elements, leaks, the probe's slowdown).
 #include <gtest/gtest.h>
 
 #include "soak_verdict.h"
@@ -49,6 +50,26 @@ TEST(PerfSoak, ARunShorterThanTheWarmUpIsNotALeak) {
     r.wrong = 0;
     r.last_probe_us = 2 * r.first_probe_us;
     EXPECT_FALSE(perf_soak_passed(&r));
+}
+
+// Scale bits that pick 2^k elements.
+uint64_t scale(int k) {
+    return uint64_t(k) + 7 * PERF_SOAK_COUNT_SCALES;
+}
+
+TEST(PerfSoak, CountsStartAtOneElementAndCoverEachScale) {
+    const size_t max_count = size_t(1) << 20;
+    EXPECT_EQ(perf_soak_count(scale(0), 12345, max_count), 1u);
+    for (int k = 1; k < 20; k++) {
+        size_t low = size_t(1) << k;
+        EXPECT_EQ(perf_soak_count(scale(k), 0, max_count), low) << k;
+        EXPECT_EQ(perf_soak_count(scale(k), low - 1, max_count), 2 * low - 1) << k;
+    }
+    for (uint64_t bits = 0; bits < 1000; bits++) {
+        size_t n = perf_soak_count(bits * 0x9e3779b97f4a7c15ull, bits * 31, max_count);
+        EXPECT_GE(n, 1u);
+        EXPECT_LE(n, max_count);
+    }
 }
 
 } // namespace
