@@ -14,3 +14,10 @@ foreach(name IN LISTS SYMCOLL_EXAMPLE_NAMES)
   add_test(NAME example_${name} COMMAND ${command} $<TARGET_FILE:example_${name}>)
   set_tests_properties(example_${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 400 LABELS gpu)
 endforeach()
+
+# The mini-apps' command lines, on the CPU: what they refuse they refuse before starting.
+symcoll_cpu_test(examples_cli_test examples_cli_test.cpp PUBLIC_API)
+target_compile_definitions(examples_cli_test PRIVATE
+  SYMCOLL_EXAMPLE_JACOBI="$<TARGET_FILE:example_jacobi>"
+  SYMCOLL_EXAMPLE_HEAT3D="$<TARGET_FILE:example_heat3d>")
+add_dependencies(examples_cli_test example_jacobi example_heat3d)

@@ -7,32 +7,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <sys/wait.h>
 
 #include <cuda_runtime_api.h>
 
+#include "program_run.h"
+
 namespace {
 
-struct Result {
-    int status;
-    std::string output; // stdout and stderr
-};
+using Result = ProgramResult;
 
 Result run(const std::string &flags) {
-    std::string command = std::string(SYMCOLL_PERF_EXE) + " " + flags + " 2>&1";
-    FILE *p = popen(command.c_str(), "r");
-    Result r{-1, ""};
-    if (p == nullptr) {
-        return r;
-    }
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) {
-        r.output.append(buf, n);
-    }
-    int status = pclose(p);
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
+    return run_program(std::string(SYMCOLL_PERF_EXE) + " " + flags);
 }
 
 TEST(PerfCli, Help) {

@@ -10,14 +10,8 @@
  *   heat3d_<variant>, n, corners, X x Y x Z, niter, npes, seconds_on_npes, seconds_on_1 */
 #include <math.h>
 #include <string.h>
+#include "example_flags.h"
 #include "heat3d.h"
-
-static const char *flag(int argc, char **argv, const char *name, const char *fallback) {
-    for (int i = 1; i + 1 < argc; i++)
-        if (strcmp(argv[i], name) == 0)
-            return argv[i + 1];
-    return fallback;
-}
 
 /* One iteration: the halos of cur refreshed, then cur -> next. */
 static void iteration(heat_t *h, heat_nccl_t *nccl, float *next, float *cur) {
@@ -134,19 +128,25 @@ static void make_plan(heat_t *h, const int grid[3]) {
 int main(int argc, char **argv) {
     heat_t h;
     memset(&h, 0, sizeof h);
-    h.n = atoi(flag(argc, argv, "-n", "256"));
-    h.niter = atoi(flag(argc, argv, "-niter", "100"));
-    const char *corners = flag(argc, argv, "-corners", "both");
-    const char *variant = flag(argc, argv, "-variant", "all");
-    int grid[3] = {0, 0, 0}, csv = 0;
-    if (sscanf(flag(argc, argv, "-grid", "0,0,0"), "%d,%d,%d", &grid[0], &grid[1], &grid[2]) != 3)
-        grid[0] = -1;
-    for (int i = 1; i < argc; i++)
-        csv |= strcmp(argv[i], "-csv") == 0;
+    static const char *const options[] = {"-n", "-niter", "-corners", "-grid", "-variant", NULL};
+    static const char *const switches[] = {"-csv", NULL};
+    int flags_ok = example_flags_valid(argc, argv, options, switches) &&
+                   example_int_option(argc, argv, "-n", 256, &h.n) &&
+                   example_int_option(argc, argv, "-niter", 100, &h.niter);
+    const char *corners = example_option(argc, argv, "-corners", "both");
+    const char *variant = example_option(argc, argv, "-variant", "all");
+    int grid[3], used = 0, csv = example_switch(argc, argv, "-csv");
+    const char *grid_text = example_option(argc, argv, "-grid", "0,0,0");
+    if (sscanf(grid_text, "%d,%d,%d%n", &grid[0], &grid[1], &grid[2], &used) != 3 ||
+        grid_text[used] != '\0' || grid[0] < 0 || grid[1] < 0 || grid[2] < 0) {
+        fprintf(stderr, "%s: -grid '%s' is not X,Y,Z (whole numbers, 0: chosen)\n", argv[0],
+                grid_text);
+        flags_ok = 0;
+    }
     int run_symcoll = strcmp(variant, "symcoll") == 0 || strcmp(variant, "all") == 0;
     int run_nccl = strcmp(variant, "nccl") == 0 || strcmp(variant, "all") == 0;
     int first = strcmp(corners, "1") == 0, last = strcmp(corners, "0") == 0 ? 0 : 1;
-    if (h.n < 1 || h.niter < 0 || grid[0] < 0 || (!run_symcoll && !run_nccl) ||
+    if (!flags_ok || h.n < 1 || h.niter < 0 || (!run_symcoll && !run_nccl) ||
         (strcmp(corners, "0") && strcmp(corners, "1") && strcmp(corners, "both"))) {
         fprintf(stderr,
                 "usage: %s [-n >= 1] [-niter >= 0] [-corners 0|1|both] [-grid X,Y,Z] "

@@ -13,26 +13,8 @@
  *   symcoll_<variant>, nx, ny, niter, nccheck, npes, 1, seconds_on_npes, seconds_on_1 */
 #include <math.h>
 #include <string.h>
+#include "example_flags.h"
 #include "jacobi.h"
-
-static int int_flag(int argc, char **argv, const char *name, int fallback) {
-    for (int i = 1; i + 1 < argc; i++)
-        if (strcmp(argv[i], name) == 0)
-            return atoi(argv[i + 1]);
-    return fallback;
-}
-static const char *str_flag(int argc, char **argv, const char *name, const char *fallback) {
-    for (int i = 1; i + 1 < argc; i++)
-        if (strcmp(argv[i], name) == 0)
-            return argv[i + 1];
-    return fallback;
-}
-static int has_flag(int argc, char **argv, const char *name) {
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], name) == 0)
-            return 1;
-    return 0;
-}
 
 /* The reference's split of rows 1 .. ny-2: the first PEs get one row less when uneven. */
 static void split_rows(jacobi_t *j) {
@@ -61,12 +43,15 @@ static int team_mismatches(jacobi_t *j, const float *ref) {
 int main(int argc, char **argv) {
     jacobi_t j;
     memset(&j, 0, sizeof j);
-    j.nx = int_flag(argc, argv, "-nx", 16384);
-    j.ny = int_flag(argc, argv, "-ny", 16384);
-    j.niter = int_flag(argc, argv, "-niter", 1000);
-    j.nccheck = int_flag(argc, argv, "-nccheck", 1);
-    int csv = has_flag(argc, argv, "-csv");
-    const char *which = str_flag(argc, argv, "-variant", "all");
+    static const char *const options[] = {"-nx", "-ny", "-niter", "-nccheck", "-variant", NULL};
+    static const char *const switches[] = {"-csv", NULL};
+    int flags_ok = example_flags_valid(argc, argv, options, switches) &&
+                   example_int_option(argc, argv, "-nx", 16384, &j.nx) &&
+                   example_int_option(argc, argv, "-ny", 16384, &j.ny) &&
+                   example_int_option(argc, argv, "-niter", 1000, &j.niter) &&
+                   example_int_option(argc, argv, "-nccheck", 1, &j.nccheck);
+    int csv = example_switch(argc, argv, "-csv");
+    const char *which = example_option(argc, argv, "-variant", "all");
     static const struct {
         const char *name;
         jacobi_variant_t run;
@@ -75,7 +60,7 @@ int main(int argc, char **argv) {
     for (int v = 0; v < 3; v++)
         if (strcmp(which, variants[v].name) == 0)
             chosen = v;
-    if (j.nx < 3 || j.ny < 4 || j.niter < 0 || j.nccheck < 1 || chosen == -2) {
+    if (!flags_ok || j.nx < 3 || j.ny < 4 || j.niter < 0 || j.nccheck < 1 || chosen == -2) {
         fprintf(stderr,
                 "usage: %s [-nx >= 3] [-ny >= 4] [-niter >= 0] [-nccheck >= 1] [-csv] "
                 "[-variant host|device|nccl|all]\n",

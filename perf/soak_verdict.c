@@ -1,0 +1,17 @@
+#include "soak_verdict.h"
+
+size_t perf_soak_count(uint64_t scale_bits, uint64_t offset_bits, size_t max_count) {
+    size_t scale = (size_t)1 << (scale_bits % PERF_SOAK_COUNT_SCALES);
+    return 1 + (scale - 1 + offset_bits % scale) % max_count;
+}
+
+bool perf_soak_leaks_checked(const perf_soak_result_t *r) {
+    return r->rounds >= PERF_SOAK_WARMUP_ROUNDS;
+}
+
+bool perf_soak_passed(const perf_soak_result_t *r) {
+    bool leaked = perf_soak_leaks_checked(r) &&
+                  (r->fds_after != r->fds_before || r->free_after != r->free_before);
+    return r->wrong == 0 && !leaked &&
+           r->last_probe_us / r->first_probe_us <= PERF_SOAK_SLOWDOWN_LIMIT;
+}

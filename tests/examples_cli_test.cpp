@@ -1,0 +1,32 @@
+// The mini-apps' command lines: a flag or number they do not know ends them with their usage
+// and status 2 before anything starts, instead of running the defaults in its place.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "program_run.h"
+
+namespace {
+
+void expect_refused(const char *program, const std::string &flags, const char *says) {
+    ProgramResult r = run_program(std::string(program) + " " + flags);
+    EXPECT_EQ(r.status, 2) << flags << ": " << r.output;
+    EXPECT_NE(r.output.find(says), std::string::npos) << flags << ": " << r.output;
+    EXPECT_NE(r.output.find("usage:"), std::string::npos) << flags << ": " << r.output;
+}
+
+TEST(ExamplesCli, JacobiRefusesWhatItDoesNotKnow) {
+    expect_refused(SYMCOLL_EXAMPLE_JACOBI, "-niters 10", "unknown argument '-niters'");
+    expect_refused(SYMCOLL_EXAMPLE_JACOBI, "-nx 4k", "-nx '4k' is not a whole number");
+    expect_refused(SYMCOLL_EXAMPLE_JACOBI, "-nx 64 -ny", "no value after '-ny'");
+    expect_refused(SYMCOLL_EXAMPLE_JACOBI, "-nx 64 256", "unknown argument '256'");
+}
+
+TEST(ExamplesCli, Heat3dRefusesWhatItDoesNotKnow) {
+    expect_refused(SYMCOLL_EXAMPLE_HEAT3D, "-N 64", "unknown argument '-N'");
+    expect_refused(SYMCOLL_EXAMPLE_HEAT3D, "-niter 1e3", "-niter '1e3' is not a whole number");
+    expect_refused(SYMCOLL_EXAMPLE_HEAT3D, "-grid 1,1,2,2", "-grid '1,1,2,2' is not X,Y,Z");
+    expect_refused(SYMCOLL_EXAMPLE_HEAT3D, "-csv -variant", "no value after '-variant'");
+}
+
+} // namespace
