@@ -9,6 +9,7 @@
 #include "halo_pack.h"
 #include "plot.h"
 #include "report.h"
+#include "stats.h"
 #include "timing.h"
 
 /* Interior layers along the split dimension. */
@@ -178,6 +179,20 @@ static void report(halo_sweep_t *s, shape_t shape, const char *mode, const layou
     }
 }
 
+/* Every PE's three times, combined as -a asks (the slowest PE by default), as the collectives
+ * sweep reports them: PE 0's own times would hide a slower PE. */
+static int combine_over_pes(halo_sweep_t *s, double us[3]) {
+    double all[SYMCOLL_MAX_PES][3], per_pe[SYMCOLL_MAX_PES];
+    if (perf_exchange_gather(&s->ex, us, sizeof all[0], all) != 0)
+        return -1;
+    for (int i = 0; i < 3; i++) {
+        for (int pe = 0; pe < s->npes; pe++)
+            per_pe[pe] = all[pe][i];
+        us[i] = perf_combine_times(per_pe, s->npes, s->args->average);
+    }
+    return 0;
+}
+
 static int run_case(halo_sweep_t *s, shape_t shape, size_t face_bytes) {
     layout_t l;
     layout_of(shape, face_bytes / 4, s->npes, &l);
@@ -208,6 +223,8 @@ static int run_case(halo_sweep_t *s, shape_t shape, size_t face_bytes) {
         if (rc == 0)
             rc = measure(&s->bench, graph_calls, enqueue_copies, &c, &us[2]);
         if (rc == 0)
+            rc = combine_over_pes(s, us);
+        if (rc == 0)
             report(s, shape, mode == PERF_MODE_GRAPH ? "graph" : "stream", &l, us);
     }
     if (perf_cuda_check(cudaFree(c.pack), "cudaFree") != 0 && rc == 0)
@@ -232,7 +249,7 @@ int perf_halo(const perf_args_t *args) {
     halo_sweep_t s = {.args = args, .me = symcoll_my_pe(), .npes = symcoll_n_pes()};
     cudaStream_t stream;
     PERF_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    char temp_csv[256] = "";
+    char temp_csv[4096] = "";
     int rc = perf_exchange_init(&s.ex, SYMCOLL_TEAM_WORLD, stream) != 0 ||
                      perf_bench_init(&s.bench, args, SYMCOLL_TEAM_WORLD, stream) != 0 ||
                      (args->compare_nccl && make_comm(&s) != 0)
@@ -258,11 +275,14 @@ int perf_halo(const perf_args_t *args) {
             if (sizes[i] >= 16)
                 rc = run_case(&s, (shape_t)shape, sizes[i]);
     if (s.csv) {
-        fclose(s.csv);
+        if (fclose(s.csv) != 0 && rc == 0)
+            rc = perf_fail("cannot write %s", args->csv_path ? args->csv_path : temp_csv);
         if (rc == 0 && args->plot_path &&
             perf_plot(args->csv_path ? args->csv_path : temp_csv, args->plot_path) != 0)
             rc = -1;
     }
+    if (temp_csv[0] != '\0')
+        remove(temp_csv);
     if (s.comm && ncclCommDestroy(s.comm) != ncclSuccess)
         rc = perf_fail("ncclCommDestroy failed");
     if ((perf_bench_fini(&s.bench) | perf_exchange_fini(&s.ex) |

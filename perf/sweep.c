@@ -444,7 +444,8 @@ static int teardown(sweep_t *sw) {
     int rc = 0;
     symcoll_tuning_file_free(&sw->tuning_file);
     if (sw->csv != NULL && fclose(sw->csv) != 0) {
-        rc = perf_fail("cannot write %s", sw->args->csv_path);
+        rc = perf_fail("cannot write %s", sw->args->csv_path ? sw->args->csv_path
+                                                             : "the CSV for --plot or --baseline");
     }
     if (sw->args->compare_nccl) {
         rc |= perf_nccl_fini(&sw->nccl);
