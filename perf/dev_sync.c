@@ -135,9 +135,12 @@ static int run_barriers(dev_sync_t *s) {
 }
 
 static long long run_pingpongs(dev_sync_t *s) {
+    int reach = 0;
     if (s->me < 2 && !(s->h.reachable >> (1 - s->me) & 1))
-        return perf_fail("--op dev_pingpong: PE %d has no load/store path to PE %d", s->me,
-                         1 - s->me);
+        reach =
+            perf_fail("--op dev_pingpong: PE %d has no load/store path to PE %d", s->me, 1 - s->me);
+    if (perf_exchange_agree(&s->ex, reach) != 0)
+        return -1;
     if (s->me == 0) {
         printf("# in-kernel ping-pong between PE 0 and PE 1 (%d PEs, the others idle): %d round "
                "trips per kernel, %d kernels timed after %d of warm-up, data checked\n"
@@ -199,13 +202,15 @@ static int setup(dev_sync_t *s) {
     s->pp.wrong = s->counters;
     if (nccl_setup(s) != 0)
         return -1;
+    int rc = 0;
     if (s->me == 0 && s->args->csv_path) {
         s->csv = fopen(s->args->csv_path, "w");
-        if (s->csv == NULL)
-            return perf_fail("cannot create %s", s->args->csv_path);
-        perf_csv_header(s->csv);
+        if (s->csv != NULL)
+            perf_csv_header(s->csv);
+        else
+            rc = perf_fail("cannot create %s", s->args->csv_path);
     }
-    return 0;
+    return perf_exchange_agree(&s->ex, rc);
 }
 
 /* 0, or -1 after reporting a failed release. */

@@ -64,3 +64,17 @@ int perf_exchange_broadcast(perf_exchange_t *ex, void *data, size_t len) {
     PERF_CUDA(cudaMemcpyAsync(data, ex->staging, len, cudaMemcpyDeviceToHost, ex->stream));
     return perf_sync_pes(ex->team, ex->stream);
 }
+
+int perf_exchange_agree(perf_exchange_t *ex, int rc) {
+    int32_t failed = rc != 0, all[SYMCOLL_MAX_PES] = {0}, any = 0;
+    if (perf_exchange_gather(ex, &failed, sizeof failed, all) != 0) {
+        return -1;
+    }
+    for (int p = 0; p < ex->npes && ex->me == 0; p++) {
+        any |= all[p];
+    }
+    if (perf_exchange_broadcast(ex, &any, sizeof any) != 0) {
+        return -1;
+    }
+    return rc != 0 ? rc : any ? -1 : 0;
+}

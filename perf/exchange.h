@@ -37,6 +37,11 @@ int perf_exchange_gather(perf_exchange_t *ex, const void *mine, size_t len, void
 /* Team PE 0's len bytes of data replace data on every PE. */
 int perf_exchange_broadcast(perf_exchange_t *ex, void *data, size_t len);
 
+/* Collective: a step that failed on some PE (rc nonzero there; it has reported why) fails on
+ * every PE, instead of leaving the others in the next exchange. Returns rc where it is
+ * nonzero, -1 where another PE failed, else 0. */
+int perf_exchange_agree(perf_exchange_t *ex, int rc);
+
 #ifdef __cplusplus
 }
 #endif

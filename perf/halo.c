@@ -255,13 +255,16 @@ int perf_halo(const perf_args_t *args) {
                      (args->compare_nccl && make_comm(&s) != 0)
                  ? -1
                  : 0;
+    int opened = 0;
     if (rc == 0 && s.me == 0 && (args->csv_path || args->plot_path)) {
         s.csv = args->csv_path ? fopen(args->csv_path, "w")
                                : perf_plot_temp_csv(temp_csv, sizeof temp_csv);
-        rc = s.csv ? 0 : perf_fail("cannot create the CSV file");
+        opened = s.csv ? 0 : perf_fail("cannot create the CSV file");
         if (s.csv)
             perf_csv_header(s.csv);
     }
+    if (rc == 0)
+        rc = perf_exchange_agree(&s.ex, opened);
     if (rc == 0 && s.me == 0)
         printf("# halo exchange of 2 float faces per PE (%d PEs): face bytes, bytes sent per PE, "
                "time in us and GB/s of symcoll, NCCL send/recv, cudaMemcpy2DAsync + barrier\n"

@@ -394,8 +394,10 @@ static int report_first_calls(sweep_t *sw) {
     return 0;
 }
 
-static int setup(sweep_t *sw, size_t buffer_bytes, size_t first_call_bytes, char *temp_csv,
-                 size_t temp_len) {
+/* failed_before: this PE's own failure before setup (the baseline), agreed on with setup's
+ * local steps. */
+static int setup(sweep_t *sw, int failed_before, size_t buffer_bytes, size_t first_call_bytes,
+                 char *temp_csv, size_t temp_len) {
     const perf_args_t *a = sw->args;
     int device;
     PERF_CUDA(cudaGetDevice(&device));
@@ -428,7 +430,10 @@ static int setup(sweep_t *sw, size_t buffer_bytes, size_t first_call_bytes, char
         return -1;
     }
     sw->topo = perf_team_class(topo, sw->team);
-    int rc = perf_load_tuning_file(&sw->tuning_file, 0, sw->topo, stderr);
+    int rc = failed_before;
+    if (rc == 0) {
+        rc = perf_load_tuning_file(&sw->tuning_file, 0, sw->topo, stderr);
+    }
     if (rc == 0 && sw->reporter) {
         rc = open_outputs(sw, temp_csv, temp_len);
     }
@@ -436,7 +441,9 @@ static int setup(sweep_t *sw, size_t buffer_bytes, size_t first_call_bytes, char
         rc = perf_print_machine(stdout, a, sw->npes, topo);
     }
     free(topo);
-    return rc;
+    /* These steps are each PE's own: one that failed (a CSV path the reporter cannot create)
+     * fails the sweep on every PE instead of leaving the others in the next exchange. */
+    return perf_exchange_agree(&sw->ex, rc);
 }
 
 /* 0, or -1 after reporting a failed release. */
@@ -497,13 +504,14 @@ int perf_sweep(const perf_args_t *a) {
     size_t n_sizes = perf_size_list(a, sizes, PERF_MAX_SIZES);
     size_t buffer_bytes = perf_buffer_bytes(sizes, n_sizes);
     perf_points_t baseline = {NULL, 0};
-    if (symcoll_my_pe() == 0 && a->baseline_path != NULL &&
-        load_baseline(a->baseline_path, &baseline) != 0) {
-        return -1;
-    }
+    int loaded = symcoll_my_pe() == 0 && a->baseline_path != NULL
+                     ? load_baseline(a->baseline_path, &baseline)
+                     : 0;
     char temp_csv[4096] = "";
-    if (setup(&sw, buffer_bytes, n_sizes > 0 ? sizes[0] : 0, temp_csv, sizeof temp_csv) != 0 ||
+    if (setup(&sw, loaded, buffer_bytes, n_sizes > 0 ? sizes[0] : 0, temp_csv, sizeof temp_csv) !=
+            0 ||
         report_first_calls(&sw) != 0) {
+        perf_points_free(&baseline);
         return -1;
     }
     if (((a->modes & PERF_MODE_STREAM) && run_mode(&sw, "stream", 0, sizes, n_sizes) != 0) ||

@@ -108,7 +108,8 @@ static int time_grid(tune_t *tn, const perf_call_t *call, const grid_t *g, doubl
     }
     PERF_SYMCOLL(symcoll_tuning_override(coll, NULL, 0, 0));
     double all[SYMCOLL_TOPO_MAX_PES];
-    if (rc != 0 || perf_exchange_gather(&tn->ex, &mine, sizeof mine, all) != 0) {
+    if (perf_exchange_agree(&tn->ex, rc) != 0 ||
+        perf_exchange_gather(&tn->ex, &mine, sizeof mine, all) != 0) {
         return -1;
     }
     *us = tn->me == 0 ? perf_combine_times(all, tn->npes, PERF_AVERAGE_MAX) : mine;
