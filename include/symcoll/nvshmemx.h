@@ -190,11 +190,13 @@ NVSHMEMI_RMA_TYPES(NVSHMEMI_DEFINE_RMA_ON_STREAM)
 
 /* ---- barriers on a stream (include quiet) ---- */
 
-static inline void nvshmemx_barrier_on_stream(nvshmem_team_t team, cudaStream_t stream) {
-    nvshmemi_report(symcoll_barrier_on_stream(team, stream), "nvshmemx_barrier_on_stream");
+/* The team forms return 0 or symcoll's status, as NVSHMEM's team collectives return a status;
+ * the _all forms return nothing, as NVSHMEM's. */
+static inline int nvshmemx_barrier_on_stream(nvshmem_team_t team, cudaStream_t stream) {
+    return nvshmemi_report(symcoll_barrier_on_stream(team, stream), "nvshmemx_barrier_on_stream");
 }
-static inline void nvshmemx_team_sync_on_stream(nvshmem_team_t team, cudaStream_t stream) {
-    nvshmemi_report(symcoll_barrier_on_stream(team, stream), "nvshmemx_team_sync_on_stream");
+static inline int nvshmemx_team_sync_on_stream(nvshmem_team_t team, cudaStream_t stream) {
+    return nvshmemi_report(symcoll_barrier_on_stream(team, stream), "nvshmemx_team_sync_on_stream");
 }
 static inline void nvshmemx_barrier_all_on_stream(cudaStream_t stream) {
     nvshmemi_report(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream),

@@ -8,9 +8,12 @@ int nvshmem_header_compiles_as_c(void) {
     int *x = (int *)nvshmem_malloc(4 * sizeof(int));
     nvshmem_int_p(x, nvshmem_my_pe(), (nvshmem_my_pe() + 1) % nvshmem_n_pes());
     nvshmem_barrier_all();
+    /* The team barriers on a stream return a status, as NVSHMEM's do. */
+    int status = nvshmemx_barrier_on_stream(NVSHMEM_TEAM_WORLD, 0) |
+                 nvshmemx_team_sync_on_stream(NVSHMEMX_TEAM_NODE, 0);
     nvshmemx_int_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, x, x, 4, 0);
     nvshmemx_long_broadcast_on_stream(NVSHMEM_TEAM_WORLD, (long *)x, (long *)x, 2, 0, 0);
     nvshmem_free(x);
     nvshmem_finalize();
-    return nvshmem_team_n_pes(NVSHMEMX_TEAM_NODE);
+    return status ? status : nvshmem_team_n_pes(NVSHMEMX_TEAM_NODE);
 }
