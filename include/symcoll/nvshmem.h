@@ -30,9 +30,18 @@
 #include "../symcoll_device.cuh"
 #endif
 
+/* The NVSHMEM release whose API this header serves: programs test NVSHMEM_VENDOR_VERSION (or
+ * the _MAJOR/_MINOR ones) in #if for features. NVSHMEM_MAJOR/MINOR_VERSION are, as in NVSHMEM,
+ * the version of the OpenSHMEM specification it follows (1.3), not the release. */
 #define NVSHMEM_VENDOR_STRING "symcoll NVSHMEM compatibility header"
-#define NVSHMEM_MAJOR_VERSION 3
-#define NVSHMEM_MINOR_VERSION 0
+#define NVSHMEM_VENDOR_MAJOR_VERSION 3
+#define NVSHMEM_VENDOR_MINOR_VERSION 0
+#define NVSHMEM_VENDOR_PATCH_VERSION 0
+#define NVSHMEM_VENDOR_VERSION                                                                     \
+    (NVSHMEM_VENDOR_MAJOR_VERSION * 10000 + NVSHMEM_VENDOR_MINOR_VERSION * 100 +                   \
+     NVSHMEM_VENDOR_PATCH_VERSION)
+#define NVSHMEM_MAJOR_VERSION 1
+#define NVSHMEM_MINOR_VERSION 3
 #define SHMEM_MAJOR_VERSION 1
 #define SHMEM_MINOR_VERSION 5
 

@@ -2,6 +2,18 @@
 #include <nvshmem.h>
 #include <nvshmemx.h>
 
+/* As in NVSHMEM, NVSHMEM_MAJOR/MINOR_VERSION name the OpenSHMEM specification (1.3) and the
+ * NVSHMEM_VENDOR_ macros the NVSHMEM release, which programs test in #if for features. */
+#if NVSHMEM_MAJOR_VERSION != 1 || NVSHMEM_MINOR_VERSION != 3
+#error "NVSHMEM_MAJOR_VERSION.NVSHMEM_MINOR_VERSION is not the OpenSHMEM version 1.3"
+#endif
+#if !defined(NVSHMEM_VENDOR_VERSION) || NVSHMEM_VENDOR_MAJOR_VERSION < 3 ||                        \
+    NVSHMEM_VENDOR_VERSION != NVSHMEM_VENDOR_MAJOR_VERSION * 10000 +                               \
+                                  NVSHMEM_VENDOR_MINOR_VERSION * 100 +                             \
+                                  NVSHMEM_VENDOR_PATCH_VERSION
+#error "NVSHMEM_VENDOR_*VERSION do not name an NVSHMEM 3 release"
+#endif
+
 int nvshmem_header_compiles_as_c(void);
 int nvshmem_header_compiles_as_c(void) {
     nvshmem_init();
