@@ -323,6 +323,22 @@ static inline int nvshmemx_alltoallmem_on_stream(nvshmem_team_t team, void *dest
                               "nvshmemx_alltoallmem_on_stream");
 }
 
+static inline int nvshmem_broadcastmem(nvshmem_team_t team, void *dest, const void *source,
+                                       size_t nelems, int PE_root) {
+    return nvshmemi_blocking(nvshmemi_broadcast, team, dest, source, nelems, PE_root,
+                             "nvshmem_broadcastmem");
+}
+static inline int nvshmem_fcollectmem(nvshmem_team_t team, void *dest, const void *source,
+                                      size_t nelems) {
+    return nvshmemi_blocking(nvshmemi_fcollect, team, dest, source, nelems, 0,
+                             "nvshmem_fcollectmem");
+}
+static inline int nvshmem_alltoallmem(nvshmem_team_t team, void *dest, const void *source,
+                                      size_t nelems) {
+    return nvshmemi_blocking(nvshmemi_alltoall, team, dest, source, nelems, 0,
+                             "nvshmem_alltoallmem");
+}
+
 #define NVSHMEMI_DEFINE_EXCHANGE(TYPE, NAME)                                                       \
     static inline int nvshmemx_##NAME##_broadcast_on_stream(nvshmem_team_t team, TYPE *dest,       \
                                                             const TYPE *source, size_t nelems,     \

@@ -25,6 +25,9 @@ int nvshmem_header_compiles_as_c(void) {
                  nvshmemx_team_sync_on_stream(NVSHMEMX_TEAM_NODE, 0);
     nvshmemx_int_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, x, x, 4, 0);
     nvshmemx_long_broadcast_on_stream(NVSHMEM_TEAM_WORLD, (long *)x, (long *)x, 2, 0, 0);
+    status |= nvshmem_broadcastmem(NVSHMEM_TEAM_WORLD, x, x, sizeof(int), 0) |
+              nvshmem_fcollectmem(NVSHMEM_TEAM_WORLD, x + 2, x, sizeof(int)) |
+              nvshmem_alltoallmem(NVSHMEM_TEAM_WORLD, x + 2, x, sizeof(int));
     nvshmem_free(x);
     nvshmem_finalize();
     return status ? status : nvshmem_team_n_pes(NVSHMEMX_TEAM_NODE);
