@@ -20,6 +20,7 @@
 #define SYMCOLL_NVSHMEM_H
 
 #include <ctype.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -219,10 +219,18 @@ static inline int nvshmemi_blocking_end(symcoll_status_t status, const char *fn)
     return nvshmemi_report_cuda(cudaStreamSynchronize(cudaStreamPerThread), fn);
 }
 
+/* Plain char is signed or unsigned as the compiler has it (unsigned on aarch64): its min and
+ * max compare as the program's own comparisons do. */
+#if CHAR_MIN < 0
+#define NVSHMEMI_CHAR_DATATYPE SYMCOLL_INT8
+#else
+#define NVSHMEMI_CHAR_DATATYPE SYMCOLL_UINT8
+#endif
+
 /* Reductions: every PE of the team gets the result (an all-reduce, as NVSHMEM's team
  * reductions). X(TYPE, TYPENAME, symcoll datatype). */
 #define NVSHMEMI_REDUCE_INTEGER_TYPES(X)                                                           \
-    X(char, char, SYMCOLL_INT8)                                                                    \
+    X(char, char, NVSHMEMI_CHAR_DATATYPE)                                                          \
     X(signed char, schar, SYMCOLL_INT8)                                                            \
     X(int, int, SYMCOLL_INT32)                                                                     \
     X(long, long, SYMCOLL_INT64)                                                                   \
