@@ -155,6 +155,13 @@ static inline void nvshmemx_putmem_signal_on_stream(void *dest, const void *sour
                                                  (symcoll_signal_op_t)sig_op, pe, stream),
                     "nvshmemx_putmem_signal_on_stream");
 }
+/* A signal update alone: symcoll's put with signal, of no bytes. */
+static inline void nvshmemx_signal_op_on_stream(uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                                int pe, cudaStream_t stream) {
+    nvshmemi_report(symcoll_put_signal_on_stream(NULL, NULL, 0, sig_addr, signal,
+                                                 (symcoll_signal_op_t)sig_op, pe, stream),
+                    "nvshmemx_signal_op_on_stream");
+}
 static inline void nvshmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp,
                                                         uint64_t cmp_value, cudaStream_t stream) {
     nvshmemi_report(

@@ -19,6 +19,18 @@ struct Reduce {
 };
 Reduce last_reduce;
 
+struct PutSignal {
+    void *dst;
+    const void *src;
+    size_t bytes;
+    uint64_t *sig;
+    uint64_t value;
+    symcoll_signal_op_t op;
+    int pe;
+    cudaStream_t stream;
+};
+PutSignal last_put_signal;
+
 } // namespace
 
 extern "C" {
@@ -26,6 +38,12 @@ symcoll_status_t symcoll_reduce_on_stream(symcoll_team_t team, void *dst, const 
                                           size_t count, symcoll_datatype_t type, symcoll_op_t op,
                                           cudaStream_t stream) {
     last_reduce = Reduce{team, dst, src, count, type, op, stream};
+    return SYMCOLL_SUCCESS;
+}
+symcoll_status_t symcoll_put_signal_on_stream(void *dst, const void *src, size_t bytes,
+                                              uint64_t *sig, uint64_t value, symcoll_signal_op_t op,
+                                              int pe, cudaStream_t stream) {
+    last_put_signal = PutSignal{dst, src, bytes, sig, value, op, pe, stream};
     return SYMCOLL_SUCCESS;
 }
 const char *symcoll_last_error(void) {
@@ -77,6 +95,30 @@ TEST(NvshmemHostMapping, SignedAndUnsignedCharKeepTheirTypes) {
     EXPECT_EQ(last_reduce.type, SYMCOLL_INT8);
     ASSERT_EQ(nvshmemx_uchar_max_reduce_on_stream(NVSHMEM_TEAM_WORLD, u, u, 1, stream), 0);
     EXPECT_EQ(last_reduce.type, SYMCOLL_UINT8);
+}
+
+// A signal update on a stream is a put of no bytes with the signal.
+TEST(NvshmemHostMapping, SignalOpOnStreamIsAPutSignalOfNoBytes) {
+    uint64_t sig;
+    nvshmemx_signal_op_on_stream(&sig, 42, NVSHMEM_SIGNAL_ADD, 1, stream);
+    EXPECT_EQ(last_put_signal.bytes, 0u);
+    EXPECT_EQ(last_put_signal.sig, &sig);
+    EXPECT_EQ(last_put_signal.value, 42u);
+    EXPECT_EQ(last_put_signal.op, SYMCOLL_SIGNAL_ADD);
+    EXPECT_EQ(last_put_signal.pe, 1);
+    EXPECT_EQ(last_put_signal.stream, stream);
+}
+
+// The typed forms count elements; symcoll counts bytes.
+TEST(NvshmemHostMapping, TypedPutSignalOnStreamPassesBytes) {
+    double dst[4], src[4];
+    uint64_t sig;
+    nvshmemx_double_put_signal_on_stream(dst, src, 3, &sig, 7, NVSHMEM_SIGNAL_SET, 1, stream);
+    EXPECT_EQ(last_put_signal.dst, (void *)dst);
+    EXPECT_EQ(last_put_signal.src, (const void *)src);
+    EXPECT_EQ(last_put_signal.bytes, 3 * sizeof(double));
+    EXPECT_EQ(last_put_signal.value, 7u);
+    EXPECT_EQ(last_put_signal.op, SYMCOLL_SIGNAL_SET);
 }
 
 } // namespace
