@@ -61,7 +61,7 @@ set(SYMCOLL_NVSHMEM_REFUSED
     "nvshmemx_collective_launch(0, 1, 1, 0, 0, 0)" "nvshmem_team_split_2d(0, 1, 0, 0, 0, 0, 0, 0)"
     "nvshmem_team_split_strided(0, 0, 1, 1, 0, 0, 0)" "nvshmemx_init_attr(NVSHMEMX_INIT_WITH_MPI_COMM, 0)"
     "nvshmemx_init_attr(NVSHMEMX_INIT_WITH_SHMEM, 0)" "nvshmemx_buffer_register(0, 0)"
-    "nvshmem_ctx_create(0, 0)")
+    "nvshmem_ctx_create(0, 0)" "nvshmem_team_sync(0)" "nvshmem_sync(0)")
 foreach(call IN LISTS SYMCOLL_NVSHMEM_REFUSED)
   string(REGEX REPLACE "\\(.*" "" function "${call}")
   string(REGEX MATCH "NVSHMEMX_INIT_WITH_[A-Z_]+" flag "${call}")

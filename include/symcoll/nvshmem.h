@@ -858,6 +858,12 @@ static inline NVSHMEMI_HOSTDEV void nvshmem_sync_all(void) {
     NVSHMEMI_REFUSE_CALL(nvshmem_team_create_ctx, "communication contexts are not provided")
 #define nvshmem_barrier(...)                                                                       \
     NVSHMEMI_REFUSE_CALL(nvshmem_barrier, "use nvshmem_barrier_all or nvshmemx_barrier_on_stream")
+/* NVSHMEM's nvshmem_sync is another name of nvshmem_team_sync. */
+#define nvshmem_team_sync(...)                                                                     \
+    NVSHMEMI_REFUSE_CALL(nvshmem_team_sync, "use nvshmem_sync_all or "                             \
+                                            "nvshmemx_team_sync_on_stream")
+#define nvshmem_sync(...)                                                                          \
+    NVSHMEMI_REFUSE_CALL(nvshmem_sync, "use nvshmem_sync_all or nvshmemx_team_sync_on_stream")
 #define nvshmem_global_exit(...)                                                                   \
     NVSHMEMI_REFUSE_CALL(nvshmem_global_exit, "no job-wide abort across processes")
 
