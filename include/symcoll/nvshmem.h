@@ -30,6 +30,11 @@
 #ifdef __CUDACC__
 #include "../symcoll_device.cuh"
 #endif
+#ifdef __cplusplus
+/* half and __nv_bfloat16, for their reductions (C++ only, as in NVSHMEM). */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#endif
 
 /* The NVSHMEM release whose API this header serves: programs test NVSHMEM_VENDOR_VERSION (or
  * the _MAJOR/_MINOR ones) in #if for features. NVSHMEM_MAJOR/MINOR_VERSION are, as in NVSHMEM,

@@ -288,6 +288,11 @@ static inline int nvshmemi_blocking_end(symcoll_status_t status, const char *fn)
 NVSHMEMI_REDUCE_INTEGER_TYPES(NVSHMEMI_DEFINE_REDUCE_ARITHMETIC)
 NVSHMEMI_REDUCE_INTEGER_TYPES(NVSHMEMI_DEFINE_REDUCE_BITWISE)
 NVSHMEMI_REDUCE_FLOAT_TYPES(NVSHMEMI_DEFINE_REDUCE_ARITHMETIC)
+#ifdef __cplusplus
+/* symcoll accumulates them in float32. */
+NVSHMEMI_DEFINE_REDUCE_ARITHMETIC(half, half, SYMCOLL_FLOAT16)
+NVSHMEMI_DEFINE_REDUCE_ARITHMETIC(__nv_bfloat16, bfloat16, SYMCOLL_BFLOAT16)
+#endif
 
 /* Broadcast, fcollect and alltoall move bytes: any element type. nelems counts elements of
  * elem_size bytes (fcollect and alltoall: per PE). */

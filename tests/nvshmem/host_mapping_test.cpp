@@ -121,4 +121,17 @@ TEST(NvshmemHostMapping, TypedPutSignalOnStreamPassesBytes) {
     EXPECT_EQ(last_put_signal.op, SYMCOLL_SIGNAL_SET);
 }
 
+// half and bfloat16 reduce as symcoll's 16-bit floats (C++ only, as NVSHMEM declares them).
+TEST(NvshmemHostMapping, HalfAndBfloat16Reduce) {
+    half h[2];
+    __nv_bfloat16 b[2];
+    ASSERT_EQ(nvshmemx_half_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, h, h, 2, stream), 0);
+    EXPECT_EQ(last_reduce.type, SYMCOLL_FLOAT16);
+    EXPECT_EQ(last_reduce.op, SYMCOLL_SUM);
+    EXPECT_EQ(last_reduce.count, 2u);
+    ASSERT_EQ(nvshmem_bfloat16_max_reduce(NVSHMEM_TEAM_WORLD, b, b, 1), 0);
+    EXPECT_EQ(last_reduce.type, SYMCOLL_BFLOAT16);
+    EXPECT_EQ(last_reduce.op, SYMCOLL_MAX);
+}
+
 } // namespace
