@@ -48,6 +48,7 @@
      NVSHMEM_VENDOR_PATCH_VERSION)
 #define NVSHMEM_MAJOR_VERSION 1
 #define NVSHMEM_MINOR_VERSION 3
+#define NVSHMEM_MAX_NAME_LEN 256
 #define SHMEM_MAJOR_VERSION 1
 #define SHMEM_MINOR_VERSION 5
 
@@ -208,6 +209,30 @@ static inline void nvshmem_finalize(void) {
         symcoll_free(s->device.barrier);
     s->initialized = 0;
     nvshmemi_report(symcoll_finalize(), "nvshmem_finalize");
+}
+
+/* ---- version queries (host and device) ---- */
+
+/* The OpenSHMEM specification version, as NVSHMEM reports it. */
+static inline NVSHMEMI_HOSTDEV void nvshmem_info_get_version(int *major, int *minor) {
+    *major = NVSHMEM_MAJOR_VERSION;
+    *minor = NVSHMEM_MINOR_VERSION;
+}
+/* The NVSHMEM release whose API this header serves. */
+static inline NVSHMEMI_HOSTDEV void nvshmemx_vendor_get_version_info(int *major, int *minor,
+                                                                     int *patch) {
+    *major = NVSHMEM_VENDOR_MAJOR_VERSION;
+    *minor = NVSHMEM_VENDOR_MINOR_VERSION;
+    *patch = NVSHMEM_VENDOR_PATCH_VERSION;
+}
+/* NVSHMEM_VENDOR_STRING into name, which holds NVSHMEM_MAX_NAME_LEN bytes (a loop: the device
+ * has no strncpy). */
+static inline NVSHMEMI_HOSTDEV void nvshmem_info_get_name(char *name) {
+    const char *vendor = NVSHMEM_VENDOR_STRING;
+    size_t i = 0;
+    for (; vendor[i] != '\0' && i + 1 < NVSHMEM_MAX_NAME_LEN; i++)
+        name[i] = vendor[i];
+    name[i] = '\0';
 }
 
 /* ---- PEs and teams (host; the device versions read the handles) ---- */

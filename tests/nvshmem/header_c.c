@@ -28,6 +28,11 @@ int nvshmem_header_compiles_as_c(void) {
     status |= nvshmem_broadcastmem(NVSHMEM_TEAM_WORLD, x, x, sizeof(int), 0) |
               nvshmem_fcollectmem(NVSHMEM_TEAM_WORLD, x + 2, x, sizeof(int)) |
               nvshmem_alltoallmem(NVSHMEM_TEAM_WORLD, x + 2, x, sizeof(int));
+    int major, minor, patch;
+    char name[NVSHMEM_MAX_NAME_LEN];
+    nvshmem_info_get_version(&major, &minor);
+    nvshmemx_vendor_get_version_info(&major, &minor, &patch);
+    nvshmem_info_get_name(name);
     nvshmem_free(x);
     nvshmem_finalize();
     return status ? status : nvshmem_team_n_pes(NVSHMEMX_TEAM_NODE);
