@@ -211,6 +211,20 @@ static inline void nvshmem_finalize(void) {
     nvshmemi_report(symcoll_finalize(), "nvshmem_finalize");
 }
 
+/* NVSHMEM's initialization states, in its order (programs compare them with >=); this header
+ * reports the first or IS_INITIALIZED. */
+typedef enum {
+    NVSHMEM_STATUS_NOT_INITIALIZED = 0,
+    NVSHMEM_STATUS_IS_BOOTSTRAPPED,
+    NVSHMEM_STATUS_IS_INITIALIZED,
+    NVSHMEM_STATUS_LIMITED_MPG,
+    NVSHMEM_STATUS_FULL_MPG
+} nvshmemx_init_status_t;
+static inline int nvshmemx_init_status(void) {
+    return nvshmemi_symcoll_state.initialized ? NVSHMEM_STATUS_IS_INITIALIZED
+                                              : NVSHMEM_STATUS_NOT_INITIALIZED;
+}
+
 /* ---- version queries (host and device) ---- */
 
 /* The OpenSHMEM specification version, as NVSHMEM reports it. */

@@ -16,7 +16,11 @@
 
 int nvshmem_header_compiles_as_c(void);
 int nvshmem_header_compiles_as_c(void) {
+    if (nvshmemx_init_status() != NVSHMEM_STATUS_NOT_INITIALIZED)
+        return -1;
     nvshmem_init();
+    if (nvshmemx_init_status() < NVSHMEM_STATUS_IS_INITIALIZED)
+        return -1;
     int *x = (int *)nvshmem_malloc(4 * sizeof(int));
     nvshmem_int_p(x, nvshmem_my_pe(), (nvshmem_my_pe() + 1) % nvshmem_n_pes());
     nvshmem_barrier_all();
