@@ -1,6 +1,7 @@
 # NVSHMEM programs built unchanged against include/symcoll/nvshmem.h (symcoll::nvshmem), run on
 # 2 PEs under symcoll-run (exit 77, skipped, without a GPU); the headers compiled as C11 and as
-# C++ without nvcc; and calls the headers refuse failing to compile with a message naming them.
+# C++ without nvcc; the host calls' mapping onto symcoll, on the CPU; and calls the headers
+# refuse failing to compile with a message naming them.
 # A program built as a user builds it, and a test that runs it (with arguments) on 2 PEs.
 function(symcoll_nvshmem_program name)
   add_executable(${name} ${ARGN})
@@ -60,7 +61,7 @@ set(SYMCOLL_NVSHMEM_REFUSED
     "nvshmemx_collective_launch(0, 1, 1, 0, 0, 0)" "nvshmem_team_split_2d(0, 1, 0, 0, 0, 0, 0, 0)"
     "nvshmem_team_split_strided(0, 0, 1, 1, 0, 0, 0)" "nvshmemx_init_attr(NVSHMEMX_INIT_WITH_MPI_COMM, 0)"
     "nvshmemx_init_attr(NVSHMEMX_INIT_WITH_SHMEM, 0)" "nvshmemx_buffer_register(0, 0)"
-    "nvshmem_ctx_create(0, 0)")
+    "nvshmem_ctx_create(0, 0)" "nvshmem_team_sync(0)" "nvshmem_sync(0)")
 foreach(call IN LISTS SYMCOLL_NVSHMEM_REFUSED)
   string(REGEX REPLACE "\\(.*" "" function "${call}")
   string(REGEX MATCH "NVSHMEMX_INIT_WITH_[A-Z_]+" flag "${call}")
@@ -76,3 +77,16 @@ foreach(call IN LISTS SYMCOLL_NVSHMEM_REFUSED)
   set_tests_properties(nvshmem_refuses_${named} PROPERTIES LABELS nvshmem TIMEOUT 60
     PASS_REGULAR_EXPRESSION "${named} is not supported by the symcoll NVSHMEM header")
 endforeach()
+
+# The host calls' mapping onto symcoll, with the symcoll calls recorded (no GPU, no
+# libsymcoll): once with the compiler's plain char, once with unsigned plain char.
+foreach(variant signed_char unsigned_char)
+  set(name nvshmem_host_mapping_${variant}_test)
+  add_executable(${name} nvshmem/host_mapping_test.cpp)
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/include/symcoll
+                             ${PROJECT_SOURCE_DIR}/include ${CUDAToolkit_INCLUDE_DIRS})
+  target_link_libraries(${name} PRIVATE GTest::gtest_main)
+  add_test(NAME ${name} COMMAND ${name})
+  set_tests_properties(${name} PROPERTIES LABELS nvshmem TIMEOUT 60)
+endforeach()
+target_compile_options(nvshmem_host_mapping_unsigned_char_test PRIVATE -funsigned-char)

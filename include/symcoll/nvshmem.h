@@ -20,6 +20,7 @@
 #define SYMCOLL_NVSHMEM_H
 
 #include <ctype.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,10 +30,25 @@
 #ifdef __CUDACC__
 #include "../symcoll_device.cuh"
 #endif
+#ifdef __cplusplus
+/* half and __nv_bfloat16, for their reductions (C++ only, as in NVSHMEM). */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#endif
 
+/* The NVSHMEM release whose API this header serves: programs test NVSHMEM_VENDOR_VERSION (or
+ * the _MAJOR/_MINOR ones) in #if for features. NVSHMEM_MAJOR/MINOR_VERSION are, as in NVSHMEM,
+ * the version of the OpenSHMEM specification it follows (1.3), not the release. */
 #define NVSHMEM_VENDOR_STRING "symcoll NVSHMEM compatibility header"
-#define NVSHMEM_MAJOR_VERSION 3
-#define NVSHMEM_MINOR_VERSION 0
+#define NVSHMEM_VENDOR_MAJOR_VERSION 3
+#define NVSHMEM_VENDOR_MINOR_VERSION 0
+#define NVSHMEM_VENDOR_PATCH_VERSION 0
+#define NVSHMEM_VENDOR_VERSION                                                                     \
+    (NVSHMEM_VENDOR_MAJOR_VERSION * 10000 + NVSHMEM_VENDOR_MINOR_VERSION * 100 +                   \
+     NVSHMEM_VENDOR_PATCH_VERSION)
+#define NVSHMEM_MAJOR_VERSION 1
+#define NVSHMEM_MINOR_VERSION 3
+#define NVSHMEM_MAX_NAME_LEN 256
 #define SHMEM_MAJOR_VERSION 1
 #define SHMEM_MINOR_VERSION 5
 
@@ -193,6 +209,44 @@ static inline void nvshmem_finalize(void) {
         symcoll_free(s->device.barrier);
     s->initialized = 0;
     nvshmemi_report(symcoll_finalize(), "nvshmem_finalize");
+}
+
+/* NVSHMEM's initialization states, in its order (programs compare them with >=); this header
+ * reports the first or IS_INITIALIZED. */
+typedef enum {
+    NVSHMEM_STATUS_NOT_INITIALIZED = 0,
+    NVSHMEM_STATUS_IS_BOOTSTRAPPED,
+    NVSHMEM_STATUS_IS_INITIALIZED,
+    NVSHMEM_STATUS_LIMITED_MPG,
+    NVSHMEM_STATUS_FULL_MPG
+} nvshmemx_init_status_t;
+static inline int nvshmemx_init_status(void) {
+    return nvshmemi_symcoll_state.initialized ? NVSHMEM_STATUS_IS_INITIALIZED
+                                              : NVSHMEM_STATUS_NOT_INITIALIZED;
+}
+
+/* ---- version queries (host and device) ---- */
+
+/* The OpenSHMEM specification version, as NVSHMEM reports it. */
+static inline NVSHMEMI_HOSTDEV void nvshmem_info_get_version(int *major, int *minor) {
+    *major = NVSHMEM_MAJOR_VERSION;
+    *minor = NVSHMEM_MINOR_VERSION;
+}
+/* The NVSHMEM release whose API this header serves. */
+static inline NVSHMEMI_HOSTDEV void nvshmemx_vendor_get_version_info(int *major, int *minor,
+                                                                     int *patch) {
+    *major = NVSHMEM_VENDOR_MAJOR_VERSION;
+    *minor = NVSHMEM_VENDOR_MINOR_VERSION;
+    *patch = NVSHMEM_VENDOR_PATCH_VERSION;
+}
+/* NVSHMEM_VENDOR_STRING into name, which holds NVSHMEM_MAX_NAME_LEN bytes (a loop: the device
+ * has no strncpy). */
+static inline NVSHMEMI_HOSTDEV void nvshmem_info_get_name(char *name) {
+    const char *vendor = NVSHMEM_VENDOR_STRING;
+    size_t i = 0;
+    for (; vendor[i] != '\0' && i + 1 < NVSHMEM_MAX_NAME_LEN; i++)
+        name[i] = vendor[i];
+    name[i] = '\0';
 }
 
 /* ---- PEs and teams (host; the device versions read the handles) ---- */
@@ -848,6 +902,12 @@ static inline NVSHMEMI_HOSTDEV void nvshmem_sync_all(void) {
     NVSHMEMI_REFUSE_CALL(nvshmem_team_create_ctx, "communication contexts are not provided")
 #define nvshmem_barrier(...)                                                                       \
     NVSHMEMI_REFUSE_CALL(nvshmem_barrier, "use nvshmem_barrier_all or nvshmemx_barrier_on_stream")
+/* NVSHMEM's nvshmem_sync is another name of nvshmem_team_sync. */
+#define nvshmem_team_sync(...)                                                                     \
+    NVSHMEMI_REFUSE_CALL(nvshmem_team_sync, "use nvshmem_sync_all or "                             \
+                                            "nvshmemx_team_sync_on_stream")
+#define nvshmem_sync(...)                                                                          \
+    NVSHMEMI_REFUSE_CALL(nvshmem_sync, "use nvshmem_sync_all or nvshmemx_team_sync_on_stream")
 #define nvshmem_global_exit(...)                                                                   \
     NVSHMEMI_REFUSE_CALL(nvshmem_global_exit, "no job-wide abort across processes")
 

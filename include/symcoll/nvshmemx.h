@@ -155,6 +155,13 @@ static inline void nvshmemx_putmem_signal_on_stream(void *dest, const void *sour
                                                  (symcoll_signal_op_t)sig_op, pe, stream),
                     "nvshmemx_putmem_signal_on_stream");
 }
+/* A signal update alone: symcoll's put with signal, of no bytes. */
+static inline void nvshmemx_signal_op_on_stream(uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                                int pe, cudaStream_t stream) {
+    nvshmemi_report(symcoll_put_signal_on_stream(NULL, NULL, 0, sig_addr, signal,
+                                                 (symcoll_signal_op_t)sig_op, pe, stream),
+                    "nvshmemx_signal_op_on_stream");
+}
 static inline void nvshmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp,
                                                         uint64_t cmp_value, cudaStream_t stream) {
     nvshmemi_report(
@@ -190,11 +197,13 @@ NVSHMEMI_RMA_TYPES(NVSHMEMI_DEFINE_RMA_ON_STREAM)
 
 /* ---- barriers on a stream (include quiet) ---- */
 
-static inline void nvshmemx_barrier_on_stream(nvshmem_team_t team, cudaStream_t stream) {
-    nvshmemi_report(symcoll_barrier_on_stream(team, stream), "nvshmemx_barrier_on_stream");
+/* The team forms return 0 or symcoll's status, as NVSHMEM's team collectives return a status;
+ * the _all forms return nothing, as NVSHMEM's. */
+static inline int nvshmemx_barrier_on_stream(nvshmem_team_t team, cudaStream_t stream) {
+    return nvshmemi_report(symcoll_barrier_on_stream(team, stream), "nvshmemx_barrier_on_stream");
 }
-static inline void nvshmemx_team_sync_on_stream(nvshmem_team_t team, cudaStream_t stream) {
-    nvshmemi_report(symcoll_barrier_on_stream(team, stream), "nvshmemx_team_sync_on_stream");
+static inline int nvshmemx_team_sync_on_stream(nvshmem_team_t team, cudaStream_t stream) {
+    return nvshmemi_report(symcoll_barrier_on_stream(team, stream), "nvshmemx_team_sync_on_stream");
 }
 static inline void nvshmemx_barrier_all_on_stream(cudaStream_t stream) {
     nvshmemi_report(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream),
@@ -217,10 +226,18 @@ static inline int nvshmemi_blocking_end(symcoll_status_t status, const char *fn)
     return nvshmemi_report_cuda(cudaStreamSynchronize(cudaStreamPerThread), fn);
 }
 
+/* Plain char is signed or unsigned as the compiler has it (unsigned on aarch64): its min and
+ * max compare as the program's own comparisons do. */
+#if CHAR_MIN < 0
+#define NVSHMEMI_CHAR_DATATYPE SYMCOLL_INT8
+#else
+#define NVSHMEMI_CHAR_DATATYPE SYMCOLL_UINT8
+#endif
+
 /* Reductions: every PE of the team gets the result (an all-reduce, as NVSHMEM's team
  * reductions). X(TYPE, TYPENAME, symcoll datatype). */
 #define NVSHMEMI_REDUCE_INTEGER_TYPES(X)                                                           \
-    X(char, char, SYMCOLL_INT8)                                                                    \
+    X(char, char, NVSHMEMI_CHAR_DATATYPE)                                                          \
     X(signed char, schar, SYMCOLL_INT8)                                                            \
     X(int, int, SYMCOLL_INT32)                                                                     \
     X(long, long, SYMCOLL_INT64)                                                                   \
@@ -271,6 +288,11 @@ static inline int nvshmemi_blocking_end(symcoll_status_t status, const char *fn)
 NVSHMEMI_REDUCE_INTEGER_TYPES(NVSHMEMI_DEFINE_REDUCE_ARITHMETIC)
 NVSHMEMI_REDUCE_INTEGER_TYPES(NVSHMEMI_DEFINE_REDUCE_BITWISE)
 NVSHMEMI_REDUCE_FLOAT_TYPES(NVSHMEMI_DEFINE_REDUCE_ARITHMETIC)
+#ifdef __cplusplus
+/* symcoll accumulates them in float32. */
+NVSHMEMI_DEFINE_REDUCE_ARITHMETIC(half, half, SYMCOLL_FLOAT16)
+NVSHMEMI_DEFINE_REDUCE_ARITHMETIC(__nv_bfloat16, bfloat16, SYMCOLL_BFLOAT16)
+#endif
 
 /* Broadcast, fcollect and alltoall move bytes: any element type. nelems counts elements of
  * elem_size bytes (fcollect and alltoall: per PE). */
@@ -319,6 +341,22 @@ static inline int nvshmemx_alltoallmem_on_stream(nvshmem_team_t team, void *dest
                                                  cudaStream_t stream) {
     return nvshmemi_on_stream(nvshmemi_alltoall(team, dest, source, nelems, 0, stream),
                               "nvshmemx_alltoallmem_on_stream");
+}
+
+static inline int nvshmem_broadcastmem(nvshmem_team_t team, void *dest, const void *source,
+                                       size_t nelems, int PE_root) {
+    return nvshmemi_blocking(nvshmemi_broadcast, team, dest, source, nelems, PE_root,
+                             "nvshmem_broadcastmem");
+}
+static inline int nvshmem_fcollectmem(nvshmem_team_t team, void *dest, const void *source,
+                                      size_t nelems) {
+    return nvshmemi_blocking(nvshmemi_fcollect, team, dest, source, nelems, 0,
+                             "nvshmem_fcollectmem");
+}
+static inline int nvshmem_alltoallmem(nvshmem_team_t team, void *dest, const void *source,
+                                      size_t nelems) {
+    return nvshmemi_blocking(nvshmemi_alltoall, team, dest, source, nelems, 0,
+                             "nvshmem_alltoallmem");
 }
 
 #define NVSHMEMI_DEFINE_EXCHANGE(TYPE, NAME)                                                       \

@@ -1,7 +1,7 @@
 /* Stream-ordered collectives over NVSHMEM_TEAM_WORLD: all-reduces (every PE gets the result)
  * of several types and ops, broadcast from the last PE, fcollect and alltoall; outputs
  * poisoned first, results checked against the CPU, small and large counts; an all-reduce
- * captured into a CUDA graph and replayed; the blocking host form. */
+ * captured into a CUDA graph and replayed; the blocking host forms. */
 #include <nvshmem.h>
 #include <nvshmemx.h>
 #include "check.h"
@@ -182,6 +182,12 @@ int main(void) {
     nvshmem_barrier_all();
     bad += nvshmem_int_sum_reduce(NVSHMEM_TEAM_WORLD, x, x, 1) != 0;
     bad += nvshmem_int_g(x, me) != n * (n + 1) / 2;
+    nvshmem_barrier_all();
+    /* The blocking byte form of a broadcast, from the last PE. */
+    nvshmem_int_p(x, me + 1, me);
+    nvshmem_barrier_all();
+    bad += nvshmem_broadcastmem(NVSHMEM_TEAM_WORLD, x, x, sizeof(int), n - 1) != 0;
+    bad += nvshmem_int_g(x, me) != n;
     nvshmem_barrier_all();
     nvshmem_free(x);
     CHECK_CUDA(cudaStreamDestroy(stream));
