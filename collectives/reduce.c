@@ -18,6 +18,17 @@ static symcoll_status_t check_op(const char *fn, symcoll_datatype_t type, symcol
     return SYMCOLL_SUCCESS;
 }
 
+/* The reduction kernels load whole elements, and 16-byte vectors after an element-aligned
+ * head: a pointer into the middle of an element would fault the GPU (a sticky error). */
+static symcoll_status_t check_aligned(const char *fn, const char *arg, const void *p,
+                                      size_t elem_size) {
+    if ((uintptr_t)p % elem_size == 0)
+        return SYMCOLL_SUCCESS;
+    return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                             "%s: %s %p is not aligned to its %zu-byte elements", fn, arg, p,
+                             elem_size);
+}
+
 symcoll_status_t symcoll_reduce_on_stream(symcoll_team_t team, void *dst, const void *src,
                                           size_t count, symcoll_datatype_t type, symcoll_op_t op,
                                           cudaStream_t stream) {
@@ -29,6 +40,10 @@ symcoll_status_t symcoll_reduce_on_stream(symcoll_team_t team, void *dst, const 
                                              team, type, stream);
     if (st == SYMCOLL_SUCCESS)
         st = check_op(call.fn, type, op);
+    if (st == SYMCOLL_SUCCESS)
+        st = check_aligned(call.fn, "dst", dst, call.elem_size);
+    if (st == SYMCOLL_SUCCESS)
+        st = check_aligned(call.fn, "src", src, call.elem_size);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_coll_prepare_counted(&call, dst, src, count, 0, &bytes, &args, &choice);
     if (st != SYMCOLL_SUCCESS || bytes == 0)

@@ -198,15 +198,17 @@ SYMCOLL_API symcoll_status_t symcoll_signal_wait_until_on_stream(uint64_t *sig, 
 
 /* Team barrier on a stream: one kernel; also a quiet (puts issued before it on this PE,
  * from the host on earlier stream work or from earlier kernels, are complete and visible on
- * every PE of the team after it). Errors: INVALID_ARGUMENT, NOT_INITIALIZED, TIMEOUT (the
- * team is broken by an earlier timeout), CUDA. */
+ * every PE of the team after it). Errors: INVALID_ARGUMENT, NOT_INITIALIZED, UNSUPPORTED
+ * (members without a P2P path between them), TIMEOUT (the team is broken by an earlier
+ * timeout), CUDA. */
 SYMCOLL_API symcoll_status_t symcoll_barrier_on_stream(symcoll_team_t team, cudaStream_t stream);
 
 /* Collectives. dst and src are symmetric; dst == src (in place) is allowed for broadcast
  * and reduce; for fcollect and alltoall dst and src must not overlap.
  * broadcast: count elements of root's src (root: team PE number) into every PE's dst.
  * reduce: every PE's dst = op over all PEs' src (count elements; OpenSHMEM semantics: an
- *   all-reduce). float16/bfloat16 accumulate in float32.
+ *   all-reduce). float16/bfloat16 accumulate in float32. dst and src are aligned to the
+ *   element size, and every PE calls in place (dst == src) or none does.
  * fcollect: dst (count_per_pe * n elements) = concatenation of every PE's src in PE order.
  * alltoall: block j of this PE's src (count_per_pe elements) goes to block me of PE j's dst.
  * Errors: INVALID_ARGUMENT (names the argument), NOT_INITIALIZED, UNSUPPORTED (members without

@@ -195,6 +195,13 @@ std::vector<Row> rows() {
          INVALID,
          {"xor", "float32"}},
         {"symcoll_reduce_on_stream",
+         [](auto &m) {
+             return symcoll_reduce_on_stream(SYMCOLL_TEAM_WORLD, m.a, m.b + 2, 4, SYMCOLL_FLOAT32,
+                                             SYMCOLL_SUM, kStream);
+         },
+         INVALID,
+         {"src", "is not aligned to its 4-byte elements"}},
+        {"symcoll_reduce_on_stream",
          [=](auto &m) {
              return symcoll_reduce_on_stream(SYMCOLL_TEAM_WORLD, m.a, m.b, huge, SYMCOLL_INT64,
                                              SYMCOLL_SUM, kStream);
