@@ -182,14 +182,11 @@ static void report(halo_sweep_t *s, shape_t shape, const char *mode, const layou
 /* Every PE's three times, combined as -a asks (the slowest PE by default), as the collectives
  * sweep reports them: PE 0's own times would hide a slower PE. */
 static int combine_over_pes(halo_sweep_t *s, double us[3]) {
-    double all[SYMCOLL_MAX_PES][3], per_pe[SYMCOLL_MAX_PES];
+    double all[SYMCOLL_MAX_PES][3];
     if (perf_exchange_gather(&s->ex, us, sizeof all[0], all) != 0)
         return -1;
-    for (int i = 0; i < 3; i++) {
-        for (int pe = 0; pe < s->npes; pe++)
-            per_pe[pe] = all[pe][i];
-        us[i] = perf_combine_times(per_pe, s->npes, s->args->average);
-    }
+    for (int i = 0; i < 3; i++)
+        us[i] = perf_combine_times(&all[0][i], s->npes, 3, s->args->average);
     return 0;
 }
 

@@ -12,19 +12,20 @@ double perf_median(double *values, int n) {
     return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
-double perf_combine_times(const double *per_pe, int npes, perf_average_t average) {
-    double sum = 0, min = per_pe[0], max = per_pe[0];
+double perf_combine_times(const double *times, int npes, size_t stride, perf_average_t average) {
+    double sum = 0, min = times[0], max = times[0];
     for (int p = 0; p < npes; p++) {
-        if (per_pe[p] < 0) {
+        double t = times[(size_t)p * stride];
+        if (t < 0) {
             return -1.0;
         }
-        sum += per_pe[p];
-        min = per_pe[p] < min ? per_pe[p] : min;
-        max = per_pe[p] > max ? per_pe[p] : max;
+        sum += t;
+        min = t < min ? t : min;
+        max = t > max ? t : max;
     }
     switch (average) {
     case PERF_AVERAGE_PE0:
-        return per_pe[0];
+        return times[0];
     case PERF_AVERAGE_MIN:
         return min;
     case PERF_AVERAGE_MAX:

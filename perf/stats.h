@@ -11,9 +11,10 @@ extern "C" {
 /* Median of values[0..n) (n > 0; the mean of the middle two for even n). Sorts values. */
 double perf_median(double *values, int n);
 
-/* Combines one time per PE as -a asks. A negative time means "not measured" and makes the
- * result negative. */
-double perf_combine_times(const double *per_pe, int npes, perf_average_t average);
+/* Combines one time per PE as -a asks: PE p's is times[p * stride] (stride: the values each
+ * PE gathered, so a gathered table needs no transposing). A negative time means "not
+ * measured" and makes the result negative. */
+double perf_combine_times(const double *times, int npes, size_t stride, perf_average_t average);
 
 #ifdef __cplusplus
 }

@@ -124,20 +124,14 @@ static int report(sweep_t *sw, perf_row_t *row, double (*busbw_factor)(int),
     if (!sw->reporter) {
         return 0;
     }
-    double per_pe[N_RESULTS][SYMCOLL_TOPO_MAX_PES];
-    for (int p = 0; p < sw->npes; p++) {
-        for (int r = 0; r < N_RESULTS; r++) {
-            per_pe[r][p] = all[p * N_RESULTS + r];
-        }
-    }
     const perf_average_t average = sw->args->average;
-    row->time_us = perf_combine_times(per_pe[RESULT_TIME], sw->npes, average);
-    row->nccl_us = perf_combine_times(per_pe[RESULT_NCCL], sw->npes, average);
-    row->nccl_sym_us = perf_combine_times(per_pe[RESULT_NCCL_SYM], sw->npes, average);
+    row->time_us = perf_combine_times(all + RESULT_TIME, sw->npes, N_RESULTS, average);
+    row->nccl_us = perf_combine_times(all + RESULT_NCCL, sw->npes, N_RESULTS, average);
+    row->nccl_sym_us = perf_combine_times(all + RESULT_NCCL_SYM, sw->npes, N_RESULTS, average);
     row->wrong = 0;
     for (int p = 0; p < sw->npes && row->wrong >= 0; p++) {
-        row->wrong =
-            per_pe[RESULT_WRONG][p] < 0 ? -1 : row->wrong + (long long)per_pe[RESULT_WRONG][p];
+        double wrong = all[p * N_RESULTS + RESULT_WRONG];
+        row->wrong = wrong < 0 ? -1 : row->wrong + (long long)wrong;
     }
     row->has_bandwidth = busbw_factor != NULL;
     if (row->has_bandwidth) {
@@ -361,12 +355,10 @@ static int report_first_calls(sweep_t *sw) {
         if (!f->measured) {
             continue;
         }
-        double slowest[2], per_pe[2][SYMCOLL_TOPO_MAX_PES];
+        double slowest[2];
         for (int i = 0; i < 2; i++) {
-            for (int p = 0; p < sw->npes; p++) {
-                per_pe[i][p] = all[(size_t)p * PERF_NUM_OPS * 2 + 2 * op + i];
-            }
-            slowest[i] = perf_combine_times(per_pe[i], sw->npes, PERF_AVERAGE_MAX);
+            slowest[i] =
+                perf_combine_times(all + 2 * op + i, sw->npes, PERF_NUM_OPS * 2, PERF_AVERAGE_MAX);
         }
         bool barrier = op == PERF_OP_BARRIER;
         const char *type = barrier ? "none" : symcoll_datatype_name(f->call.type);

@@ -112,7 +112,7 @@ static int time_grid(tune_t *tn, const perf_call_t *call, const grid_t *g, doubl
         perf_exchange_gather(&tn->ex, &mine, sizeof mine, all) != 0) {
         return -1;
     }
-    *us = tn->me == 0 ? perf_combine_times(all, tn->npes, PERF_AVERAGE_MAX) : mine;
+    *us = tn->me == 0 ? perf_combine_times(all, tn->npes, 1, PERF_AVERAGE_MAX) : mine;
     return 0;
 }
 

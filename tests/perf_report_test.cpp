@@ -105,12 +105,12 @@ TEST(PerfStats, Median) {
 
 TEST(PerfStats, CombineAcrossPEsLikeNcclTestsDashA) {
     const double t[] = {4.0, 2.0, 9.0};
-    EXPECT_DOUBLE_EQ(perf_combine_times(t, 3, PERF_AVERAGE_PE0), 4.0);
-    EXPECT_DOUBLE_EQ(perf_combine_times(t, 3, PERF_AVERAGE_MEAN), 5.0);
-    EXPECT_DOUBLE_EQ(perf_combine_times(t, 3, PERF_AVERAGE_MIN), 2.0);
-    EXPECT_DOUBLE_EQ(perf_combine_times(t, 3, PERF_AVERAGE_MAX), 9.0);
+    EXPECT_DOUBLE_EQ(perf_combine_times(t, 3, 1, PERF_AVERAGE_PE0), 4.0);
+    EXPECT_DOUBLE_EQ(perf_combine_times(t, 3, 1, PERF_AVERAGE_MEAN), 5.0);
+    EXPECT_DOUBLE_EQ(perf_combine_times(t, 3, 1, PERF_AVERAGE_MIN), 2.0);
+    EXPECT_DOUBLE_EQ(perf_combine_times(t, 3, 1, PERF_AVERAGE_MAX), 9.0);
     const double missing[] = {4.0, -1.0};
-    EXPECT_LT(perf_combine_times(missing, 2, PERF_AVERAGE_MEAN), 0);
+    EXPECT_LT(perf_combine_times(missing, 2, 1, PERF_AVERAGE_MEAN), 0);
 }
 
 // What write puts in a FILE.

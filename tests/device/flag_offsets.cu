@@ -9,14 +9,7 @@
 #include <stdlib.h>
 #include "symcoll.h"
 #include "symcoll_device.cuh"
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e = (x);                                                                       \
-        if (e) {                                                                                   \
-            printf("%s: %s\n", #x, cudaGetErrorString(e));                                         \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "harness_check.h"
 
 __global__ void relaxed_loop(uint64_t *mine_at_peer, const uint64_t *from_peer, int iters,
                              uint64_t base, unsigned *sm, int *bad) {

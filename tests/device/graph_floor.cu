@@ -19,14 +19,7 @@
 #include <stdlib.h>
 #include <vector>
 #include "symcoll.h"
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e = (x);                                                                       \
-        if (e) {                                                                                   \
-            printf("%s: %s\n", #x, cudaGetErrorString(e));                                         \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "harness_check.h"
 
 struct Sym {
     unsigned long long *epoch;     // local count of this variant
