@@ -14,7 +14,7 @@ typedef struct {
     char *err;
     size_t err_len;
     const char *flag; /* the flag being applied, as the user spelled it */
-    bool mode_given, npes_given, iters_given, factor_given, step_given;
+    bool mode_given, npes_given, iters_given, factor_given, step_given, sm_share_given;
     unsigned long long given; /* bit i: flags[i] was given */
 } parser_t;
 
@@ -235,6 +235,10 @@ static int set_npes(parser_t *p, const char *v) {
     p->npes_given = true;
     return parse_int(p, v, 1, SYMCOLL_TOPO_MAX_PES, &p->args->npes);
 }
+static int set_sm_share(parser_t *p, const char *v) {
+    p->sm_share_given = true;
+    return parse_int(p, v, 1, 1 << 16, &p->args->sm_share);
+}
 static int set_help(parser_t *p, const char *v) {
     (void)v;
     p->args->help = true;
@@ -298,6 +302,7 @@ static const flag_t flags[] = {
     {0, "tune", OPTIONAL_VALUE, set_tune, false},
     {0, "topology-file", VALUE, set_topology_file, false},
     {0, "npes", VALUE, set_npes, false},
+    {0, "sm-share", VALUE, set_sm_share, false},
     {0, "topology", NO_VALUE, set_topology, false},
     {0, "soak", VALUE, set_soak, false},
     {'h', "help", NO_VALUE, set_help, true},
@@ -423,6 +428,10 @@ static int finish(parser_t *p) {
                     "%s describes the team --explain plans for; a run uses symcoll-run's -n PEs "
                     "and their topology",
                     p->npes_given ? "--npes" : "--topology-file");
+    }
+    if (!a->explain && p->sm_share_given) {
+        return fail(p, "--sm-share is the SM count --explain plans for; a run uses the share "
+                       "the library reports");
     }
     if (p->npes_given && a->topology_file != NULL) {
         return fail(p,
@@ -646,6 +655,9 @@ void perf_args_usage(FILE *out) {
           "      --compare nccl       time the same collective through NCCL in the same run,\n"
           "                           on plain buffers and on symmetric windows, and print our\n"
           "                           time over the better of the two (ratio < 1: we are faster)\n"
+          "                           NCCL refuses two PEs on one GPU: where PEs share a GPU\n"
+          "                           its columns read n/a (empty in the CSV), here and in\n"
+          "                           --op halo, dev_barrier and dev_pingpong\n"
           "      --csv FILE           one row per (op, size, type, redop, mode)\n"
           "      --plot FILE.png      plot latency and bus bandwidth (python3 + matplotlib; the\n"
           "                           script is symcoll-perf-plot.py next to this program, or\n"
@@ -659,9 +671,13 @@ void perf_args_usage(FILE *out) {
           "      --explain            for each size, the algorithm and grid that tuning picks,\n"
           "                           and why (no GPU, no launcher needed)\n"
           "      --topology-file FILE topology for --explain (format of symcoll_topology_parse:\n"
-          "                           the PE count, then one row per PE of X, NV<k>, PIX or -)\n"
+          "                           the PE count, then one row per PE of X, SAME, NV<k>, PIX\n"
+          "                           or -)\n"
           "      --npes N             team size for --explain without a topology file, all\n"
           "                           NVLink (default 2)\n"
+          "      --sm-share N         SMs per PE for --explain (default: tuning's assumption):\n"
+          "                           what symcoll_gpu_sharing reports when PEs share a GPU\n"
+          "                           (a run's header prints it)\n"
           "      --topology           print the topology matrix after init, then exit\n"
           "  -h, --help               this text\n"
           "\n"

@@ -60,6 +60,7 @@ typedef struct {
     bool explain;              /* print the tuning choices without running anything */
     const char *topology_file; /* --explain: the topology to explain for */
     int npes;                  /* --explain without a topology file: team size */
+    int sm_share;              /* --explain: the SMs grids are sized to; 0: tuning's default */
     int soak_seconds;          /* > 0: run the soak instead of the sweep */
     bool tune;                 /* time every algorithm and grid, write a tuning file */
     const char *tune_path;     /* --tune's file; NULL: stdout */

@@ -6,6 +6,7 @@
 #include "dev_sync_kernels.h"
 #include "exchange.h"
 #include "fail.h"
+#include "job_topology.h"
 #include "nccl_baseline.h"
 #include "nccl_dev_kernels.h"
 #include "report.h"
@@ -22,6 +23,7 @@ typedef struct {
     perf_exchange_t ex;
     perf_bench_t bench; /* one kernel per timing */
     symcoll_device_t h;
+    perf_nccl_columns_t nccl; /* never OFF: NCCL is always measured beside, where it can run */
     perf_nccl_t nc;
     perf_nccl_dev_t *ndev; /* NULL: NCCL's device API is not available */
     perf_pingpong_t pp;
@@ -100,7 +102,7 @@ static int measure(dev_sync_t *s, perf_enqueue_fn enqueue, int trips_per_iter, b
 static void report(dev_sync_t *s, const perf_dev_row_t *row) {
     if (s->me != 0)
         return;
-    perf_dev_table_row(stdout, row);
+    perf_dev_table_row(stdout, row, s->nccl);
     if (s->csv)
         perf_dev_csv_rows(s->csv, row);
 }
@@ -121,7 +123,7 @@ static int run_barriers(dev_sync_t *s) {
                "(acq_rel), symcoll_dev_barrier_relaxed (relaxed); nccl-lsa: "
                "ncclLsaBarrierSession<ncclCoopCta>::sync with that memory order\n",
                s->npes, s->args->iters, s->args->timings, s->args->warmup);
-        perf_dev_table_header(stdout, "us per sync");
+        perf_dev_table_header(stdout, "us per sync", s->nccl);
     }
     for (int relaxed = 0; relaxed < 2; relaxed++) {
         s->relaxed = relaxed;
@@ -149,7 +151,7 @@ static long long run_pingpongs(dev_sync_t *s) {
                "of a flag into the peer's NCCL window, acquire loads of its own\n"
                "# put_signal_block: 64 KiB symcoll_dev_put_signal_block by 128 threads\n",
                s->npes, s->args->iters, s->args->timings, s->args->warmup);
-        perf_dev_table_header(stdout, "us per one-way trip");
+        perf_dev_table_header(stdout, "us per one-way trip", s->nccl);
     }
     perf_dev_row_t word = row_of(s, "dev_pingpong", "put_signal", 8);
     perf_dev_row_t block = row_of(s, "dev_pingpong", "put_signal_block", BLOCK_BYTES);
@@ -165,8 +167,8 @@ static long long run_pingpongs(dev_sync_t *s) {
     return word.symcoll.wrong + (word.nccl.wrong > 0 ? word.nccl.wrong : 0) + block.symcoll.wrong;
 }
 
-/* The NCCL communicator and window of --compare nccl, and a device communicator on them
- * when the library has the device API. */
+/* The NCCL communicator and window measured beside, and a device communicator on them when
+ * the library has the device API. */
 static int nccl_setup(dev_sync_t *s) {
     if (perf_nccl_init(&s->nc, &s->ex, PERF_NCCL_PINGPONG_BYTES) != 0)
         return -1;
@@ -200,7 +202,7 @@ static int setup(dev_sync_t *s) {
     PERF_CUDA(cudaMalloc((void **)&s->pp.src, BLOCK_BYTES));
     PERF_CUDA(cudaMalloc((void **)&s->counters, 2 * sizeof *s->counters));
     s->pp.wrong = s->counters;
-    if (nccl_setup(s) != 0)
+    if (perf_nccl_columns(true, &s->nccl) != 0 || (s->nccl == PERF_NCCL_ON && nccl_setup(s) != 0))
         return -1;
     int rc = 0;
     if (s->me == 0 && s->args->csv_path) {

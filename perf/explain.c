@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "choice.h"
+#include "gpu_sharing.h"
 
 /* NVLinks between two H200s of an HGX board, for the assumed all-NVLink topology. */
 #define ASSUMED_NVLINKS 18
@@ -89,6 +90,7 @@ typedef struct {
     FILE *out, *err;
     int npes;
     topo_class_t cls;
+    int sm_share; /* 0: tuning's default */
     const symcoll_tuning_file_t *file;
 } explainer_t;
 
@@ -96,7 +98,8 @@ static int explain_row(const explainer_t *x, perf_op_t op, const char *type_name
                        size_t count, size_t elem_size) {
     FILE *out = x->out, *err = x->err;
     symcoll_choice_t choice;
-    symcoll_status_t st = perf_choose(op, bytes, elem_size, x->npes, x->cls, 0, x->file, &choice);
+    symcoll_status_t st =
+        perf_choose(op, bytes, elem_size, x->npes, x->cls, x->sm_share, x->file, &choice);
     if (st != SYMCOLL_SUCCESS) {
         fprintf(err, "symcoll-perf: %s: %s\n", perf_op_info(op)->name, choice.why);
         return -1;
@@ -141,6 +144,23 @@ static int explain_rows(const perf_args_t *a, const explainer_t *x) {
     return 0;
 }
 
+/* The PEs per GPU come from the topology; the SM share, which only a run can learn from the
+ * library, from --sm-share. */
+static void print_gpu_sharing(FILE *out, const symcoll_topology_t *topo, int sm_share) {
+    int pes = perf_topology_pes_per_gpu(topo);
+    fprintf(out, "# gpu sharing: ");
+    if (pes > 1) {
+        fprintf(out, "up to %d PEs on one GPU (SAME in the topology; NCCL cannot run), ", pes);
+    } else {
+        fprintf(out, "a GPU per PE, ");
+    }
+    if (sm_share > 0) {
+        fprintf(out, "SM share %d (--sm-share)\n", sm_share);
+    } else {
+        fprintf(out, "SM share: tuning's default (--sm-share gives the library's)\n");
+    }
+}
+
 int perf_explain(const perf_args_t *a, FILE *out, FILE *err) {
     symcoll_topology_t topo;
     if (load_topology(a, &topo, err) != 0) {
@@ -160,6 +180,7 @@ int perf_explain(const perf_args_t *a, FILE *out, FILE *err) {
             symcoll_topo_class_name(cls),
             a->topology_file ? a->topology_file : "--npes (all NVLink, assumed)");
     perf_print_topology(out, &topo, "#   ");
+    print_gpu_sharing(out, &topo, a->sm_share);
     if (file.n_rows > 0) {
         fprintf(out,
                 "# rows: tuning file %s (%zu rows, measured on %d PEs over %s) ahead of the "
@@ -168,11 +189,11 @@ int perf_explain(const perf_args_t *a, FILE *out, FILE *err) {
     } else {
         fputs("# rows: the built-in table (SYMCOLL_TUNING_FILE unset)\n", out);
     }
-    fputs("# SM count: tuning's default; SYMCOLL_ALGO_<COLLECTIVE> forces a choice:\n", out);
+    fputs("# SYMCOLL_ALGO_<COLLECTIVE> forces a choice:\n", out);
     perf_print_algorithms(out, "#   ");
     fprintf(out, "# %9s %12s %12s %9s  %-16s %6s %7s  %s\n", "op", "size (B)", "count", "type",
             "algorithm", "blocks", "threads", "why");
-    explainer_t x = {out, err, npes, cls, &file};
+    explainer_t x = {out, err, npes, cls, a->sm_share, &file};
     int rc = explain_rows(a, &x);
     symcoll_tuning_file_free(&file);
     return rc;

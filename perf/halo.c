@@ -7,6 +7,7 @@
 #include "exchange.h"
 #include "fail.h"
 #include "halo_pack.h"
+#include "job_topology.h"
 #include "plot.h"
 #include "report.h"
 #include "stats.h"
@@ -138,7 +139,8 @@ typedef struct {
     const perf_args_t *args;
     perf_bench_t bench;
     perf_exchange_t ex;
-    ncclComm_t comm; /* NULL without --compare nccl */
+    perf_nccl_columns_t nccl;
+    ncclComm_t comm; /* nccl ON only */
     FILE *csv;
     int me, npes;
 } halo_sweep_t;
@@ -153,10 +155,8 @@ static void report(halo_sweep_t *s, shape_t shape, const char *mode, const layou
         gbps[i] = us[i] > 0 ? bytes / (us[i] * 1e3) : 0;
     printf("%-13s %-6s %12zu %12zu %10.2f %8.1f", shape_names[shape], mode, l->row_bytes * l->rows,
            bytes, us[0], gbps[0]);
-    if (us[1] >= 0)
-        printf(" %10.2f %8.1f", us[1], gbps[1]);
-    else
-        printf(" %10s %8s", "-", "-");
+    perf_nccl_number(stdout, s->nccl, 10, 2, us[1] >= 0, us[1]);
+    perf_nccl_number(stdout, s->nccl, 8, 1, us[1] >= 0, gbps[1]);
     printf(" %10.2f %8.1f\n", us[2], gbps[2]);
     if (s->csv) {
         perf_row_t row = {.op = shape_names[shape],
@@ -249,7 +249,8 @@ int perf_halo(const perf_args_t *args) {
     char temp_csv[4096] = "";
     int rc = perf_exchange_init(&s.ex, SYMCOLL_TEAM_WORLD, stream) != 0 ||
                      perf_bench_init(&s.bench, args, SYMCOLL_TEAM_WORLD, stream) != 0 ||
-                     (args->compare_nccl && make_comm(&s) != 0)
+                     perf_nccl_columns(args->compare_nccl, &s.nccl) != 0 ||
+                     (s.nccl == PERF_NCCL_ON && make_comm(&s) != 0)
                  ? -1
                  : 0;
     int opened = 0;
@@ -262,6 +263,8 @@ int perf_halo(const perf_args_t *args) {
     }
     if (rc == 0)
         rc = perf_exchange_agree(&s.ex, opened);
+    if (rc == 0 && s.me == 0 && s.nccl == PERF_NCCL_NA)
+        perf_nccl_na_line(stdout);
     if (rc == 0 && s.me == 0)
         printf("# halo exchange of 2 float faces per PE (%d PEs): face bytes, bytes sent per PE, "
                "time in us and GB/s of symcoll, NCCL send/recv, cudaMemcpy2DAsync + barrier\n"

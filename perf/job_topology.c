@@ -5,6 +5,7 @@
 
 #include "explain.h"
 #include "fail.h"
+#include "gpu_sharing.h"
 
 #define BUS_ID_BYTES 32
 
@@ -52,6 +53,23 @@ topo_class_t perf_team_class(const symcoll_topology_t *t, symcoll_team_t team) {
     int start = symcoll_team_translate_pe(team, 0, SYMCOLL_TEAM_WORLD);
     int stride = n > 1 ? symcoll_team_translate_pe(team, 1, SYMCOLL_TEAM_WORLD) - start : 1;
     return symcoll_topology_team_class(t, start, stride, n);
+}
+
+int perf_nccl_columns(bool wanted, perf_nccl_columns_t *out) {
+    *out = PERF_NCCL_OFF;
+    if (!wanted) {
+        return 0;
+    }
+    symcoll_topology_t *t = malloc(sizeof *t);
+    if (t == NULL) {
+        return perf_fail("topology: out of host memory");
+    }
+    int rc = parse_library_text(t);
+    if (rc == 0) {
+        *out = perf_pes_share_gpu(t) ? PERF_NCCL_NA : PERF_NCCL_ON;
+    }
+    free(t);
+    return rc;
 }
 
 int perf_print_job_topology(FILE *out) {

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include "exchange.h"
+#include "report.h"
 #include "topology.h"
 
 #ifdef __cplusplus
@@ -17,6 +18,11 @@ int perf_job_topology(perf_exchange_t *ex, symcoll_topology_t *t);
 
 /* The slowest link between two members of team. */
 topo_class_t perf_team_class(const symcoll_topology_t *t, symcoll_team_t team);
+
+/* The NCCL columns of a mode: OFF unless wanted; NA when two PEs of the job share a GPU, where
+ * NCCL refuses the communicator, so the mode must not create one; else ON. Every PE decides
+ * alike from the library's matrix, without exchanging anything. 0, or -1 (reported). */
+int perf_nccl_columns(bool wanted, perf_nccl_columns_t *out);
 
 /* Collective over WORLD: --topology, the matrix printed by PE 0. 0 or -1. */
 int perf_print_job_topology(FILE *out);

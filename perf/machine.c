@@ -5,6 +5,7 @@
 
 #include "explain.h"
 #include "fail.h"
+#include "gpu_sharing.h"
 
 static const char *average_name(perf_average_t average) {
     static const char *const names[] = {"PE 0's", "mean over PEs", "min over PEs", "max over PEs"};
@@ -18,7 +19,8 @@ static const char *modes_name(unsigned modes) {
 }
 
 /* CUDA and NCCL encode versions as major * 1000 + minor * 10 (NCCL >= 2.9: * 10000 + * 100). */
-int perf_print_machine(FILE *out, const perf_args_t *a, int npes, const symcoll_topology_t *topo) {
+int perf_print_machine(FILE *out, const perf_args_t *a, int npes, const symcoll_topology_t *topo,
+                       const symcoll_gpu_sharing_t *sharing) {
     char host[256] = "?";
     gethostname(host, sizeof host - 1);
     int device, runtime, driver, nccl;
@@ -36,6 +38,7 @@ int perf_print_machine(FILE *out, const perf_args_t *a, int npes, const symcoll_
             a->team == SYMCOLL_TEAM_NODE ? "node" : "world");
     fprintf(out, "# GPU of PE 0: %s, sm_%d%d, %d SMs, %.1f GiB\n", prop.name, prop.major,
             prop.minor, prop.multiProcessorCount, (double)prop.totalGlobalMem / (1 << 30));
+    perf_print_gpu_sharing(out, sharing);
     fputs("# GPUs (PCI bus id):", out);
     for (int p = 0; p < topo->n_pes; p++) {
         fprintf(out, " %d:%s", p, topo->bus_id[p]);

@@ -11,9 +11,9 @@ extern "C" {
 #endif
 
 /* Prints the header (call after symcoll_init, on the PE that reports; topo from
- * perf_job_topology). 0 or -1. */
-int perf_print_machine(FILE *out, const perf_args_t *args, int npes,
-                       const symcoll_topology_t *topo);
+ * perf_job_topology, sharing from symcoll_gpu_sharing). 0 or -1. */
+int perf_print_machine(FILE *out, const perf_args_t *args, int npes, const symcoll_topology_t *topo,
+                       const symcoll_gpu_sharing_t *sharing);
 
 #ifdef __cplusplus
 }

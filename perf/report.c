@@ -61,8 +61,34 @@ void perf_csv_row(FILE *out, const perf_row_t *r) {
     fflush(out);
 }
 
-void perf_table_header(FILE *out, const char *mode, bool compare) {
+/* A number in a column of width, or a dash when absent. */
+static void table_number(FILE *out, int width, int decimals, bool present, double value) {
+    if (present) {
+        fprintf(out, " %*.*f", width, decimals, value);
+    } else {
+        fprintf(out, " %*s", width, "-");
+    }
+}
+
+void perf_nccl_number(FILE *out, perf_nccl_columns_t nccl, int width, int decimals, bool present,
+                      double value) {
+    if (nccl == PERF_NCCL_NA) {
+        fprintf(out, " %*s", width, "n/a");
+    } else {
+        table_number(out, width, decimals, present, value);
+    }
+}
+
+void perf_nccl_na_line(FILE *out) {
+    fputs("# nccl: n/a: PEs share a GPU\n", out);
+}
+
+void perf_table_header(FILE *out, const char *mode, perf_nccl_columns_t nccl) {
+    bool compare = nccl != PERF_NCCL_OFF;
     fprintf(out, "#\n# %s mode\n", mode);
+    if (nccl == PERF_NCCL_NA) {
+        perf_nccl_na_line(out);
+    }
     fprintf(out, "# %9s %12s %12s %9s %6s %5s %9s %8s %8s %7s", "op", "size", "count", "type",
             "redop", "root", "time", "algbw", "busbw", "#wrong");
     if (compare) {
@@ -77,16 +103,7 @@ void perf_table_header(FILE *out, const char *mode, bool compare) {
     fputs("  (blocks x threads)\n", out);
 }
 
-/* A number in a column of width, or a dash when absent. */
-static void table_number(FILE *out, int width, int decimals, bool present, double value) {
-    if (present) {
-        fprintf(out, " %*.*f", width, decimals, value);
-    } else {
-        fprintf(out, " %*s", width, "-");
-    }
-}
-
-void perf_table_row(FILE *out, const perf_row_t *r, bool compare) {
+void perf_table_row(FILE *out, const perf_row_t *r, perf_nccl_columns_t nccl) {
     fprintf(out, "  %9s %12zu %12zu %9s %6s %5d", r->op, r->bytes, r->count, r->type, r->redop,
             r->root);
     table_number(out, 9, 2, true, r->time_us);
@@ -97,11 +114,11 @@ void perf_table_row(FILE *out, const perf_row_t *r, bool compare) {
     } else {
         fprintf(out, " %7s", "N/A");
     }
-    if (compare) {
+    if (nccl != PERF_NCCL_OFF) {
         double ratio = perf_row_ratio(r);
-        table_number(out, 9, 2, r->nccl_us >= 0, r->nccl_us);
-        table_number(out, 9, 2, r->nccl_sym_us >= 0, r->nccl_sym_us);
-        table_number(out, 6, 2, ratio >= 0, ratio);
+        perf_nccl_number(out, nccl, 9, 2, r->nccl_us >= 0, r->nccl_us);
+        perf_nccl_number(out, nccl, 9, 2, r->nccl_sym_us >= 0, r->nccl_sym_us);
+        perf_nccl_number(out, nccl, 6, 2, ratio >= 0, ratio);
     }
     fprintf(out, "  %s", r->algorithm);
     if (r->blocks > 0) {
@@ -127,7 +144,10 @@ void perf_first_call_row(FILE *out, const char *op, size_t bytes, const char *ty
     fflush(out);
 }
 
-void perf_dev_table_header(FILE *out, const char *units) {
+void perf_dev_table_header(FILE *out, const char *units, perf_nccl_columns_t nccl) {
+    if (nccl == PERF_NCCL_NA) {
+        perf_nccl_na_line(out);
+    }
     fprintf(out,
             "# times: %s of the slowest PE, median and min over the timed kernels; ratio: "
             "symcoll over nccl-lsa (< 1: we are faster)\n",
@@ -138,22 +158,24 @@ void perf_dev_table_header(FILE *out, const char *units) {
             "(us)", "(us)", "", "");
 }
 
-static void dev_time_columns(FILE *out, const perf_dev_time_t *t) {
-    table_number(out, 9, 2, t->us >= 0, t->us);
-    table_number(out, 9, 2, t->us >= 0, t->min_us);
-    if (t->wrong >= 0) {
+static void dev_time_columns(FILE *out, const perf_dev_time_t *t, perf_nccl_columns_t nccl) {
+    perf_nccl_number(out, nccl, 9, 2, t->us >= 0, t->us);
+    perf_nccl_number(out, nccl, 9, 2, t->us >= 0, t->min_us);
+    if (nccl == PERF_NCCL_NA) {
+        fprintf(out, " %7s", "n/a");
+    } else if (t->wrong >= 0) {
         fprintf(out, " %7lld", t->wrong);
     } else {
         fprintf(out, " %7s", "N/A");
     }
 }
 
-void perf_dev_table_row(FILE *out, const perf_dev_row_t *r) {
+void perf_dev_table_row(FILE *out, const perf_dev_row_t *r, perf_nccl_columns_t nccl) {
     fprintf(out, "  %12s %16s %7zu", r->op, r->kind, r->bytes);
-    dev_time_columns(out, &r->symcoll);
-    dev_time_columns(out, &r->nccl);
+    dev_time_columns(out, &r->symcoll, PERF_NCCL_ON);
+    dev_time_columns(out, &r->nccl, nccl);
     bool ratio = r->symcoll.us >= 0 && r->nccl.us > 0;
-    table_number(out, 6, 2, ratio, ratio ? r->symcoll.us / r->nccl.us : 0);
+    perf_nccl_number(out, nccl, 6, 2, ratio, ratio ? r->symcoll.us / r->nccl.us : 0);
     fputc('\n', out);
     fflush(out);
 }

@@ -25,9 +25,20 @@ typedef struct {
     bool has_bandwidth; /* false for launch and barrier */
     double algbw_gbps, busbw_gbps;
     long long wrong;    /* -1: not checked */
-    double nccl_us;     /* < 0: not measured */
-    double nccl_sym_us; /* < 0: not measured */
+    double nccl_us;     /* < 0: not measured, or n/a (the CSV field stays empty) */
+    double nccl_sym_us; /* < 0: not measured, or n/a */
 } perf_row_t;
+
+/* The NCCL columns of a table: none, NCCL's times, or "n/a" in each when the job's PEs share a
+ * GPU (NCCL refuses a communicator with two ranks on one GPU). */
+typedef enum { PERF_NCCL_OFF, PERF_NCCL_ON, PERF_NCCL_NA } perf_nccl_columns_t;
+
+/* The comment line above a table whose NCCL columns are n/a: "# nccl: n/a: PEs share a GPU". */
+void perf_nccl_na_line(FILE *out);
+/* What a column of width shows for NCCL: "n/a" when nccl is PERF_NCCL_NA, else the value with
+ * decimals, or "-" when absent. */
+void perf_nccl_number(FILE *out, perf_nccl_columns_t nccl, int width, int decimals, bool present,
+                      double value);
 
 /* Our time over the better NCCL time, or a negative value when NCCL was not measured. */
 double perf_row_ratio(const perf_row_t *row);
@@ -35,9 +46,9 @@ double perf_row_ratio(const perf_row_t *row);
 void perf_csv_header(FILE *out);
 void perf_csv_row(FILE *out, const perf_row_t *row);
 
-/* Column headings for the rows of one mode; compare adds the NCCL columns. */
-void perf_table_header(FILE *out, const char *mode, bool compare);
-void perf_table_row(FILE *out, const perf_row_t *row, bool compare);
+/* Column headings for the rows of one mode, with the NCCL columns unless nccl is OFF. */
+void perf_table_header(FILE *out, const char *mode, perf_nccl_columns_t nccl);
+void perf_table_row(FILE *out, const perf_row_t *row, perf_nccl_columns_t nccl);
 
 /* The first-call table: each collective's first call in the process (cold) beside the median
  * of later single calls timed alike (warm). */
@@ -61,9 +72,10 @@ typedef struct {
     perf_dev_time_t symcoll, nccl;
 } perf_dev_row_t;
 
-/* Column headings of the in-kernel table (units: what one figure is, e.g. "us per sync"). */
-void perf_dev_table_header(FILE *out, const char *units);
-void perf_dev_table_row(FILE *out, const perf_dev_row_t *row);
+/* Column headings of the in-kernel table (units: what one figure is, e.g. "us per sync"); its
+ * NCCL columns are always there (nccl ON or NA). */
+void perf_dev_table_header(FILE *out, const char *units, perf_nccl_columns_t nccl);
+void perf_dev_table_row(FILE *out, const perf_dev_row_t *row, perf_nccl_columns_t nccl);
 /* A CSV row of mode kind, count iters and algorithm "symcoll" (with NCCL's figure in
  * nccl_time_us), then one of algorithm "nccl-lsa" when NCCL was measured; time_us is the
  * median. */

@@ -15,6 +15,7 @@
 #include "call.h"
 #include "symcoll_halo.h"
 #include "check.h"
+#include "exchange.h"
 #include "fail.h"
 #include "soak_verdict.h"
 
@@ -268,9 +269,16 @@ static int open_fds(void) {
     return n - 3; /* ".", ".." and the directory's own */
 }
 
-static size_t device_free_bytes(void) {
-    size_t free_bytes = 0, total = 0;
-    return cudaMemGetInfo(&free_bytes, &total) == cudaSuccess ? free_bytes : 0;
+/* The GPU's free memory, read while every PE waits between two barriers: PEs that share the
+ * GPU allocate on it too, and one still setting up or already tearing down would count as a
+ * leak of the others. */
+static int device_free_bytes(soak_t *s, size_t *free_bytes) {
+    lane_t *l = &s->lanes[0];
+    size_t total;
+    if (perf_sync_pes(l->team, l->stream) != 0)
+        return -1;
+    PERF_CUDA(cudaMemGetInfo(free_bytes, &total));
+    return perf_sync_pes(l->team, l->stream);
 }
 
 static double seconds_now(void) {
@@ -340,7 +348,8 @@ static int soak_run(soak_t *s, double seconds, bool *passed) {
             return -1;
         if (s->rounds == PERF_SOAK_WARMUP_ROUNDS) {
             r.fds_before = open_fds();
-            r.free_before = device_free_bytes();
+            if (device_free_bytes(s, &r.free_before) != 0)
+                return -1;
         }
         if (agreed == window)
             continue;
@@ -357,7 +366,8 @@ static int soak_run(soak_t *s, double seconds, bool *passed) {
             break;
     }
     r.fds_after = open_fds();
-    r.free_after = device_free_bytes();
+    if (device_free_bytes(s, &r.free_after) != 0)
+        return -1;
     r.rounds = s->rounds;
     r.wrong = s->wrong;
     r.first_probe_us = probes[0];

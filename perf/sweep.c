@@ -31,16 +31,17 @@ typedef struct {
 typedef struct {
     const perf_args_t *args;
     symcoll_team_t team;
-    int npes, me;  /* team numbering */
-    bool reporter; /* world PE 0 prints */
-    int sm_count;
+    int npes, me;                  /* team numbering */
+    bool reporter;                 /* world PE 0 prints */
+    symcoll_gpu_sharing_t sharing; /* its sm_share sizes the grids of the algorithm column */
+    perf_nccl_columns_t nccl;
     topo_class_t topo;
     symcoll_tuning_file_t tuning_file; /* what the library chooses by, for the algorithm column */
     cudaStream_t stream;
     perf_exchange_t ex;
     perf_bench_t bench;
-    perf_nccl_t nccl;
-    void *src, *dst; /* symmetric, buffer_bytes each */
+    perf_nccl_t nccl_comm; /* nccl ON only */
+    void *src, *dst;       /* symmetric, buffer_bytes each */
     size_t buffer_bytes;
     void *host_src, *host_dst; /* pinned, for the check */
     uint64_t seed;             /* check round */
@@ -66,7 +67,7 @@ static int enqueue_symcoll(void *ctx, cudaStream_t stream) {
 
 static int enqueue_nccl(void *ctx, cudaStream_t stream) {
     const case_t *k = ctx;
-    return perf_nccl_enqueue(&k->sw->nccl, &k->call, k->symmetric, stream);
+    return perf_nccl_enqueue(&k->sw->nccl_comm, &k->call, k->symmetric, stream);
 }
 
 static int enqueue_empty(void *ctx, cudaStream_t stream) {
@@ -138,7 +139,7 @@ static int report(sweep_t *sw, perf_row_t *row, double (*busbw_factor)(int),
         row->algbw_gbps = perf_algbw_gbps(row->bytes, row->time_us);
         row->busbw_gbps = row->algbw_gbps * busbw_factor(sw->npes);
     }
-    perf_table_row(stdout, row, sw->args->compare_nccl);
+    perf_table_row(stdout, row, sw->nccl);
     if (sw->csv != NULL) {
         perf_csv_row(sw->csv, row);
     }
@@ -166,8 +167,8 @@ static int run_case(sweep_t *sw, const char *mode, int graph_calls, const perf_c
     size_t elem = barrier ? 0 : symcoll_datatype_size(call->type);
     size_t bytes = barrier ? 0 : perf_op_bytes(call->op, call->count, elem, sw->npes);
     symcoll_choice_t choice;
-    if (perf_choose(call->op, bytes, elem, sw->npes, sw->topo, sw->sm_count, &sw->tuning_file,
-                    &choice) != SYMCOLL_SUCCESS) {
+    if (perf_choose(call->op, bytes, elem, sw->npes, sw->topo, sw->sharing.sm_share,
+                    &sw->tuning_file, &choice) != SYMCOLL_SUCCESS) {
         return perf_fail("%s: %s", info->name, choice.why);
     }
     double mine[N_RESULTS] = {0, -1, -1, -1};
@@ -177,7 +178,7 @@ static int run_case(sweep_t *sw, const char *mode, int graph_calls, const perf_c
                 &mine[RESULT_WRONG]) != 0) {
         return -1;
     }
-    if (sw->args->compare_nccl && perf_nccl_supports(call)) {
+    if (sw->nccl == PERF_NCCL_ON && perf_nccl_supports(call)) {
         case_t plain = {.sw = sw, .call = *call, .symmetric = false};
         case_t symmetric = {.sw = sw, .call = *call, .symmetric = true};
         if (measure(sw, graph_calls, enqueue_nccl, &plain, false, &mine[RESULT_NCCL], NULL) != 0 ||
@@ -219,7 +220,7 @@ static int run_mode(sweep_t *sw, const char *mode, int graph_calls, const size_t
                     size_t n_sizes) {
     const perf_args_t *a = sw->args;
     if (sw->reporter) {
-        perf_table_header(stdout, mode, a->compare_nccl);
+        perf_table_header(stdout, mode, sw->nccl);
     }
     if (run_launch(sw, mode, graph_calls) != 0) {
         return -1;
@@ -391,9 +392,10 @@ static int report_first_calls(sweep_t *sw) {
 static int setup(sweep_t *sw, int failed_before, size_t buffer_bytes, size_t first_call_bytes,
                  char *temp_csv, size_t temp_len) {
     const perf_args_t *a = sw->args;
-    int device;
-    PERF_CUDA(cudaGetDevice(&device));
-    PERF_CUDA(cudaDeviceGetAttribute(&sw->sm_count, cudaDevAttrMultiProcessorCount, device));
+    PERF_SYMCOLL(symcoll_gpu_sharing(&sw->sharing));
+    if (perf_nccl_columns(a->compare_nccl, &sw->nccl) != 0) {
+        return -1;
+    }
     PERF_CUDA(cudaStreamCreateWithFlags(&sw->stream, cudaStreamNonBlocking));
     sw->buffer_bytes = buffer_bytes;
     sw->src = symcoll_malloc(buffer_bytes);
@@ -410,7 +412,7 @@ static int setup(sweep_t *sw, int failed_before, size_t buffer_bytes, size_t fir
     }
     if (perf_exchange_init(&sw->ex, sw->team, sw->stream) != 0 ||
         perf_bench_init(&sw->bench, a, sw->team, sw->stream) != 0 ||
-        (a->compare_nccl && perf_nccl_init(&sw->nccl, &sw->ex, buffer_bytes) != 0)) {
+        (sw->nccl == PERF_NCCL_ON && perf_nccl_init(&sw->nccl_comm, &sw->ex, buffer_bytes) != 0)) {
         return -1;
     }
     symcoll_topology_t *topo = malloc(sizeof *topo);
@@ -430,7 +432,7 @@ static int setup(sweep_t *sw, int failed_before, size_t buffer_bytes, size_t fir
         rc = open_outputs(sw, temp_csv, temp_len);
     }
     if (rc == 0 && sw->reporter) {
-        rc = perf_print_machine(stdout, a, sw->npes, topo);
+        rc = perf_print_machine(stdout, a, sw->npes, topo, &sw->sharing);
     }
     free(topo);
     /* These steps are each PE's own: one that failed (a CSV path the reporter cannot create)
@@ -446,8 +448,8 @@ static int teardown(sweep_t *sw) {
         rc = perf_fail("cannot write %s", sw->args->csv_path ? sw->args->csv_path
                                                              : "the CSV for --plot or --baseline");
     }
-    if (sw->args->compare_nccl) {
-        rc |= perf_nccl_fini(&sw->nccl);
+    if (sw->nccl == PERF_NCCL_ON) {
+        rc |= perf_nccl_fini(&sw->nccl_comm);
     }
     rc |= perf_bench_fini(&sw->bench);
     rc |= perf_exchange_fini(&sw->ex);

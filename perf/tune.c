@@ -5,6 +5,7 @@
 #include "call.h"
 #include "exchange.h"
 #include "fail.h"
+#include "gpu_sharing.h"
 #include "job_topology.h"
 #include "stats.h"
 #include "timing.h"
@@ -19,9 +20,9 @@
 typedef struct {
     const perf_args_t *args;
     symcoll_team_t team;
-    int npes, me;  /* team numbering */
-    bool reporter; /* world PE 0 prints and writes */
-    int sm_count;  /* the least of the team's GPUs */
+    int npes, me;                  /* team numbering */
+    bool reporter;                 /* world PE 0 prints and writes */
+    symcoll_gpu_sharing_t sharing; /* its sm_share, the same on every PE, sizes the grids */
     topo_class_t team_topo, world_topo;
     int world_npes;
     cudaStream_t stream;
@@ -71,7 +72,7 @@ static symcoll_choice_t grid_for(const tune_t *tn, const collective_times_t *ct,
         .elem_size = ct->elem,
         .team_size = tn->npes,
         .topo = tn->team_topo,
-        .sm_count = tn->sm_count,
+        .sm_count = tn->sharing.sm_share,
         .forced = algo,
         .forced_blocks = blocks,
         .forced_threads = threads,
@@ -209,7 +210,7 @@ static int tune_op(tune_t *tn, perf_op_t op, const size_t *sizes, size_t n_sizes
     perf_args_first_call(tn->args, op, &ct.call);
     ct.elem = symcoll_datatype_size(ct.call.type);
     symcoll_collective_t coll = perf_op_info(op)->collective;
-    ct.n_candidates = perf_tune_candidates(coll, tn->sm_count, NULL, 0);
+    ct.n_candidates = perf_tune_candidates(coll, tn->sharing.sm_share, NULL, 0);
     ct.candidates = malloc(sizeof *ct.candidates * ct.n_candidates);
     ct.sizes = malloc(sizeof *ct.sizes * n_sizes);
     ct.times = malloc(sizeof *ct.times * n_sizes * ct.n_candidates);
@@ -220,7 +221,7 @@ static int tune_op(tune_t *tn, perf_op_t op, const size_t *sizes, size_t n_sizes
                  ? 0
                  : perf_fail("--tune: out of host memory");
     if (rc == 0) {
-        perf_tune_candidates(coll, tn->sm_count, ct.candidates, ct.n_candidates);
+        perf_tune_candidates(coll, tn->sharing.sm_share, ct.candidates, ct.n_candidates);
     }
     for (size_t s = 0; s < n_sizes && rc == 0; s++) {
         ct.call.count = perf_op_count(op, sizes[s], ct.elem, tn->npes);
@@ -244,22 +245,10 @@ static int tune_op(tune_t *tn, perf_op_t op, const size_t *sizes, size_t n_sizes
     return rc;
 }
 
-/* The least SM count of the team's GPUs, the same on every PE: the candidates depend on it. */
-static int agree_on_sm_count(tune_t *tn) {
-    int device, mine, all[SYMCOLL_TOPO_MAX_PES];
-    PERF_CUDA(cudaGetDevice(&device));
-    PERF_CUDA(cudaDeviceGetAttribute(&mine, cudaDevAttrMultiProcessorCount, device));
-    if (perf_exchange_gather(&tn->ex, &mine, sizeof mine, all) != 0) {
-        return -1;
-    }
-    tn->sm_count = mine;
-    for (int p = 0; tn->me == 0 && p < tn->npes; p++) {
-        tn->sm_count = all[p] < tn->sm_count ? all[p] : tn->sm_count;
-    }
-    return perf_exchange_broadcast(&tn->ex, &tn->sm_count, sizeof tn->sm_count);
-}
-
 static int setup(tune_t *tn, size_t buffer_bytes) {
+    /* The candidates depend on the SM count: the library's share is what it launches with
+     * when PEs share a GPU. */
+    PERF_SYMCOLL(symcoll_gpu_sharing(&tn->sharing));
     PERF_CUDA(cudaStreamCreateWithFlags(&tn->stream, cudaStreamNonBlocking));
     tn->src = symcoll_malloc(buffer_bytes);
     tn->dst = tn->src ? symcoll_malloc(buffer_bytes) : NULL;
@@ -268,8 +257,7 @@ static int setup(tune_t *tn, size_t buffer_bytes) {
     }
     PERF_CUDA(cudaMemsetAsync(tn->src, 0, buffer_bytes, tn->stream));
     if (perf_exchange_init(&tn->ex, tn->team, tn->stream) != 0 ||
-        perf_bench_init(&tn->bench, tn->args, tn->team, tn->stream) != 0 ||
-        agree_on_sm_count(tn) != 0) {
+        perf_bench_init(&tn->bench, tn->args, tn->team, tn->stream) != 0) {
         return -1;
     }
     symcoll_topology_t *topo = malloc(sizeof *topo);
@@ -329,6 +317,9 @@ int perf_tune(const perf_args_t *a) {
     size_t n_sizes = perf_size_list(a, sizes, PERF_MAX_SIZES);
     if (setup(&tn, perf_buffer_bytes(sizes, n_sizes)) != 0) {
         return -1;
+    }
+    if (tn.reporter) {
+        perf_print_gpu_sharing(stdout, &tn.sharing);
     }
     const perf_op_t ops[] = {PERF_OP_BROADCAST, PERF_OP_REDUCE, PERF_OP_FCOLLECT, PERF_OP_ALLTOALL};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {

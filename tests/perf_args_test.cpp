@@ -333,6 +333,19 @@ TEST(PerfArgs, NpesAndTopologyFileOnlyWithExplain) {
     }
 }
 
+// --sm-share stands for what symcoll_gpu_sharing reports to a run: --explain only.
+TEST(PerfArgs, SmShareOnlyWithExplain) {
+    Parsed p = parse({"--explain", "--sm-share", "66"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(p.args.sm_share, 66);
+    EXPECT_EQ(parse({"--explain"}).args.sm_share, 0);
+    p = parse({"--sm-share", "66"});
+    EXPECT_NE(p.rc, 0);
+    EXPECT_NE(p.err.find("--sm-share"), std::string::npos) << p.err;
+    EXPECT_NE(parse({"--explain", "--sm-share", "0"}).rc, 0);
+    EXPECT_NE(parse({"--op", "dev_barrier", "--sm-share", "66"}).rc, 0);
+}
+
 TEST(PerfArgs, NcclNamesOfTheCollectives) {
     Parsed p = parse({"--op", "allreduce,allgather"});
     ASSERT_EQ(p.rc, 0) << p.err;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "baseline.h"
+#include "report.h"
 
 namespace {
 
@@ -113,6 +114,37 @@ TEST(PerfBaseline, MatchesOnThePeCount) {
     std::string text = compare(base, now, 0, 0, 1, 1);
     EXPECT_NE(text.find("2 PEs"), std::string::npos) << text;
     EXPECT_NE(text.find("8 PEs"), std::string::npos) << text;
+}
+
+// A sweep on PEs that share a GPU writes its NCCL columns empty (n/a): it still compares.
+TEST(PerfBaseline, ReadsACsvWhoseNcclColumnsAreNa) {
+    perf_row_t row{};
+    row.op = "reduce";
+    row.mode = "stream";
+    row.bytes = 1024;
+    row.count = 256;
+    row.type = "float32";
+    row.redop = "sum";
+    row.root = -1;
+    row.npes = 2;
+    row.algorithm = "one_shot";
+    row.time_us = 10.0;
+    row.wrong = 0;
+    row.nccl_us = -1;
+    row.nccl_sym_us = -1;
+    char *buf = nullptr;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    perf_csv_header(f);
+    perf_csv_row(f, &row);
+    fclose(f);
+    std::string shared(buf, len);
+    free(buf);
+    std::string measured = std::string(kHeader) +
+                           "reduce,1024,256,float32,sum,-1,stream,2,one_shot,10.000,,,0,"
+                           "9.000,8.000\n";
+    compare(measured, shared, 1, 0, 0, 0);
+    compare(shared, measured, 1, 0, 0, 0);
 }
 
 TEST(PerfBaseline, MalformedFilesNameFileAndLine) {

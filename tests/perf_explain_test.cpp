@@ -115,6 +115,31 @@ TEST(PerfExplain, EverySizeOfEveryCollectiveFromATopologyFile) {
     EXPECT_EQ(table.back()[2], "16777216");
 }
 
+// PEs on one GPU: the header says how many and the SM share the grids are sized to, which
+// only a run learns from the library, so --sm-share gives it.
+TEST(PerfExplain, PesSharingAGpuAndTheirSmShare) {
+    std::string topo = write_topology("3\nX SAME NV18\nSAME X NV18\nNV18 NV18 X\n");
+    Explained e = explain({"--topology-file", topo.c_str(), "--op", "reduce", "-b", "64m"});
+    ASSERT_EQ(e.rc, 0) << e.err;
+    EXPECT_NE(e.out.find("# gpu sharing: up to 2 PEs on one GPU"), std::string::npos) << e.out;
+    EXPECT_NE(e.out.find("SM share: tuning's default"), std::string::npos) << e.out;
+    auto table = rows(e.out);
+    ASSERT_EQ(table.size(), 1u) << e.out;
+    EXPECT_GT(std::stoi(table.back()[5]), 8) << e.out;
+
+    e = explain(
+        {"--topology-file", topo.c_str(), "--op", "reduce", "-b", "64m", "--sm-share", "8"});
+    remove(topo.c_str());
+    ASSERT_EQ(e.rc, 0) << e.err;
+    EXPECT_NE(e.out.find("SM share 8 (--sm-share)"), std::string::npos) << e.out;
+    for (const auto &row : rows(e.out)) {
+        EXPECT_LE(std::stoi(row[5]), 8) << e.out;
+    }
+
+    e = explain({"--npes", "4"});
+    EXPECT_NE(e.out.find("# gpu sharing: a GPU per PE"), std::string::npos) << e.out;
+}
+
 TEST(PerfExplain, AssumedNvlinkTeamOfDashNPEs) {
     Explained e = explain({"--npes", "8", "--op", "fcollect", "-b", "8", "-e", "64", "-d", "int8"});
     ASSERT_EQ(e.rc, 0) << e.err;

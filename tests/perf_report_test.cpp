@@ -125,12 +125,12 @@ std::string captured(const std::function<void(FILE *)> &write) {
     return out;
 }
 
-std::string capture(void (*write)(FILE *, const perf_row_t *, bool), const perf_row_t &row,
-                    bool compare) {
-    return captured([&](FILE *f) { write(f, &row, compare); });
+std::string capture(void (*write)(FILE *, const perf_row_t *, perf_nccl_columns_t),
+                    const perf_row_t &row, perf_nccl_columns_t nccl) {
+    return captured([&](FILE *f) { write(f, &row, nccl); });
 }
 
-void csv_row(FILE *f, const perf_row_t *row, bool) {
+void csv_row(FILE *f, const perf_row_t *row, perf_nccl_columns_t) {
     perf_csv_row(f, row);
 }
 
@@ -164,7 +164,7 @@ TEST(PerfReport, CsvColumns) {
 }
 
 TEST(PerfReport, CsvRowWithNccl) {
-    EXPECT_EQ(capture(csv_row, reduce_row(), true),
+    EXPECT_EQ(capture(csv_row, reduce_row(), PERF_NCCL_ON),
               "reduce,2097152,524288,float32,sum,-1,graph,2,two_shot,18.500,113.360,113.360,0,"
               "27.070,18.370\n");
 }
@@ -182,14 +182,14 @@ TEST(PerfReport, CsvRowLeavesWhatWasNotMeasuredEmpty) {
     r.wrong = -1;
     r.nccl_us = -1;
     r.nccl_sym_us = -1;
-    EXPECT_EQ(capture(csv_row, r, false),
+    EXPECT_EQ(capture(csv_row, r, PERF_NCCL_OFF),
               "launch,0,0,none,none,-1,stream,8,empty-kernel,4.250,,,,,\n");
 }
 
 TEST(PerfReport, CsvQuotesAnAlgorithmWithAComma) {
     perf_row_t r = reduce_row();
     r.algorithm = "a,\"b\"";
-    std::string line = capture(csv_row, r, false);
+    std::string line = capture(csv_row, r, PERF_NCCL_OFF);
     EXPECT_NE(line.find(",\"a,\"\"b\"\"\","), std::string::npos) << line;
 }
 
@@ -203,7 +203,7 @@ TEST(PerfReport, RatioIsOursOverTheBetterNccl) {
 }
 
 TEST(PerfReport, TableRow) {
-    std::string line = capture(perf_table_row, reduce_row(), true);
+    std::string line = capture(perf_table_row, reduce_row(), PERF_NCCL_ON);
     EXPECT_NE(line.find("reduce"), std::string::npos) << line;
     EXPECT_NE(line.find("2097152"), std::string::npos) << line;
     EXPECT_NE(line.find("18.50"), std::string::npos) << line;
@@ -216,10 +216,29 @@ TEST(PerfReport, TableRow) {
     barrier.op = "barrier";
     barrier.has_bandwidth = false;
     barrier.wrong = -1;
-    line = capture(perf_table_row, barrier, false);
+    line = capture(perf_table_row, barrier, PERF_NCCL_OFF);
     EXPECT_NE(line.find("N/A"), std::string::npos) << line;
     EXPECT_EQ(line.find("27.07"), std::string::npos) << line;
     EXPECT_EQ(line.find("113.36"), std::string::npos) << line;
+}
+
+// PEs on one GPU: NCCL cannot run, so its columns say so; our own columns stay measured.
+TEST(PerfReport, NcclColumnsNaWherePesShareAGpu) {
+    std::string header = captured([](FILE *f) { perf_table_header(f, "stream", PERF_NCCL_NA); });
+    EXPECT_NE(header.find("# nccl: n/a: PEs share a GPU\n"), std::string::npos) << header;
+    EXPECT_NE(header.find("nccl-sym"), std::string::npos) << header;
+    header = captured([](FILE *f) { perf_table_header(f, "stream", PERF_NCCL_ON); });
+    EXPECT_EQ(header.find("n/a"), std::string::npos) << header;
+
+    perf_row_t r = reduce_row();
+    r.nccl_us = -1;
+    r.nccl_sym_us = -1;
+    std::string line = capture(perf_table_row, r, PERF_NCCL_NA);
+    EXPECT_NE(line.find("18.50"), std::string::npos) << line;
+    EXPECT_NE(line.find("  n/a       n/a    n/a  two_shot"), std::string::npos) << line;
+    // The CSV marks n/a as it marks anything not measured: empty fields.
+    line = capture(csv_row, r, PERF_NCCL_NA);
+    EXPECT_EQ(line.substr(line.size() - 5), ",0,,\n") << line;
 }
 
 perf_dev_row_t barrier_row() {
@@ -236,6 +255,10 @@ perf_dev_row_t barrier_row() {
 
 std::string dev_capture(void (*write)(FILE *, const perf_dev_row_t *), const perf_dev_row_t &r) {
     return captured([&](FILE *f) { write(f, &r); });
+}
+
+std::string dev_table_row(const perf_dev_row_t &r, perf_nccl_columns_t nccl) {
+    return captured([&](FILE *f) { perf_dev_table_row(f, &r, nccl); });
 }
 
 TEST(PerfReport, DevCsvRowsOfSymcollThenNccl) {
@@ -256,16 +279,27 @@ TEST(PerfReport, DevCsvWithoutNcclHasOneRow) {
 }
 
 TEST(PerfReport, DevTableRowHasBothMediansMinsAndTheRatio) {
-    std::string line = dev_capture(perf_dev_table_row, barrier_row());
+    std::string line = dev_table_row(barrier_row(), PERF_NCCL_ON);
     for (const char *part : {"dev_barrier", "acq_rel", "2.39", "2.31", "1.42", "1.40", "1.68"})
         EXPECT_NE(line.find(part), std::string::npos) << part << ": " << line;
     perf_dev_row_t r = barrier_row();
     r.symcoll.wrong = 3;
     r.nccl = {-1, -1, -1};
-    line = dev_capture(perf_dev_table_row, r);
+    line = dev_table_row(r, PERF_NCCL_ON);
     EXPECT_NE(line.find(" 3 "), std::string::npos) << line;
     EXPECT_EQ(line.find("1.42"), std::string::npos) << line;
     EXPECT_EQ(line.find("1.68"), std::string::npos) << line;
+}
+
+TEST(PerfReport, DevTableNcclNaWherePesShareAGpu) {
+    std::string header =
+        captured([](FILE *f) { perf_dev_table_header(f, "us per sync", PERF_NCCL_NA); });
+    EXPECT_EQ(header.rfind("# nccl: n/a: PEs share a GPU\n", 0), 0u) << header;
+    perf_dev_row_t r = barrier_row();
+    r.nccl = {-1, -1, -1};
+    std::string line = dev_table_row(r, PERF_NCCL_NA);
+    EXPECT_NE(line.find("2.39"), std::string::npos) << line;
+    EXPECT_NE(line.find("      n/a       n/a     n/a    n/a\n"), std::string::npos) << line;
 }
 
 } // namespace
