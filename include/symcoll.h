@@ -106,10 +106,28 @@ typedef enum {
     SYMCOLL_BOOTSTRAP_AUTO = 0,      /* launcher env, PMIx, torchrun env, else one PE */
     SYMCOLL_BOOTSTRAP_UNIQUEID = 1,  /* attr.uniqueid + attr.rank + attr.size */
     SYMCOLL_BOOTSTRAP_NCCL_COMM = 2, /* attr.nccl_comm: an existing ncclComm_t */
-    SYMCOLL_BOOTSTRAP_PMIX = 3       /* PMIx only (no GPU exchange needed to find peers) */
+    SYMCOLL_BOOTSTRAP_PMIX = 3,      /* PMIx only (no GPU exchange needed to find peers) */
+    SYMCOLL_BOOTSTRAP_CALLBACKS = 4  /* attr.callbacks + attr.rank + attr.size */
 } symcoll_bootstrap_kind_t;
 
-#define SYMCOLL_INIT_ATTR_VERSION 1
+/* A program-provided exchange (SYMCOLL_BOOTSTRAP_CALLBACKS): the program's own allgather and
+ * barrier, over MPI, torch.distributed or anything else that reaches every PE. symcoll calls
+ * them at init, malloc, free, team split, halo plan creation and finalize, from the thread
+ * that made the symcoll call, and every PE makes the same calls in the same order. It is the
+ * launch path that needs neither NCCL nor PMIx, so it serves PEs that share a GPU. Each
+ * callback returns 0 on success; any other value fails the symcoll call with BOOTSTRAP. A
+ * callback must not block forever when a peer is gone: give it a timeout of its own. */
+typedef struct {
+    /* Collective: all[r * bytes, (r + 1) * bytes) = PE r's mine, for every r below attr.size.
+     * bytes is the same on every PE and may be 0. */
+    int (*allgather)(const void *mine, void *all, size_t bytes, void *context);
+    /* Collective: returns once every PE has called it. */
+    int (*barrier)(void *context);
+    void *context; /* passed to both as is */
+} symcoll_bootstrap_callbacks_t;
+
+/* 2 added attr.callbacks; an attr of version 1 is refused (rebuild against this header). */
+#define SYMCOLL_INIT_ATTR_VERSION 2
 
 /* Versioned init attributes: always start from symcoll_init_attr_default(). */
 typedef struct {
@@ -118,9 +136,10 @@ typedef struct {
     int device;                         /* CUDA device; -1: local rank (NCCL_COMM: current one) */
     symcoll_bootstrap_kind_t bootstrap; /* how the PEs find each other */
     symcoll_uniqueid_t uniqueid;        /* SYMCOLL_BOOTSTRAP_UNIQUEID */
-    int rank;                           /* SYMCOLL_BOOTSTRAP_UNIQUEID */
-    int size;                           /* SYMCOLL_BOOTSTRAP_UNIQUEID */
+    int rank;                           /* SYMCOLL_BOOTSTRAP_UNIQUEID and _CALLBACKS */
+    int size;                           /* SYMCOLL_BOOTSTRAP_UNIQUEID and _CALLBACKS */
     void *nccl_comm;                    /* SYMCOLL_BOOTSTRAP_NCCL_COMM: an ncclComm_t */
+    symcoll_bootstrap_callbacks_t callbacks; /* SYMCOLL_BOOTSTRAP_CALLBACKS */
 } symcoll_init_attr_t;
 
 /* Fills *attr with defaults: version set, heap_size 0 (SYMCOLL_SYMMETRIC_SIZE), device -1,
@@ -262,6 +281,21 @@ SYMCOLL_API symcoll_status_t symcoll_team_status(symcoll_team_t team);
  * this form). Writes at most len bytes, NUL-terminated, and returns the length of the whole
  * text (buf NULL and len 0 measure it); 0 on error (NOT_INITIALIZED, INVALID_ARGUMENT). */
 SYMCOLL_API size_t symcoll_topology_text(char *buf, size_t len);
+
+/* How this PE shares its GPU, as init agreed it. */
+typedef struct {
+    int sm_share;   /* multiprocessors every PE's collective grids are sized to: the job's
+                       least share, so that every block of every PE can be resident at once */
+    int device_sms; /* multiprocessors of this PE's GPU, from the shares and their
+                       CUDA_MPS_ACTIVE_THREAD_PERCENTAGE (under MPS the GPU reports a share) */
+    int pes_on_gpu; /* PEs of the job on this PE's GPU (1: a GPU of its own) */
+    int mps;        /* 1: the PEs on this GPU run under MPS; 0: time-sliced or alone */
+    int divided;    /* 1: their shares (MPS) or whole GPUs (time slicing) add up to more than
+                       the GPU, so init divided it among them */
+} symcoll_gpu_sharing_t;
+
+/* Fills *out. Errors: NOT_INITIALIZED, INVALID_ARGUMENT (out NULL). */
+SYMCOLL_API symcoll_status_t symcoll_gpu_sharing(symcoll_gpu_sharing_t *out);
 
 /* Reason for the last failure on this thread, "" if none. */
 SYMCOLL_API const char *symcoll_last_error(void);

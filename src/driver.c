@@ -1,4 +1,4 @@
-/* Resolution of the driver functions the heap needs. */
+/* Resolution of the driver functions the heap and the GPU share need. */
 #include <cuda_runtime_api.h>
 #include <string.h>
 #include "driver.h"
@@ -35,6 +35,7 @@ symcoll_status_t symcoll_driver_load(const symcoll_driver_t **out) {
             {"cuMemExportToShareableHandle", (void **)&driver.mem_export},
             {"cuMemImportFromShareableHandle", (void **)&driver.mem_import},
             {"cuGetErrorString", (void **)&driver.get_error_string},
+            {"cuDeviceGetExecAffinitySupport", (void **)&driver.exec_affinity_support},
         };
         for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
             symcoll_status_t st = resolve(table[i].name, table[i].fn);

@@ -26,6 +26,7 @@ typedef struct {
                            unsigned long long);
     CUresult (*mem_import)(CUmemGenericAllocationHandle *, void *, CUmemAllocationHandleType);
     CUresult (*get_error_string)(CUresult, const char **);
+    CUresult (*exec_affinity_support)(int *, CUexecAffinityType, CUdevice);
 } symcoll_driver_t;
 
 /* Resolves the entry points once; NO_GPU or CUDA on failure. */

@@ -266,6 +266,21 @@ static void accepts_UNIQUEID(const char *name, char *out, size_t len) {
              2 * sizeof(symcoll_uniqueid_t));
 }
 
+static int parse_SOCKET(const char *name, const char *text, symcoll_env_socket_t *out) {
+    (void)name;
+    for (const char *c = text; *c; c++)
+        if (!isalnum((unsigned char)*c) && !strchr("._-", *c))
+            return -1;
+    return copy_value(text, *out, sizeof *out);
+}
+static void accepts_SOCKET(const char *name, char *out, size_t len) {
+    (void)name;
+    snprintf(out, len,
+             "a name of at most %d letters, digits, '.', '_' or '-' (symcoll-run sets it), or "
+             "empty",
+             SYMCOLL_ENV_SOCKET_MAX);
+}
+
 /* The algorithms SYMCOLL_ALGO_<COLLECTIVE> may name, by the part of name after "ALGO_". */
 static const char *const *algorithm_names(const char *name) {
     const char *collective = name + strlen("ALGO_");
@@ -334,15 +349,20 @@ static int check_together(const symcoll_env_t *e, char *why) {
     else if (e->local_size > 0 && e->size > 0 && e->local_size > e->size)
         snprintf(why, WHY_MAX, "environment: SYMCOLL_LOCAL_SIZE=%ld is above SYMCOLL_SIZE=%ld",
                  e->local_size, e->size);
-    else if (*e->uniqueid && e->rank < 0)
+    else if ((*e->uniqueid || *e->bootstrap_socket) && e->rank < 0)
         snprintf(why, WHY_MAX,
-                 "environment: SYMCOLL_UNIQUEID is set without SYMCOLL_RANK and "
-                 "SYMCOLL_SIZE (symcoll-run sets all three)");
-    else if (!strcmp(e->bootstrap, "launcher") && !*e->uniqueid)
+                 "environment: SYMCOLL_%s is set without SYMCOLL_RANK and SYMCOLL_SIZE "
+                 "(symcoll-run sets all three)",
+                 *e->uniqueid ? "UNIQUEID" : "BOOTSTRAP_SOCKET");
+    else if (*e->uniqueid && *e->bootstrap_socket)
+        snprintf(why, WHY_MAX,
+                 "environment: SYMCOLL_UNIQUEID and SYMCOLL_BOOTSTRAP_SOCKET are both set "
+                 "(symcoll-run sets one of them)");
+    else if (!strcmp(e->bootstrap, "launcher") && !*e->uniqueid && !*e->bootstrap_socket)
         snprintf(why, WHY_MAX,
                  "environment: SYMCOLL_BOOTSTRAP=launcher needs SYMCOLL_RANK, "
-                 "SYMCOLL_SIZE and SYMCOLL_UNIQUEID (run the program under "
-                 "symcoll-run)");
+                 "SYMCOLL_SIZE and SYMCOLL_UNIQUEID or SYMCOLL_BOOTSTRAP_SOCKET (run the "
+                 "program under symcoll-run)");
     else
         return 0;
     return -1;

@@ -22,6 +22,7 @@ extern "C" {
 #define SYMCOLL_ENV_TYPE_INODE long
 #define SYMCOLL_ENV_TYPE_BOOTSTRAP const char *
 #define SYMCOLL_ENV_TYPE_UNIQUEID symcoll_env_uniqueid_t
+#define SYMCOLL_ENV_TYPE_SOCKET symcoll_env_socket_t
 #define SYMCOLL_ENV_TYPE_ALGO const char *
 #define SYMCOLL_ENV_TYPE_FILE symcoll_env_path_t
 
@@ -32,6 +33,9 @@ extern "C" {
 #define SYMCOLL_ENV_PATH_MAX 4096
 typedef char symcoll_env_path_t[SYMCOLL_ENV_PATH_MAX];
 typedef char symcoll_env_uniqueid_t[2 * sizeof(symcoll_uniqueid_t) + 1];
+/* An abstract Unix socket's name: sun_path holds 107 bytes after the leading NUL. */
+#define SYMCOLL_ENV_SOCKET_MAX 100
+typedef char symcoll_env_socket_t[SYMCOLL_ENV_SOCKET_MAX + 1];
 
 typedef struct {
 #define SYMCOLL_ENV(name, kind, field, def, help) SYMCOLL_ENV_TYPE_##kind field;

@@ -127,12 +127,8 @@ static symcoll_status_t fill_area(const char *fn, struct symcoll_halo_plan *p,
     d->sum_slots = p->area + SYMCOLL_HALO_AREA_SUM;
     for (int i = 0; i < p->n_dirs; i++)
         d->dirs |= 1u << p->dir[i];
-    int sms = 0;
-    if (st == SYMCOLL_SUCCESS)
-        st = symcoll_cuda_status(
-            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, symcoll_g.device), fn,
-            "cudaDeviceGetAttribute");
-    p->max_blocks = 2 * (sms > 0 ? sms : 1);
+    /* The job's SM share: the halo grids of PEs that share a GPU are resident together. */
+    p->max_blocks = 2 * symcoll_g.sm_count;
     return st;
 }
 

@@ -9,6 +9,7 @@
 #include "bootstrap/bootstrap.h"
 #include "choice_digest.h"
 #include "env.h"
+#include "gpu_share.h"
 #include "heap.h"
 #include "internal.h"
 #include "kernel_load.h"
@@ -126,20 +127,6 @@ static symcoll_status_t agree_on_choices(void) {
     return st;
 }
 
-/* The collectives' grids follow the SM count, and every PE must launch the same grid (their
- * blocks synchronize pairwise): the job's fewest, so that GPUs of different sizes agree. */
-static symcoll_status_t agree_on_sm_count(void) {
-    int mine = 0;
-    symcoll_status_t st = symcoll_cuda_status(
-        cudaDeviceGetAttribute(&mine, cudaDevAttrMultiProcessorCount, symcoll_g.device),
-        "symcoll_init", "cudaDeviceGetAttribute(cudaDevAttrMultiProcessorCount)");
-    symcoll_status_t gathered =
-        symcoll_bootstrap_min(symcoll_g.boot, "symcoll_init",
-                              st == SYMCOLL_SUCCESS ? mine : INT32_MAX, &symcoll_g.sm_count);
-    return symcoll_bootstrap_agree(symcoll_g.boot, "symcoll_init",
-                                   st != SYMCOLL_SUCCESS ? st : gathered);
-}
-
 static symcoll_status_t agree_on_job(unsigned long long *job) {
     symcoll_bootstrap_t *b = symcoll_g.boot;
     unsigned long long mine = job_nonce(), all[SYMCOLL_MAX_PES];
@@ -150,9 +137,14 @@ static symcoll_status_t agree_on_job(unsigned long long *job) {
 
 /* PMIx carries the exchanges when it was asked for and found; an application's unique id or
  * communicator comes first (the launch has no PMIx then), also over SYMCOLL_BOOTSTRAP=pmix. */
-static symcoll_status_t create_bootstrap(const symcoll_launch_t *l,
-                                         const symcoll_init_attr_t *attr) {
+static symcoll_status_t create_bootstrap(const symcoll_launch_t *l, const symcoll_init_attr_t *attr,
+                                         int n_devices) {
     const symcoll_env_t *e = symcoll_env();
+    if (l->callbacks)
+        return symcoll_bootstrap_callbacks_create(l->callbacks, l->rank, l->size, &symcoll_g.boot);
+    if (l->socket)
+        return symcoll_bootstrap_socket_create(l->socket, l->rank, l->size,
+                                               (uint64_t)e->init_timeout_ms, &symcoll_g.boot);
     int want_pmix =
         (attr && attr->bootstrap == SYMCOLL_BOOTSTRAP_PMIX) || !strcmp(e->bootstrap, "pmix");
     if (want_pmix && l->pmix) {
@@ -160,6 +152,13 @@ static symcoll_status_t create_bootstrap(const symcoll_launch_t *l,
         return SYMCOLL_SUCCESS;
     }
     pmix_launcher = l->pmix;
+    if (l->local_size > n_devices)
+        return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
+                                 "symcoll_init: %d PEs on this node (through %s) but %d GPUs: "
+                                 "PEs share a GPU, and the NCCL bootstrap of this launch path "
+                                 "cannot serve them (NCCL refuses two ranks on one GPU); launch "
+                                 "through " SYMCOLL_SHARED_GPU_PATHS,
+                                 l->local_size, l->path, n_devices);
     symcoll_status_t st =
         symcoll_bootstrap_nccl_create(l, (uint64_t)e->init_timeout_ms, &symcoll_g.boot);
     symcoll_launch_restore_env();
@@ -206,7 +205,7 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
     }
     st = choose_device(attr, &launch, n_devices, &symcoll_g.device);
     if (st == SYMCOLL_SUCCESS)
-        st = create_bootstrap(&launch, attr);
+        st = create_bootstrap(&launch, attr, n_devices);
     if (st != SYMCOLL_SUCCESS) {
         if (launch.pmix)
             launch.pmix->destroy(launch.pmix, 1);
@@ -224,7 +223,7 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
     if (st == SYMCOLL_SUCCESS)
         st = agree_on_job(&job);
     if (st == SYMCOLL_SUCCESS)
-        st = agree_on_sm_count();
+        st = symcoll_gpu_share_agree();
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_topology_probe(symcoll_g.boot, symcoll_g.device, hosts, &symcoll_g.topo);
     /* A file missing or refused on one PE only fails init on all of them. */
@@ -262,10 +261,17 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
         return st;
     if (e->info && symcoll_g.my_pe == 0)
         symcoll_env_print(stdout);
-    symcoll_debug(SYMCOLL_LOG_INFO,
-                  "initialized through %s: PE %d of %d, device %d, local %d of %d, heap %zu",
-                  launch.path, symcoll_g.my_pe, symcoll_g.n_pes, symcoll_g.device,
-                  symcoll_g.local_rank, symcoll_g.local_size, symcoll_g.heap_size);
+    const symcoll_gpu_sharing_t *sharing = &symcoll_g.sharing;
+    symcoll_debug(
+        SYMCOLL_LOG_INFO,
+        "initialized through %s (%s bootstrap): PE %d of %d, device %d, local %d of %d, "
+        "heap %zu; %d PEs on this GPU (%s), SM share %d of %d%s",
+        launch.path, symcoll_g.boot->name, symcoll_g.my_pe, symcoll_g.n_pes, symcoll_g.device,
+        symcoll_g.local_rank, symcoll_g.local_size, symcoll_g.heap_size, sharing->pes_on_gpu,
+        sharing->mps              ? "MPS"
+        : sharing->pes_on_gpu > 1 ? "time-sliced"
+                                  : "alone",
+        sharing->sm_share, sharing->device_sms, sharing->divided ? ", divided by symcoll" : "");
     return SYMCOLL_SUCCESS;
 }
 

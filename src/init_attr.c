@@ -14,6 +14,8 @@ static const char *bootstrap_name(symcoll_bootstrap_kind_t kind) {
         return "SYMCOLL_BOOTSTRAP_NCCL_COMM";
     case SYMCOLL_BOOTSTRAP_PMIX:
         return "SYMCOLL_BOOTSTRAP_PMIX";
+    case SYMCOLL_BOOTSTRAP_CALLBACKS:
+        return "SYMCOLL_BOOTSTRAP_CALLBACKS";
     }
     return NULL;
 }
@@ -25,7 +27,7 @@ static int all_zero(const symcoll_uniqueid_t *id) {
     return 1;
 }
 
-static symcoll_status_t check_uniqueid_fields(const symcoll_init_attr_t *attr) {
+static symcoll_status_t check_rank_and_size(const symcoll_init_attr_t *attr) {
     if (attr->size < 1 || attr->size > SYMCOLL_MAX_PES)
         return symcoll_set_error(INVALID,
                                  "symcoll_init: attr.size %d is not a PE count from 1 to %d "
@@ -35,10 +37,34 @@ static symcoll_status_t check_uniqueid_fields(const symcoll_init_attr_t *attr) {
         return symcoll_set_error(INVALID,
                                  "symcoll_init: attr.rank %d out of range for attr.size %d",
                                  attr->rank, attr->size);
+    return SYMCOLL_SUCCESS;
+}
+
+static symcoll_status_t check_uniqueid_fields(const symcoll_init_attr_t *attr) {
+    symcoll_status_t st = check_rank_and_size(attr);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
     if (all_zero(&attr->uniqueid))
         return symcoll_set_error(INVALID, "symcoll_init: attr.uniqueid is all zero: fill it from "
                                           "symcoll_get_uniqueid on one PE and send it to the "
                                           "others");
+    return SYMCOLL_SUCCESS;
+}
+
+static symcoll_status_t check_callbacks_fields(const symcoll_init_attr_t *attr) {
+    symcoll_status_t st = check_rank_and_size(attr);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    if (!attr->callbacks.allgather || !attr->callbacks.barrier)
+        return symcoll_set_error(INVALID,
+                                 "symcoll_init: attr.callbacks.%s is NULL with attr.bootstrap "
+                                 "SYMCOLL_BOOTSTRAP_CALLBACKS (set both allgather and barrier)",
+                                 attr->callbacks.allgather ? "barrier" : "allgather");
+    if (attr->nccl_comm)
+        return symcoll_set_error(INVALID,
+                                 "symcoll_init: attr.nccl_comm %p is set, but attr.bootstrap is "
+                                 "SYMCOLL_BOOTSTRAP_CALLBACKS",
+                                 attr->nccl_comm);
     return SYMCOLL_SUCCESS;
 }
 
@@ -54,7 +80,8 @@ symcoll_status_t symcoll_init_check_attr(const symcoll_init_attr_t *attr) {
     if (!kind)
         return symcoll_set_error(INVALID,
                                  "symcoll_init: attr.bootstrap %d is not a "
-                                 "symcoll_bootstrap_kind_t (AUTO, UNIQUEID, NCCL_COMM or PMIX)",
+                                 "symcoll_bootstrap_kind_t (AUTO, UNIQUEID, NCCL_COMM, PMIX or "
+                                 "CALLBACKS)",
                                  (int)attr->bootstrap);
     if (attr->device < -1)
         return symcoll_set_error(INVALID,
@@ -68,6 +95,13 @@ symcoll_status_t symcoll_init_check_attr(const symcoll_init_attr_t *attr) {
                                  attr->heap_size);
     if (attr->bootstrap == SYMCOLL_BOOTSTRAP_UNIQUEID)
         return check_uniqueid_fields(attr);
+    if (attr->bootstrap == SYMCOLL_BOOTSTRAP_CALLBACKS)
+        return check_callbacks_fields(attr);
+    if (attr->callbacks.allgather || attr->callbacks.barrier)
+        return symcoll_set_error(INVALID,
+                                 "symcoll_init: attr.callbacks is set, but attr.bootstrap is %s "
+                                 "(set attr.bootstrap = SYMCOLL_BOOTSTRAP_CALLBACKS)",
+                                 kind);
     if (attr->bootstrap == SYMCOLL_BOOTSTRAP_NCCL_COMM)
         return attr->nccl_comm ? SYMCOLL_SUCCESS
                                : symcoll_set_error(INVALID, "symcoll_init: attr.nccl_comm is NULL "

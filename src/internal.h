@@ -33,7 +33,9 @@ typedef struct {
     int my_pe, n_pes;
     int local_rank, local_size;
     int device;
-    int sm_count;       /* the fewest multiprocessors of the job's GPUs: every PE's grid fits it */
+    int sm_count; /* the least SM share of the job's PEs: every PE's grid fits it, and
+                     the grids of PEs that share a GPU fit it together */
+    symcoll_gpu_sharing_t sharing;
     char *heap_base;    /* this PE's heap (inside the reservation) */
     size_t heap_size;   /* usable bytes per PE */
     size_t heap_stride; /* distance between two PEs' heaps in the reservation */

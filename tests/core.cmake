@@ -2,7 +2,8 @@
 # agreement on a status, topology, unique id, the no-GPU reasons, torchrun launch detection),
 # the PMIx bootstrap and heap symmetry check under mpirun (CPU only), the runtime on the GPU,
 # and one program per launch path.
-foreach(area env allocator ipc topology uniqueid no_gpu liveness agree launch)
+foreach(area env allocator ipc topology uniqueid no_gpu liveness agree launch socket_bootstrap
+        gpu_share)
   symcoll_cpu_test(core_${area}_test ${CMAKE_CURRENT_LIST_DIR}/core_${area}_test.cpp)
 endforeach()
 # One GPU that cannot create a stream, by wrapping the CUDA calls init makes before the

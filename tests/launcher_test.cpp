@@ -586,33 +586,74 @@ TEST(Launcher, RanksIgnoreTheSignalsTheCallerIgnores) {
     expect_ranks_ignore_what_the_caller_ignores();
 }
 
+// The bootstrap lines of every rank: exactly one of SYMCOLL_UNIQUEID and
+// SYMCOLL_BOOTSTRAP_SOCKET, the same on every rank; returns the one that is set.
+std::string expect_one_bootstrap(const std::map<int, std::vector<std::string>> &by_rank, int size) {
+    std::string first;
+    for (int rank = 0; rank < size; rank++) {
+        const std::vector<std::string> &lines = by_rank.at(rank);
+        EXPECT_EQ(lines.size(), 6u);
+        if (lines.size() != 6u)
+            return "";
+        bool uniqueid = lines[4] != "SYMCOLL_UNIQUEID unset";
+        bool socket = lines[5] != "SYMCOLL_BOOTSTRAP_SOCKET unset";
+        EXPECT_NE(uniqueid, socket) << lines[4] << " / " << lines[5];
+        const std::string &set = uniqueid ? lines[4] : lines[5];
+        if (rank == 0)
+            first = set;
+        EXPECT_EQ(set, first) << "every rank must get the same bootstrap";
+    }
+    const std::string prefix = "SYMCOLL_UNIQUEID=";
+    if (first.compare(0, prefix.size(), prefix) == 0) {
+        std::string hex = first.substr(prefix.size());
+        EXPECT_EQ(hex.size(), 256u) << hex;
+        EXPECT_TRUE(is_lowercase_hex(hex)) << hex;
+    }
+    return first;
+}
+
 // Stale launch variables in the launcher's environment must not reach the ranks.
 TEST(Launcher, SetsTheLaunchVariablesOfEveryRank) {
     const int size = 3;
     RunResult run = run_launcher({"--tag-output", "-n", std::to_string(size), kChild, "print-env"},
-                                 {{"SYMCOLL_RANK", "99"}, {"SYMCOLL_UNIQUEID", "stale"}});
+                                 {{"SYMCOLL_RANK", "99"},
+                                  {"SYMCOLL_UNIQUEID", "stale"},
+                                  {"SYMCOLL_BOOTSTRAP_SOCKET", "stale"}});
     ASSERT_EQ(run.exit_code, 0) << run.err;
     std::map<int, std::vector<std::string>> by_rank = lines_by_rank(run.out);
     EXPECT_EQ(by_rank.count(-1), 0u) << run.out;
-    std::vector<std::string> uniqueid_lines;
     for (int rank = 0; rank < size; rank++) {
         const std::vector<std::string> &lines = by_rank[rank];
-        ASSERT_EQ(lines.size(), 5u) << run.out;
+        ASSERT_EQ(lines.size(), 6u) << run.out;
         EXPECT_EQ(lines[0], "SYMCOLL_RANK=" + std::to_string(rank));
         EXPECT_EQ(lines[1], "SYMCOLL_SIZE=" + std::to_string(size));
         EXPECT_EQ(lines[2], "SYMCOLL_LOCAL_RANK=" + std::to_string(rank));
         EXPECT_EQ(lines[3], "SYMCOLL_LOCAL_SIZE=" + std::to_string(size));
-        uniqueid_lines.push_back(lines[4]);
     }
-    const std::string prefix = "SYMCOLL_UNIQUEID=";
-    if (uniqueid_lines[0] != "SYMCOLL_UNIQUEID unset") {
-        ASSERT_EQ(uniqueid_lines[0].compare(0, prefix.size(), prefix), 0) << uniqueid_lines[0];
-        std::string hex = uniqueid_lines[0].substr(prefix.size());
-        EXPECT_EQ(hex.size(), 256u) << hex;
-        EXPECT_TRUE(is_lowercase_hex(hex)) << hex;
+    std::string set = expect_one_bootstrap(by_rank, size);
+    EXPECT_EQ(set.find("stale"), std::string::npos) << set;
+}
+
+// PEs that outnumber the GPUs (here: a machine without any, counted as one) share a GPU,
+// which NCCL refuses: they get the socket bootstrap, as they do when it is asked for.
+TEST(Launcher, GivesPesThatShareAGpuTheSocketBootstrap) {
+    for (std::vector<std::string> choice :
+         {std::vector<std::string>{}, std::vector<std::string>{"--bootstrap", "socket"}}) {
+        std::vector<std::string> args = {"--tag-output"};
+        args.insert(args.end(), choice.begin(), choice.end());
+        args.insert(args.end(), {"-n", "2", kChild, "print-env"});
+        RunResult run = run_launcher(args);
+        ASSERT_EQ(run.exit_code, 0) << run.err;
+        std::string set = expect_one_bootstrap(lines_by_rank(run.out), 2);
+        EXPECT_EQ(set.rfind("SYMCOLL_BOOTSTRAP_SOCKET=symcoll-run.", 0), 0u) << set;
     }
-    for (const std::string &line : uniqueid_lines)
-        EXPECT_EQ(line, uniqueid_lines[0]) << "every rank must get the same unique id";
+}
+
+TEST(Launcher, RefusesAnUnknownBootstrap) {
+    RunResult run = run_launcher({"--bootstrap", "tcp", kChild, "print-env"});
+    EXPECT_EQ(run.exit_code, 2);
+    EXPECT_NE(run.err.find("--bootstrap: 'tcp' is not auto, nccl or socket"), std::string::npos)
+        << run.err;
 }
 
 // Holds a descriptor that is not close-on-exec while it lives, as a careless caller (or

@@ -47,6 +47,7 @@ static void size_grid(const symcoll_tuning_query_t *q, symcoll_grid_kind_t grid,
     case SYMCOLL_GRID_LL: {
         size_t payload = ll_payload_per_peer(q);
         int cap = max_blocks < SYMCOLL_LL_BLOCKS ? max_blocks : SYMCOLL_LL_BLOCKS;
+        cap = cap < sm_count ? cap : sm_count;
         out->blocks = clamp_int(ceil_div(payload, LL_PAYLOAD_BYTES), 1, cap);
         size_t per_block = ceil_div(payload, (size_t)out->blocks);
         size_t packets = ceil_div(per_block < LL_PAYLOAD_BYTES ? per_block : LL_PAYLOAD_BYTES, 8);

@@ -34,6 +34,14 @@ symcoll_status_t symcoll_bootstrap_agree(symcoll_bootstrap_t *b, const char *fn,
 symcoll_status_t symcoll_bootstrap_min(symcoll_bootstrap_t *b, const char *fn, int mine,
                                        int *smallest);
 
+/* The launch paths that serve PEs sharing a GPU, for the messages of the NCCL paths. */
+#define SYMCOLL_SHARED_GPU_PATHS                                                                   \
+    "symcoll-run, mpirun with PMIx (SYMCOLL_BOOTSTRAP=pmix), or the program's own exchange "       \
+    "(attr.bootstrap = SYMCOLL_BOOTSTRAP_CALLBACKS)"
+
+/* Milliseconds of a monotonic clock, for the exchanges' deadlines. */
+uint64_t symcoll_bootstrap_now_ms(void);
+
 /* Where the PEs' identities and the NCCL unique id come from, in order of precedence. */
 typedef struct {
     int rank, size, local_rank, local_size; /* local_*: -1 when unknown */
@@ -41,6 +49,8 @@ typedef struct {
     void *nccl_comm;           /* an application's ncclComm_t (then uniqueid is unused) */
     const char *path;          /* "attr-uniqueid", "attr-ncclcomm", "symcoll-run", "pmix", ... */
     symcoll_bootstrap_t *pmix; /* the PMIx bootstrap when launched by PMIx (kept open) */
+    const char *socket;        /* symcoll-run's socket bootstrap: its name; NULL: none */
+    const symcoll_bootstrap_callbacks_t *callbacks; /* the program's exchange; NULL: none */
 } symcoll_launch_t;
 
 /* Finds the launch path (attr, symcoll-run env, PMIx, torchrun env, single process) and fills
@@ -53,6 +63,13 @@ void symcoll_launch_restore_env(void);
 /* NCCL communicator bootstrap (non-blocking, aborted on timeout). Needs cudaSetDevice done. */
 symcoll_status_t symcoll_bootstrap_nccl_create(const symcoll_launch_t *launch, uint64_t timeout_ms,
                                                symcoll_bootstrap_t **out);
+/* Socket bootstrap of symcoll-run's PEs: PE 0 listens on the abstract Unix socket name and
+ * relays every exchange; each exchange gives up after timeout_ms (TIMEOUT). */
+symcoll_status_t symcoll_bootstrap_socket_create(const char *name, int rank, int size,
+                                                 uint64_t timeout_ms, symcoll_bootstrap_t **out);
+/* The program's own allgather and barrier (SYMCOLL_BOOTSTRAP_CALLBACKS), copied. */
+symcoll_status_t symcoll_bootstrap_callbacks_create(const symcoll_bootstrap_callbacks_t *callbacks,
+                                                    int rank, int size, symcoll_bootstrap_t **out);
 /* PMIx bootstrap (libpmix.so.2 through dlopen); UNSUPPORTED when PMIx is absent. Every fence
  * gives up after timeout_ms, rounded up to whole seconds (PMIx's unit): TIMEOUT. */
 symcoll_status_t symcoll_bootstrap_pmix_create(uint64_t timeout_ms, symcoll_bootstrap_t **out);

@@ -45,6 +45,12 @@ static symcoll_status_t from_attr(const symcoll_init_attr_t *attr, symcoll_launc
     }
     out->rank = attr->rank;
     out->size = attr->size;
+    if (attr->bootstrap == SYMCOLL_BOOTSTRAP_CALLBACKS) {
+        out->callbacks = &attr->callbacks;
+        out->path = "attr-callbacks";
+        guess_local_rank(out);
+        return SYMCOLL_SUCCESS;
+    }
     out->uniqueid = attr->uniqueid;
     out->path = "attr-uniqueid";
     guess_local_rank(out);
@@ -52,9 +58,13 @@ static symcoll_status_t from_attr(const symcoll_init_attr_t *attr, symcoll_launc
 }
 
 static symcoll_status_t from_launcher(symcoll_launch_t *out) {
-    /* symcoll_env_load has checked that RANK, SIZE and UNIQUEID are set and valid. */
+    /* symcoll_env_load has checked that RANK, SIZE and UNIQUEID or BOOTSTRAP_SOCKET are set and
+     * valid. */
     const symcoll_env_t *e = symcoll_env();
-    symcoll_uniqueid_from_hex(e->uniqueid, &out->uniqueid);
+    if (*e->bootstrap_socket)
+        out->socket = e->bootstrap_socket;
+    else
+        symcoll_uniqueid_from_hex(e->uniqueid, &out->uniqueid);
     out->rank = (int)e->rank;
     out->size = (int)e->size;
     out->local_rank = (int)e->local_rank;
@@ -155,7 +165,8 @@ symcoll_status_t symcoll_launch_detect(const symcoll_init_attr_t *attr, symcoll_
     memset(out, 0, sizeof *out);
     out->local_rank = out->local_size = -1;
     if (attr && (attr->bootstrap == SYMCOLL_BOOTSTRAP_UNIQUEID ||
-                 attr->bootstrap == SYMCOLL_BOOTSTRAP_NCCL_COMM))
+                 attr->bootstrap == SYMCOLL_BOOTSTRAP_NCCL_COMM ||
+                 attr->bootstrap == SYMCOLL_BOOTSTRAP_CALLBACKS))
         return from_attr(attr, out);
     const char *forced = symcoll_env()->bootstrap;
     int want_pmix = attr && attr->bootstrap == SYMCOLL_BOOTSTRAP_PMIX;
@@ -167,7 +178,7 @@ symcoll_status_t symcoll_launch_detect(const symcoll_init_attr_t *attr, symcoll_
         return from_torchrun(out);
     if (!strcmp(forced, "single"))
         return single(out);
-    if (*symcoll_env()->uniqueid)
+    if (*symcoll_env()->uniqueid || *symcoll_env()->bootstrap_socket)
         return from_launcher(out);
     if (symcoll_bootstrap_pmix_detected())
         return from_pmix(out);

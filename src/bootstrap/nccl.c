@@ -15,12 +15,6 @@ typedef struct {
     uint64_t timeout_ms;
 } nccl_impl_t;
 
-static uint64_t now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 static void pause_briefly(void) {
     struct timespec ts = {0, 50000};
     nanosleep(&ts, NULL);
@@ -35,7 +29,7 @@ static symcoll_status_t nccl_status(ncclResult_t rc, const char *what) {
 
 /* Waits until the communicator has no operation in progress; aborts it on timeout. */
 static symcoll_status_t wait_comm(ncclComm_t comm, uint64_t timeout_ms, const char *what) {
-    uint64_t start = now_ms();
+    uint64_t start = symcoll_bootstrap_now_ms();
     for (;;) {
         ncclResult_t state;
         ncclResult_t rc = ncclCommGetAsyncError(comm, &state);
@@ -43,10 +37,16 @@ static symcoll_status_t wait_comm(ncclComm_t comm, uint64_t timeout_ms, const ch
             return nccl_status(rc, "ncclCommGetAsyncError");
         if (state == ncclSuccess)
             return SYMCOLL_SUCCESS;
+        if (state == ncclInvalidUsage)
+            return symcoll_set_error(
+                SYMCOLL_ERROR_NCCL,
+                "NCCL bootstrap: %s: %s; NCCL refuses two ranks on one GPU, "
+                "so if PEs share a GPU, launch through " SYMCOLL_SHARED_GPU_PATHS,
+                what, ncclGetErrorString(state));
         if (state != ncclInProgress)
             return symcoll_set_error(SYMCOLL_ERROR_NCCL, "NCCL bootstrap: %s: %s", what,
                                      ncclGetErrorString(state));
-        if (timeout_ms && now_ms() - start > timeout_ms)
+        if (timeout_ms && symcoll_bootstrap_now_ms() - start > timeout_ms)
             return symcoll_set_error(SYMCOLL_ERROR_TIMEOUT,
                                      "NCCL bootstrap: %s did not finish within %llu ms "
                                      "(SYMCOLL_INIT_TIMEOUT_MS): a PE is missing?",
@@ -57,7 +57,7 @@ static symcoll_status_t wait_comm(ncclComm_t comm, uint64_t timeout_ms, const ch
 
 static symcoll_status_t wait_stream(nccl_impl_t *p, const char *what) {
     symcoll_status_t st = wait_comm(p->comm, p->timeout_ms, what);
-    uint64_t start = now_ms();
+    uint64_t start = symcoll_bootstrap_now_ms();
     while (st == SYMCOLL_SUCCESS) {
         cudaError_t err = cudaStreamQuery(p->stream);
         if (err == cudaSuccess)
@@ -68,7 +68,7 @@ static symcoll_status_t wait_stream(nccl_impl_t *p, const char *what) {
         if (ncclCommGetAsyncError(p->comm, &state) != ncclSuccess ||
             (state != ncclSuccess && state != ncclInProgress))
             return symcoll_set_error(SYMCOLL_ERROR_NCCL, "NCCL bootstrap: %s failed", what);
-        if (p->timeout_ms && now_ms() - start > p->timeout_ms)
+        if (p->timeout_ms && symcoll_bootstrap_now_ms() - start > p->timeout_ms)
             return symcoll_set_error(SYMCOLL_ERROR_TIMEOUT,
                                      "NCCL bootstrap: %s did not finish within %llu ms "
                                      "(SYMCOLL_INIT_TIMEOUT_MS): a PE is missing?",

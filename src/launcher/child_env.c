@@ -13,6 +13,7 @@ enum {
     VAR_LAUNCHER_FD,
     VAR_LAUNCHER_FD_INODE,
     VAR_UNIQUEID,
+    VAR_BOOTSTRAP_SOCKET,
     N_LAUNCH_VARIABLES,
 };
 
@@ -25,6 +26,7 @@ static const char *const launch_variables[N_LAUNCH_VARIABLES] = {
     [VAR_LAUNCHER_FD] = LAUNCHER_FD_VARIABLE "=",
     [VAR_LAUNCHER_FD_INODE] = LAUNCHER_FD_INODE_VARIABLE "=",
     [VAR_UNIQUEID] = "SYMCOLL_UNIQUEID=",
+    [VAR_BOOTSTRAP_SOCKET] = "SYMCOLL_BOOTSTRAP_SOCKET=",
 };
 
 static bool is_launch_variable(const char *entry) {
@@ -34,13 +36,13 @@ static bool is_launch_variable(const char *entry) {
     return false;
 }
 
-bool child_env_create(struct child_env *env, int rank, int size, const char *uniqueid_hex,
-                      const struct rank_status *status) {
+bool child_env_create(struct child_env *env, int rank, int size,
+                      const struct child_bootstrap *bootstrap, const struct rank_status *status) {
     size_t n_inherited = 0;
     while (environ[n_inherited] != NULL)
         n_inherited++;
     /* Room for every launch variable with its longest value: the longest name, 20 digits. */
-    size_t own_capacity = N_LAUNCH_VARIABLES * 48 + UNIQUEID_HEX_LEN;
+    size_t own_capacity = N_LAUNCH_VARIABLES * 48 + UNIQUEID_HEX_LEN + SOCKET_NAME_MAX;
     env->vars = malloc((n_inherited + N_LAUNCH_VARIABLES + 1) * sizeof *env->vars);
     env->own_vars = malloc(own_capacity);
     if (env->vars == NULL || env->own_vars == NULL) {
@@ -70,11 +72,17 @@ bool child_env_create(struct child_env *env, int rank, int size, const char *uni
                            numeric_values[i]) +
                   1;
     }
-    if (uniqueid_hex != NULL) {
-        env->vars[n_vars++] = cursor;
-        snprintf(cursor, (size_t)(own_end - cursor), "%s%s", launch_variables[VAR_UNIQUEID],
-                 uniqueid_hex);
-    }
+    const char *text_values[N_LAUNCH_VARIABLES] = {
+        [VAR_UNIQUEID] = bootstrap->uniqueid_hex,
+        [VAR_BOOTSTRAP_SOCKET] = bootstrap->socket_name,
+    };
+    for (int i = VAR_UNIQUEID; i < N_LAUNCH_VARIABLES; i++)
+        if (text_values[i] != NULL) {
+            env->vars[n_vars++] = cursor;
+            cursor += snprintf(cursor, (size_t)(own_end - cursor), "%s%s", launch_variables[i],
+                               text_values[i]) +
+                      1;
+        }
     env->vars[n_vars] = NULL;
     return true;
 }

@@ -20,9 +20,16 @@
 
 /* 128 id bytes as lowercase hex. */
 #define UNIQUEID_HEX_LEN 256
+/* "symcoll-run." pid "." 16 hex digits, within symcoll's SYMCOLL_BOOTSTRAP_SOCKET limit. */
+#define SOCKET_NAME_MAX 64
+
+/* How the PEs exchange at init: NCCL (a unique id this process makes) needs a GPU per PE; the
+   socket bootstrap (PE 0 relays on an abstract Unix socket) also serves PEs sharing a GPU. */
+enum launch_bootstrap { BOOTSTRAP_AUTO, BOOTSTRAP_NCCL, BOOTSTRAP_SOCKET };
 
 struct launch_options {
-    int n_pes; /* 0: one per local GPU */
+    int n_pes;                       /* 0: one per local GPU */
+    enum launch_bootstrap bootstrap; /* AUTO: the socket when PEs outnumber the local GPUs */
     bool tag_output;
     bool keep_going;        /* a failed PE does not stop the others */
     double timeout_seconds; /* 0: none */
@@ -43,6 +50,9 @@ int count_local_gpus(void);
    one. */
 bool create_uniqueid_hex(char *hex);
 
+/* A socket name no other run on this host uses, for SYMCOLL_BOOTSTRAP_SOCKET. */
+void create_socket_name(char name[SOCKET_NAME_MAX]);
+
 struct child_env {
     char **vars;    /* NULL-terminated, for exec */
     char *own_vars; /* the SYMCOLL_ launch variables, which vars points into */
@@ -50,11 +60,17 @@ struct child_env {
 
 struct rank_status;
 
-/* The launcher's environment minus inherited launch variables, plus this rank's and the
-   status pipe's write end with its inode. uniqueid_hex may be NULL. Returns false when out of
+/* How the ranks find each other: one of the two is set (none: each runs alone). */
+struct child_bootstrap {
+    const char *uniqueid_hex; /* SYMCOLL_UNIQUEID */
+    const char *socket_name;  /* SYMCOLL_BOOTSTRAP_SOCKET */
+};
+
+/* The launcher's environment minus inherited launch variables, plus this rank's, its
+   bootstrap's, and the status pipe's write end with its inode. Returns false when out of
    memory. */
-bool child_env_create(struct child_env *env, int rank, int size, const char *uniqueid_hex,
-                      const struct rank_status *status);
+bool child_env_create(struct child_env *env, int rank, int size,
+                      const struct child_bootstrap *bootstrap, const struct rank_status *status);
 void child_env_destroy(struct child_env *env);
 
 #define TAG_PREFIX_MAX 16

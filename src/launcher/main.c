@@ -6,12 +6,12 @@
 
 /* Starts the children in rank order; a failed start stops those already running. */
 static void start_children(struct supervisor *sup, const struct launch_options *options,
-                           const char *uniqueid_hex) {
+                           const struct child_bootstrap *bootstrap) {
     for (int rank = 0; rank < options->n_pes; rank++) {
         struct child *child = &sup->children[rank];
         struct child_env env;
         child->rank = rank;
-        if (!child_env_create(&env, rank, options->n_pes, uniqueid_hex, sup->status)) {
+        if (!child_env_create(&env, rank, options->n_pes, bootstrap, sup->status)) {
             fprintf(stderr, LAUNCHER_NAME ": out of memory\n");
             supervisor_fail(sup, EXIT_FAILURE);
             return;
@@ -38,10 +38,11 @@ int main(int argc, char **argv) {
     case PARSE_RUN:
         break;
     }
+    int local_gpus = count_local_gpus();
+    if (local_gpus < 0)
+        return EXIT_FAILURE;
     if (options.n_pes == 0) {
-        options.n_pes = count_local_gpus();
-        if (options.n_pes < 0)
-            return EXIT_FAILURE;
+        options.n_pes = local_gpus;
         if (options.n_pes > MAX_PES) {
             fprintf(stderr,
                     LAUNCHER_NAME ": %d local GPUs; starting %d PEs, the most symcoll "
@@ -51,8 +52,17 @@ int main(int argc, char **argv) {
         }
     }
 
-    char uniqueid_hex[UNIQUEID_HEX_LEN + 1];
-    bool have_uniqueid = create_uniqueid_hex(uniqueid_hex);
+    /* NCCL refuses two ranks on one GPU; where it cannot make an id, the socket serves too. */
+    char uniqueid_hex[UNIQUEID_HEX_LEN + 1], socket_name[SOCKET_NAME_MAX];
+    struct child_bootstrap bootstrap = {0};
+    bool use_socket = options.bootstrap == BOOTSTRAP_SOCKET ||
+                      (options.bootstrap == BOOTSTRAP_AUTO && options.n_pes > local_gpus);
+    if (!use_socket && create_uniqueid_hex(uniqueid_hex)) {
+        bootstrap.uniqueid_hex = uniqueid_hex;
+    } else {
+        create_socket_name(socket_name);
+        bootstrap.socket_name = socket_name;
+    }
 
     int signal_fd = signals_install();
     struct child *children = calloc((size_t)options.n_pes, sizeof *children);
@@ -67,7 +77,7 @@ int main(int argc, char **argv) {
     /* Output the children write through our stdio buffers would come after theirs. */
     fflush(stdout);
     fflush(stderr);
-    start_children(&sup, &options, have_uniqueid ? uniqueid_hex : NULL);
+    start_children(&sup, &options, &bootstrap);
     int exit_code = supervisor_run(&sup);
     supervisor_destroy(&sup);
     rank_status_close(&status);

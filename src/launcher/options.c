@@ -17,10 +17,14 @@ void print_usage(FILE *out) {
             "SIGINT and SIGTERM sent to " LAUNCHER_NAME " are forwarded to the PEs.\n"
             "What a PE leaves running in its process group is killed when the last PE ends.\n"
             "Each PE sees SYMCOLL_RANK, SYMCOLL_SIZE, SYMCOLL_LOCAL_RANK, SYMCOLL_LOCAL_SIZE\n"
-            "and SYMCOLL_UNIQUEID; its stdin is /dev/null.\n"
+            "and SYMCOLL_UNIQUEID (NCCL bootstrap) or SYMCOLL_BOOTSTRAP_SOCKET (socket\n"
+            "bootstrap: PE 0 relays the exchanges); its stdin is /dev/null.\n"
             "\n"
             "Options (they end at the program):\n"
             "  -n, --np N           number of PEs (default: number of local GPUs, or 1)\n"
+            "      --bootstrap B    how the PEs exchange at init: nccl (one GPU per PE),\n"
+            "                       socket (also PEs that share a GPU, which NCCL refuses),\n"
+            "                       or auto (default: socket when PEs outnumber the GPUs)\n"
             "      --tag-output     prefix every output line with \"[rank] \"\n"
             "      --timeout SEC    kill the PEs after SEC seconds and exit 124\n"
             "      --keep-going     let the other PEs run on when one fails (they see\n"
@@ -71,7 +75,19 @@ static void report_bad_option(const char *argument) {
     fprintf(stderr, "Try '" LAUNCHER_NAME " --help'.\n");
 }
 
-enum { OPTION_TAG_OUTPUT = 256, OPTION_TIMEOUT, OPTION_KEEP_GOING };
+static bool parse_bootstrap(const char *text, enum launch_bootstrap *bootstrap) {
+    static const char *const names[] = {
+        [BOOTSTRAP_AUTO] = "auto", [BOOTSTRAP_NCCL] = "nccl", [BOOTSTRAP_SOCKET] = "socket"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(text, names[i]) == 0) {
+            *bootstrap = (enum launch_bootstrap)i;
+            return true;
+        }
+    fprintf(stderr, LAUNCHER_NAME ": --bootstrap: '%s' is not auto, nccl or socket\n", text);
+    return false;
+}
+
+enum { OPTION_TAG_OUTPUT = 256, OPTION_TIMEOUT, OPTION_KEEP_GOING, OPTION_BOOTSTRAP };
 
 enum parse_result parse_options(int argc, char **argv, struct launch_options *options) {
     static const struct option long_options[] = {
@@ -79,6 +95,7 @@ enum parse_result parse_options(int argc, char **argv, struct launch_options *op
         {"tag-output", no_argument, NULL, OPTION_TAG_OUTPUT},
         {"timeout", required_argument, NULL, OPTION_TIMEOUT},
         {"keep-going", no_argument, NULL, OPTION_KEEP_GOING},
+        {"bootstrap", required_argument, NULL, OPTION_BOOTSTRAP},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -100,6 +117,10 @@ enum parse_result parse_options(int argc, char **argv, struct launch_options *op
             break;
         case OPTION_KEEP_GOING:
             options->keep_going = true;
+            break;
+        case OPTION_BOOTSTRAP:
+            if (!parse_bootstrap(optarg, &options->bootstrap))
+                return PARSE_INVALID;
             break;
         case OPTION_TIMEOUT:
             if (!parse_timeout(optarg, &options->timeout_seconds))

@@ -1,0 +1,221 @@
+// The socket bootstrap and the program-provided (callbacks) bootstrap in a fake job of forked
+// processes on the CPU: every exchange gives every PE every PE's bytes, PEs out of step are
+// named, and a PE that fails or stops calling fails the others instead of hanging them.
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+#include <gtest/gtest.h>
+#include "bootstrap/bootstrap.h"
+#include "internal.h"
+
+namespace {
+
+std::string fresh_name() {
+    static int job;
+    return "symcoll-test." + std::to_string(getpid()) + "." + std::to_string(job++);
+}
+
+// Runs body(rank) in n forked processes; returns each one's exit code (body's return value).
+std::vector<int> run_job(int n, const std::function<int(int)> &body) {
+    std::vector<pid_t> pids;
+    for (int rank = 0; rank < n; rank++) {
+        pid_t pid = fork();
+        if (pid == 0)
+            _exit(body(rank));
+        pids.push_back(pid);
+    }
+    std::vector<int> codes;
+    for (pid_t pid : pids) {
+        int status = 0;
+        waitpid(pid, &status, 0);
+        codes.push_back(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+    }
+    return codes;
+}
+
+// In a child: 0 when st is expected, else says why and returns 1.
+int expect_status(int rank, symcoll_status_t st, symcoll_status_t expected, const char *what,
+                  const char *text = nullptr) {
+    if (st == expected && (!text || std::strstr(symcoll_last_error(), text)))
+        return 0;
+    std::fprintf(stderr, "PE %d: %s gave %s (%s), expected %s%s%s\n", rank, what,
+                 symcoll_status_string(st), symcoll_last_error(), symcoll_status_string(expected),
+                 text ? " with " : "", text ? text : "");
+    return 1;
+}
+
+// Allgathers of several sizes (0 and odd among them) and barriers; every byte checked.
+int exchange_everything(symcoll_bootstrap_t *b) {
+    for (size_t bytes : {size_t{0}, size_t{1}, size_t{7}, size_t{4096}, size_t{1} << 20}) {
+        std::vector<unsigned char> mine(bytes + 1), all(bytes * b->size + 1, 0xee);
+        for (size_t i = 0; i < bytes; i++)
+            mine[i] = (unsigned char)(b->rank * 31 + i * 7);
+        if (expect_status(b->rank, b->allgather(b, mine.data(), all.data(), bytes), SYMCOLL_SUCCESS,
+                          "allgather"))
+            return 1;
+        for (int pe = 0; pe < b->size; pe++)
+            for (size_t i = 0; i < bytes; i++)
+                if (all[pe * bytes + i] != (unsigned char)(pe * 31 + i * 7)) {
+                    std::fprintf(stderr, "PE %d: byte %zu of PE %d wrong\n", b->rank, i, pe);
+                    return 1;
+                }
+        if (expect_status(b->rank, b->barrier(b), SYMCOLL_SUCCESS, "barrier"))
+            return 1;
+    }
+    return 0;
+}
+
+symcoll_status_t create(const std::string &name, int rank, int size, uint64_t timeout_ms,
+                        symcoll_bootstrap_t **b) {
+    return symcoll_bootstrap_socket_create(name.c_str(), rank, size, timeout_ms, b);
+}
+
+TEST(SocketBootstrap, EveryPeGetsEveryPesBytes) {
+    for (int n : {1, 2, 5}) {
+        std::string name = fresh_name();
+        std::vector<int> codes = run_job(n, [&](int rank) {
+            symcoll_bootstrap_t *b = nullptr;
+            if (expect_status(rank, create(name, rank, n, 20000, &b), SYMCOLL_SUCCESS, "create"))
+                return 1;
+            int rc = exchange_everything(b);
+            b->destroy(b, 0);
+            return rc;
+        });
+        EXPECT_EQ(codes, std::vector<int>(n, 0)) << n << " PEs";
+    }
+}
+
+TEST(SocketBootstrap, PesOutOfStepAreNamed) {
+    std::string name = fresh_name();
+    std::vector<int> codes = run_job(3, [&](int rank) {
+        symcoll_bootstrap_t *b = nullptr;
+        if (expect_status(rank, create(name, rank, 3, 20000, &b), SYMCOLL_SUCCESS, "create"))
+            return 1;
+        uint64_t mine[2] = {1, 2}, all[6];
+        size_t bytes = rank == 2 ? 16 : 8;
+        symcoll_status_t st = b->allgather(b, mine, all, bytes);
+        int rc = expect_status(rank, st, SYMCOLL_ERROR_BOOTSTRAP, "mismatched allgather");
+        if (rank == 0 && !std::strstr(symcoll_last_error(), "PE 2"))
+            rc = 1;
+        if (!rc)
+            rc = expect_status(rank, b->barrier(b), SYMCOLL_ERROR_BOOTSTRAP, "barrier after it");
+        b->destroy(b, 1);
+        return rc;
+    });
+    EXPECT_EQ(codes, std::vector<int>(3, 0));
+}
+
+TEST(SocketBootstrap, APeThatEndsFailsTheOthersAtOnce) {
+    for (int gone : {0, 2}) {
+        std::string name = fresh_name();
+        std::vector<int> codes = run_job(3, [&](int rank) {
+            symcoll_bootstrap_t *b = nullptr;
+            if (expect_status(rank, create(name, rank, 3, 60000, &b), SYMCOLL_SUCCESS, "create"))
+                return 1;
+            if (rank == gone)
+                _exit(0); // without destroy: the kernel closes its connections
+            uint64_t started = (uint64_t)time(nullptr);
+            int rc = expect_status(rank, b->barrier(b), SYMCOLL_ERROR_BOOTSTRAP, "barrier",
+                                   "connection closed");
+            if ((uint64_t)time(nullptr) - started > 10)
+                rc = 1; // long before the 60 s timeout
+            b->destroy(b, 1);
+            return rc;
+        });
+        EXPECT_EQ(codes, std::vector<int>(3, 0)) << "PE " << gone << " ended";
+    }
+}
+
+TEST(SocketBootstrap, APeThatStopsCallingTimesOut) {
+    std::string name = fresh_name();
+    std::vector<int> codes = run_job(2, [&](int rank) {
+        symcoll_bootstrap_t *b = nullptr;
+        if (expect_status(rank, create(name, rank, 2, 500, &b), SYMCOLL_SUCCESS, "create"))
+            return 1;
+        if (rank == 1) {
+            sleep(3);
+            b->destroy(b, 1);
+            return 0;
+        }
+        int rc = expect_status(rank, b->barrier(b), SYMCOLL_ERROR_TIMEOUT, "barrier",
+                               "SYMCOLL_INIT_TIMEOUT_MS");
+        b->destroy(b, 1);
+        return rc;
+    });
+    EXPECT_EQ(codes, std::vector<int>(2, 0));
+}
+
+TEST(SocketBootstrap, AMissingPeFailsCreation) {
+    std::string name = fresh_name();
+    std::vector<int> codes = run_job(2, [&](int rank) {
+        symcoll_bootstrap_t *b = nullptr;
+        // PE 2 of 3 never starts: PE 0 gives up waiting for it and closes PE 1's connection,
+        // unless PE 1's own wait for PE 0's answer gives up first.
+        symcoll_status_t st = create(name, rank, 3, 500, &b);
+        if (rank == 0)
+            return expect_status(rank, st, SYMCOLL_ERROR_TIMEOUT, "create", "2 of 3 PEs connected");
+        return st == SYMCOLL_ERROR_BOOTSTRAP || st == SYMCOLL_ERROR_TIMEOUT
+                   ? 0
+                   : expect_status(rank, st, SYMCOLL_ERROR_BOOTSTRAP, "create");
+    });
+    EXPECT_EQ(codes, std::vector<int>(2, 0));
+}
+
+// The program's callbacks, here carried by a socket bootstrap of the test's own.
+int program_allgather(const void *mine, void *all, size_t bytes, void *context) {
+    auto *carrier = static_cast<symcoll_bootstrap_t *>(context);
+    return carrier->allgather(carrier, mine, all, bytes) == SYMCOLL_SUCCESS ? 0 : 5;
+}
+
+int program_barrier(void *context) {
+    auto *carrier = static_cast<symcoll_bootstrap_t *>(context);
+    return carrier->barrier(carrier) == SYMCOLL_SUCCESS ? 0 : 6;
+}
+
+TEST(CallbacksBootstrap, CarriesEveryExchangeThroughTheProgram) {
+    std::string name = fresh_name();
+    std::vector<int> codes = run_job(3, [&](int rank) {
+        symcoll_bootstrap_t *carrier = nullptr, *b = nullptr;
+        if (expect_status(rank, create(name, rank, 3, 20000, &carrier), SYMCOLL_SUCCESS, "carrier"))
+            return 1;
+        symcoll_bootstrap_callbacks_t callbacks = {program_allgather, program_barrier, carrier};
+        if (expect_status(rank, symcoll_bootstrap_callbacks_create(&callbacks, rank, 3, &b),
+                          SYMCOLL_SUCCESS, "create"))
+            return 1;
+        int rc = exchange_everything(b);
+        b->destroy(b, 0);
+        carrier->destroy(carrier, 0);
+        return rc;
+    });
+    EXPECT_EQ(codes, std::vector<int>(3, 0));
+}
+
+int failing_allgather(const void *, void *, size_t, void *) {
+    return 42;
+}
+
+int failing_barrier(void *) {
+    return -3;
+}
+
+TEST(CallbacksBootstrap, ACallbackFailureIsBootstrapNamingTheCallback) {
+    symcoll_bootstrap_callbacks_t callbacks = {failing_allgather, failing_barrier, nullptr};
+    symcoll_bootstrap_t *b = nullptr;
+    ASSERT_EQ(symcoll_bootstrap_callbacks_create(&callbacks, 0, 2, &b), SYMCOLL_SUCCESS);
+    int mine = 1, all[2];
+    EXPECT_EQ(b->allgather(b, &mine, all, sizeof mine), SYMCOLL_ERROR_BOOTSTRAP);
+    EXPECT_NE(std::string(symcoll_last_error()).find("allgather of 4 bytes returned 42"),
+              std::string::npos)
+        << symcoll_last_error();
+    EXPECT_EQ(b->barrier(b), SYMCOLL_ERROR_BOOTSTRAP);
+    EXPECT_NE(std::string(symcoll_last_error()).find("barrier returned -3"), std::string::npos)
+        << symcoll_last_error();
+    b->destroy(b, 1);
+}
+
+} // namespace
