@@ -147,6 +147,9 @@ static symcoll_status_t create_bootstrap(const symcoll_launch_t *l, const symcol
                                                (uint64_t)e->init_timeout_ms, &symcoll_g.boot);
     int want_pmix =
         (attr && attr->bootstrap == SYMCOLL_BOOTSTRAP_PMIX) || !strcmp(e->bootstrap, "pmix");
+    /* PMIx serves PEs that share a GPU, which NCCL refuses. */
+    if (l->pmix && l->local_size > n_devices)
+        want_pmix = 1;
     if (want_pmix && l->pmix) {
         symcoll_g.boot = l->pmix;
         return SYMCOLL_SUCCESS;

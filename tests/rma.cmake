@@ -3,6 +3,8 @@ symcoll_cpu_test(check_rma_args check_rma_args.cpp)
 
 symcoll_gpu_test(rma_gpu rma_host.cu rma_args.cu device_api_rma.cu device_api_ring.cu)
 symcoll_gpu_test(barrier_gpu barrier_order.cu barrier_graph.cu)
+symcoll_gpu_test_wide(rma_gpu)
+symcoll_gpu_test_wide(barrier_gpu)
 
 # Timeouts break teams for good, so each runs in its own processes with a short limit.
 foreach(name barrier_timeout rma_timeout)

@@ -81,25 +81,39 @@ static inline int nvshmemx_set_attr_uniqueid_args(const int myrank, const int nr
 }
 
 #ifdef MPI_VERSION
-/* Rank 0 of the communicator makes a unique id and broadcasts it (with its status, so that
- * a failure there does not leave the others waiting). */
-static inline int nvshmemi_uniqueid_from_mpi(symcoll_init_attr_t *a, const void *mpi_comm) {
+/* symcoll exchanges over a duplicate of the program's communicator (its own context, so that
+ * its collectives never match the program's), through the program-provided bootstrap: no NCCL
+ * and no PMIx, so PEs may share a GPU. The duplicate lives until the next init from MPI or
+ * MPI_Finalize, since symcoll exchanges at malloc, free and finalize too. */
+static MPI_Comm nvshmemi_mpi_comm = MPI_COMM_NULL;
+
+static inline int nvshmemi_mpi_allgather(const void *mine, void *all, size_t bytes, void *context) {
+    if (bytes > (size_t)INT_MAX)
+        return 1;
+    return MPI_Allgather(mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE,
+                         *(MPI_Comm *)context) != MPI_SUCCESS;
+}
+
+static inline int nvshmemi_mpi_barrier(void *context) {
+    return MPI_Barrier(*(MPI_Comm *)context) != MPI_SUCCESS;
+}
+
+static inline int nvshmemi_bootstrap_from_mpi(symcoll_init_attr_t *a, const void *mpi_comm) {
     MPI_Comm comm = mpi_comm ? *(const MPI_Comm *)mpi_comm : MPI_COMM_WORLD;
-    int status = 0;
-    if (MPI_Comm_rank(comm, &a->rank) != MPI_SUCCESS ||
-        MPI_Comm_size(comm, &a->size) != MPI_SUCCESS) {
-        fprintf(stderr, "nvshmemx_init_attr: MPI_Comm_rank/MPI_Comm_size failed\n");
+    if (nvshmemi_mpi_comm != MPI_COMM_NULL)
+        MPI_Comm_free(&nvshmemi_mpi_comm);
+    if (MPI_Comm_dup(comm, &nvshmemi_mpi_comm) != MPI_SUCCESS ||
+        MPI_Comm_rank(nvshmemi_mpi_comm, &a->rank) != MPI_SUCCESS ||
+        MPI_Comm_size(nvshmemi_mpi_comm, &a->size) != MPI_SUCCESS) {
+        fprintf(stderr, "nvshmemx_init_attr: MPI_Comm_dup, MPI_Comm_rank or MPI_Comm_size of the "
+                        "communicator failed\n");
         return (int)SYMCOLL_ERROR_BOOTSTRAP;
     }
-    if (a->rank == 0)
-        status = nvshmemi_report(symcoll_get_uniqueid(&a->uniqueid), "nvshmemx_init_attr");
-    if (MPI_Bcast(&status, 1, MPI_INT, 0, comm) != MPI_SUCCESS ||
-        MPI_Bcast(&a->uniqueid, (int)sizeof a->uniqueid, MPI_BYTE, 0, comm) != MPI_SUCCESS) {
-        fprintf(stderr, "nvshmemx_init_attr: MPI_Bcast of the unique id failed\n");
-        return (int)SYMCOLL_ERROR_BOOTSTRAP;
-    }
-    a->bootstrap = SYMCOLL_BOOTSTRAP_UNIQUEID;
-    return status;
+    a->bootstrap = SYMCOLL_BOOTSTRAP_CALLBACKS;
+    a->callbacks.allgather = nvshmemi_mpi_allgather;
+    a->callbacks.barrier = nvshmemi_mpi_barrier;
+    a->callbacks.context = &nvshmemi_mpi_comm;
+    return 0;
 }
 #endif
 
@@ -124,7 +138,7 @@ static inline int nvshmemx_init_attr(unsigned int flags, nvshmemx_init_attr_t *a
         a.size = u->nranks;
     } else if (flags & NVSHMEMI_INIT_WITH_MPI_COMM) {
 #ifdef MPI_VERSION
-        int status = nvshmemi_uniqueid_from_mpi(&a, attr->mpi_comm);
+        int status = nvshmemi_bootstrap_from_mpi(&a, attr->mpi_comm);
         if (status != 0)
             return status;
 #else
