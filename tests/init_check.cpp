@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <thread>
@@ -92,6 +93,11 @@ int init_start_under_launcher(int argc, char **argv, int *rank, int *size) {
     }
     if (init_no_gpu_here())
         return kExitSkipped;
+    if (std::getenv("SYMCOLL_BOOTSTRAP_SOCKET")) {
+        std::printf("[  SKIPPED ] PEs share a GPU (symcoll-run chose its socket bootstrap): this "
+                    "launch path forms an NCCL communicator, which needs one GPU per PE\n");
+        return kExitSkipped;
+    }
     *rank = init_env_int("SYMCOLL_RANK", -1);
     *size = init_env_int("SYMCOLL_SIZE", -1);
     if (*rank < 0 || *size < 1 || *rank >= *size) {
@@ -125,6 +131,13 @@ void init_remove_shared_file(const std::string &prefix, int rank) {
 int init_failed(symcoll_status_t st) {
     if (st == SYMCOLL_ERROR_NO_GPU) {
         std::printf("[  SKIPPED ] no GPU: %s\n", symcoll_last_error());
+        return kExitSkipped;
+    }
+    // The NCCL launch paths refuse PEs that share a GPU at once, naming the paths that work.
+    if (st == SYMCOLL_ERROR_UNSUPPORTED && std::strstr(symcoll_last_error(), "PEs share a GPU")) {
+        std::printf("[  SKIPPED ] this launch path needs one GPU per PE; init refused as it "
+                    "should: %s\n",
+                    symcoll_last_error());
         return kExitSkipped;
     }
     std::fprintf(stderr, "symcoll_init: %s: %s\n", symcoll_status_string(st), symcoll_last_error());

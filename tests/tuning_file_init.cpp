@@ -1,5 +1,5 @@
 // SYMCOLL_TUNING_FILE at init, run under symcoll-run as `tuning_file_init match|mismatch
-// FILE_PREFIX`: a file whose signature is this job's (PE count, NVLink) is taken and the heap
+// FILE_PREFIX`: a file whose signature is this job's (PE count, link class) is taken and the heap
 // works; one measured on another PE count fails init with INVALID_ARGUMENT on every PE, and
 // the message names the file and both signatures.
 #include <cstdio>
@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <cuda_runtime_api.h>
 #include "init_check.h"
 
 int main(int argc, char **argv) {
@@ -20,9 +21,15 @@ int main(int argc, char **argv) {
     const bool match = std::strcmp(argv[1], "match") == 0;
     const int rank = init_env_int("SYMCOLL_RANK", -1), size = init_env_int("SYMCOLL_SIZE", -1);
     const int measured_pes = match ? size : size + 1;
+    // The job's link class as init will find it: PEs that outnumber the GPUs share them.
+    int gpus = 0;
+    const std::string link =
+        cudaGetDeviceCount(&gpus) == cudaSuccess && init_env_int("SYMCOLL_LOCAL_SIZE", size) > gpus
+            ? "same-gpu"
+            : "nvlink";
     const std::string path = std::string(argv[2]) + "." + std::to_string(rank);
-    std::ofstream(path) << "symcoll-tuning 1\nsignature " << measured_pes << " nvlink\n"
-                        << "reduce nvlink " << size << " any two_shot 64 512\n";
+    std::ofstream(path) << "symcoll-tuning 1\nsignature " << measured_pes << " " << link << "\n"
+                        << "reduce " << link << " " << size << " any two_shot 64 512\n";
     setenv("SYMCOLL_TUNING_FILE", path.c_str(), 1);
     symcoll_status_t st = symcoll_init(nullptr);
     if (match) {
@@ -35,8 +42,8 @@ int main(int argc, char **argv) {
                                      : init_failed(st);
     const std::string why = symcoll_last_error();
     const std::string expected = path + ": measured on " + std::to_string(measured_pes) +
-                                 " PEs over nvlink, but this job has " + std::to_string(size) +
-                                 " PEs over nvlink";
+                                 " PEs over " + link + ", but this job has " +
+                                 std::to_string(size) + " PEs over " + link;
     if (why.find("SYMCOLL_TUNING_FILE") == std::string::npos ||
         why.find(expected) == std::string::npos) {
         std::fprintf(stderr, "PE %d: unexpected reason: %s\n", rank, why.c_str());

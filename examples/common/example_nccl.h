@@ -5,6 +5,7 @@
 #define SYMCOLL_EXAMPLE_NCCL_H
 
 #include <nccl.h>
+#include <stdlib.h>
 #include <string.h>
 #include "example_check.h"
 
@@ -46,6 +47,23 @@ static inline int example_sum_over_pes(int value, cudaStream_t stream) {
     CHECK_CUDA(cudaMemcpy(&value, sym, sizeof value, cudaMemcpyDeviceToHost));
     symcoll_free(sym);
     return value;
+}
+
+/* Whether the NCCL baseline can run: NCCL refuses two ranks on one GPU, which the job's
+ * topology marks SAME. The same answer on every PE (each holds the whole matrix); PE 0 says
+ * why when it cannot. */
+static inline int example_nccl_can_run(void) {
+    size_t len = symcoll_topology_text(NULL, 0);
+    char *text = (char *)malloc(len + 1);
+    if (!text || symcoll_topology_text(text, len + 1) != len) {
+        fprintf(stderr, "symcoll_topology_text: %s\n", symcoll_last_error());
+        exit(1);
+    }
+    int shared = strstr(text, "SAME") != NULL;
+    free(text);
+    if (shared && symcoll_my_pe() == 0)
+        printf("nccl: n/a: PEs share a GPU (NCCL refuses two ranks on one GPU)\n");
+    return !shared;
 }
 
 /* An NCCL communicator over the PEs (collective): PE 0's unique id reaches the others by a

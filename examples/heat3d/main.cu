@@ -144,9 +144,9 @@ int main(int argc, char **argv) {
         flags_ok = 0;
     }
     int run_symcoll = strcmp(variant, "symcoll") == 0 || strcmp(variant, "all") == 0;
-    int run_nccl = strcmp(variant, "nccl") == 0 || strcmp(variant, "all") == 0;
+    int want_nccl = strcmp(variant, "nccl") == 0 || strcmp(variant, "all") == 0;
     int first = strcmp(corners, "1") == 0, last = strcmp(corners, "0") == 0 ? 0 : 1;
-    if (!flags_ok || h.n < 1 || h.niter < 0 || (!run_symcoll && !run_nccl) ||
+    if (!flags_ok || h.n < 1 || h.niter < 0 || (!run_symcoll && !want_nccl) ||
         (strcmp(corners, "0") && strcmp(corners, "1") && strcmp(corners, "both"))) {
         fprintf(stderr,
                 "usage: %s [-n >= 1] [-niter >= 0] [-corners 0|1|both] [-grid X,Y,Z] "
@@ -155,6 +155,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     example_init_heap(2 * heat_cells(h.n) * sizeof(float));
+    int run_nccl = want_nccl && example_nccl_can_run();
     h.me = symcoll_my_pe();
     h.npes = symcoll_n_pes();
     CHECK_CUDA(cudaStreamCreateWithFlags(&h.stream, cudaStreamNonBlocking));

@@ -22,8 +22,14 @@
     } while (0)
 
 int main(int argc, char **argv) {
-    int rank, size;
-    int device = example_mpi_start(&argc, &argv, &rank, &size);
+    int rank, size, shared;
+    int device = example_mpi_start(&argc, &argv, &rank, &size, &shared);
+    if (shared) {
+        printf("skipped: ranks share a GPU, and NCCL refuses two ranks on one GPU, so there is "
+               "no communicator to start from (init_from_mpi starts without NCCL)\n");
+        MPI_Finalize();
+        return EXAMPLE_SKIPPED;
+    }
     CHECK_CUDA(cudaSetDevice(device));
 
     /* The program's own communicator. */

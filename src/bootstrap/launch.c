@@ -15,13 +15,21 @@ static int env_int(const char *name, long *out) {
     return text && symcoll_parse_int(text, out) == 0 ? 0 : -1;
 }
 
+/* The launcher's node-local rank and PE count, where it says them: they pick the GPU, and
+ * more PEs than GPUs is refused at once on the NCCL paths. */
 static void guess_local_rank(symcoll_launch_t *out) {
-    static const char *const names[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "LOCAL_RANK", "SLURM_LOCALID",
-                                        "MPI_LOCALRANKID"};
+    static const char *const names[][2] = {
+        {"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
+        {"LOCAL_RANK", "LOCAL_WORLD_SIZE"},
+        {"SLURM_LOCALID", NULL},
+        {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},
+    };
     long value;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (env_int(names[i], &value) == 0) {
+        if (env_int(names[i][0], &value) == 0) {
             out->local_rank = (int)value;
+            if (names[i][1] && env_int(names[i][1], &value) == 0)
+                out->local_size = (int)value;
             return;
         }
 }

@@ -16,34 +16,37 @@ STEP=${1:-all}
 L=$OUT/logs
 
 build() {
-  [ -x $PERF ] && [ "${REBUILD:-0}" = 0 ] && return 0
-  cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DNCCL_ROOT=$NCCL_DIR > $L/build.log 2>&1 &&
-    ninja -C $B >> $L/build.log 2>&1 || { tail -30 $L/build.log; exit 1; }
+  { [ -f $B/build.ninja ] || cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DNCCL_ROOT=$NCCL_DIR; } \
+    > $L/build.log 2>&1 && ninja -C $B >> $L/build.log 2>&1 || { tail -30 $L/build.log; exit 1; }
   echo "== build: ok"
 }
 
-# ctest -L gpu, 2 PEs under MPS at 50 % each.
+# Runs every test of label $1 alone, restarting MPS after a failure that left it unusable.
+run_label() {
+  local label=$1 log=$2 t
+  for t in $(ctest --test-dir $B -N -L "$label" | sed -n 's/^ *Test *#[0-9]*: //p'); do
+    ctest --test-dir $B -R "^$t\$" --timeout 300 --output-on-failure >> $log 2>&1 || mps_ensure
+  done
+  echo "passed $(grep -c '   Passed' $log), failed $(grep -cE '\*\*\*(Failed|Timeout)|Exception' $log), skipped $(grep -c '\*\*\*Skipped' $log)"
+  grep -E "\*\*\*(Failed|Timeout)|Exception" $log | sed 's/^ *[0-9]*\/[0-9]* //' | head -20
+}
+
+# ctest -L gpu, 2 PEs under MPS at 50 % each; the skips with their reasons.
 suite() {
   mps_start_if_shared 2; mps_ensure
-  CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 timeout ${SUITE_SECONDS:-520} ctest --test-dir $B -L gpu --timeout 300 \
-    --output-on-failure > $L/ctest-gpu.log 2>&1
   echo "== ctest -L gpu (2 PEs, MPS 50 %)"
-  grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|Not Run|\(Skipped\)" $L/ctest-gpu.log | head -40
-  grep -hE "SKIPPED|skipped:" $L/ctest-gpu.log | sort | uniq -c | head -20
+  CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 run_label '^gpu$' $L/ctest-gpu.log
+  grep -E "\*\*\*Skipped" -A3 $L/ctest-gpu.log | grep -E "Skipped|SKIPPED|skipped" | cut -c1-200 | head -30
 }
 
 # The 4- and 8-PE labels: 4 PEs with no MPS limit (symcoll divides the GPU), 8 at 12.5 %.
 wide() {
   mps_start_if_shared 4; mps_ensure
-  ctest --test-dir $B -L 4pe --timeout 400 --output-on-failure > $L/ctest-4pe.log 2>&1
-  mps_ensure
-  CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=12.5 ctest --test-dir $B -L 8pe --timeout 400 \
-    --output-on-failure > $L/ctest-8pe.log 2>&1
+  echo "== 4pe (no MPS limit)"; run_label 4pe $L/ctest-4pe.log
+  echo "== 8pe (12.5 %)"; CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=12.5 run_label 8pe $L/ctest-8pe.log
   mps_ensure
   SYMCOLL_DEBUG=warn timeout 300 $RUN -n 4 --timeout 240 $PERF --soak 60 > $L/soak-4pe-nolimit.log 2>&1
   echo "soak rc=$?" >> $L/soak-4pe-nolimit.log
-  echo "== 4pe (no MPS limit)"; grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)" $L/ctest-4pe.log
-  echo "== 8pe (12.5 %)"; grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)" $L/ctest-8pe.log
   echo "== soak, 4 PEs, no MPS limit"; grep -E "warn|soak|rounds|wrong|rc=" $L/soak-4pe-nolimit.log | cut -c1-220 | tail -8
 }
 

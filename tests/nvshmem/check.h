@@ -17,6 +17,14 @@
         }                                                                                          \
     } while (0)
 
+/* The GPU of this PE: its number on the node, wrapped where the node's PEs outnumber its GPUs
+ * (several share one under MPS). */
+static inline void set_device_of_node_pe(void) {
+    int devices = 0;
+    CHECK_CUDA(cudaGetDeviceCount(&devices));
+    CHECK_CUDA(cudaSetDevice(nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE) % devices));
+}
+
 /* Prints one line per PE and returns the exit status: 0 when nothing was wrong. */
 static inline int report(const char *program, int pe, long wrong) {
     printf("%s: PE %d %s (%ld wrong)\n", program, pe, wrong ? "FAILED" : "PASSED", wrong);

@@ -166,7 +166,7 @@ static long check_graph(cudaStream_t stream, int me, int n) {
 int main(void) {
     nvshmem_init();
     int me = nvshmem_my_pe(), n = nvshmem_n_pes();
-    CHECK_CUDA(cudaSetDevice(nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE)));
+    set_device_of_node_pe();
     cudaStream_t stream;
     CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     long bad = 0;

@@ -33,7 +33,7 @@ __global__ void rounds(int *slots, int scope, int *wrong) {
 int main(void) {
     nvshmem_init();
     int me = nvshmem_my_pe();
-    CHECK_CUDA(cudaSetDevice(nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE)));
+    set_device_of_node_pe();
     int *slots = (int *)nvshmem_calloc(256, sizeof(int));
     int *wrong;
     CHECK_CUDA(cudaMalloc(&wrong, sizeof(int)));

@@ -13,6 +13,16 @@ __global__ void ring(int *slot) {
     nvshmem_barrier_all();
 }
 
+/* This host's ranks outnumber its GPUs. */
+static int ranks_share_a_gpu(void) {
+    MPI_Comm host;
+    int locals = 0, devices = 0;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+    MPI_Comm_size(host, &locals);
+    MPI_Comm_free(&host);
+    return cudaGetDeviceCount(&devices) == cudaSuccess && locals > devices;
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     int rank, size;
@@ -27,6 +37,12 @@ int main(int argc, char **argv) {
         MPI_Bcast(&id, sizeof(nvshmemx_uniqueid_t), MPI_UINT8_T, 0, MPI_COMM_WORLD);
         nvshmemx_set_attr_uniqueid_args(rank, size, &id, &attr);
         status = nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr);
+        if (status == SYMCOLL_ERROR_UNSUPPORTED && ranks_share_a_gpu()) {
+            printf("[  SKIPPED ] ranks share a GPU: the unique-id path forms an NCCL "
+                   "communicator, which needs one GPU per rank (init refused at once)\n");
+            MPI_Finalize();
+            return 77;
+        }
     } else {
         MPI_Comm comm = MPI_COMM_WORLD;
         attr.mpi_comm = &comm;

@@ -61,7 +61,7 @@ static void reference(float *grid, int rows) {
 int main(void) {
     nvshmem_init();
     int me = nvshmem_my_pe(), n = nvshmem_n_pes();
-    CHECK_CUDA(cudaSetDevice(nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE)));
+    set_device_of_node_pe();
     size_t bytes = sizeof(float) * (NY + 2) * NX;
     float *a = (float *)nvshmem_malloc(bytes);
     float *a_new = (float *)nvshmem_malloc(bytes);

@@ -50,7 +50,7 @@ int main(void) {
     nvshmem_init();
     int me = nvshmem_my_pe(), n = nvshmem_n_pes();
     int next = (me + 1) % n, prev = (me + n - 1) % n;
-    CHECK_CUDA(cudaSetDevice(nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE)));
+    set_device_of_node_pe();
     int *inbox = (int *)nvshmem_malloc(ROUNDS * N * sizeof(int));
     int *outbox = (int *)nvshmem_malloc(ROUNDS * N * sizeof(int));
     uint64_t *signals = (uint64_t *)nvshmem_calloc(2, sizeof(uint64_t));

@@ -9,7 +9,7 @@ long ring_in_other_unit(int *slots, int rounds); /* two_units_kernels.cu */
 int main(void) {
     nvshmem_init();
     int me = nvshmem_my_pe();
-    CHECK_CUDA(cudaSetDevice(nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE)));
+    set_device_of_node_pe();
     int *slots = (int *)nvshmem_calloc(64, sizeof(int));
     nvshmem_barrier_all();
     long bad = ring_in_other_unit(slots, 20);

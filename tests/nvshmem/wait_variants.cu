@@ -50,7 +50,7 @@ int main(void) {
     nvshmem_init();
     int me = nvshmem_my_pe(), n = nvshmem_n_pes();
     int prev = (me + n - 1) % n;
-    CHECK_CUDA(cudaSetDevice(nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE)));
+    set_device_of_node_pe();
     int *ivars = (int *)nvshmem_calloc(NVARS, sizeof(int));
     long *lvars = (long *)nvshmem_calloc(4, sizeof(long));
     uint64_t *sig = (uint64_t *)nvshmem_calloc(1, sizeof(uint64_t));
