@@ -147,15 +147,18 @@ typedef struct {
 SYMCOLL_API void symcoll_init_attr_default(symcoll_init_attr_t *attr);
 
 /* Starts symcoll on this process: finds the other PEs (see the README for the launch paths
- * and their precedence), selects the GPU, maps the symmetric heap of every reachable PE and
- * creates SYMCOLL_TEAM_WORLD and SYMCOLL_TEAM_NODE. Collective over all PEs. It also loads
- * every kernel of the library (barrier, collectives, RMA, halo exchange) and makes one empty
- * launch, so that no later call pays for module loading or the first launch.
- * attr: NULL for defaults. Every attr field and every SYMCOLL_* variable is checked before
- * any GPU, NCCL or PMIx work. Errors: INVALID_ARGUMENT (an attr field or a variable, named
+ * and their precedence; several PEs may share a GPU on every path but NCCL's), selects the
+ * GPU, agrees on the SM share every grid is sized to (symcoll_gpu_sharing), maps the
+ * symmetric heap of every reachable PE and creates SYMCOLL_TEAM_WORLD and SYMCOLL_TEAM_NODE.
+ * Collective over all PEs. It also loads every kernel of the library (barrier, collectives, RMA,
+ * halo exchange) and makes one empty launch, so that no later call pays for module loading or the
+ * first launch. attr: NULL for defaults. Every attr field and every SYMCOLL_* variable is checked
+ * before any GPU, NCCL or PMIx work. Errors: INVALID_ARGUMENT (an attr field or a variable, named
  * with its value and what is accepted; a second init without finalize), NO_GPU (says which
  * is missing: the driver, a driver as new as the CUDA runtime, or a device), UNSUPPORTED
- * (more than SYMCOLL_MAX_PES PEs), BOOTSTRAP (no launch path found, peers missing), TIMEOUT,
+ * (more than SYMCOLL_MAX_PES PEs; PEs that share a GPU on an NCCL launch path, which names the
+ * paths that serve them), BOOTSTRAP (no launch path found, peers missing, a callback failed),
+ * TIMEOUT,
  * CUDA, NCCL, SYSTEM, OUT_OF_MEMORY (heap could not be created). */
 SYMCOLL_API symcoll_status_t symcoll_init(const symcoll_init_attr_t *attr);
 

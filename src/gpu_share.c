@@ -22,7 +22,9 @@ void symcoll_gpu_share_plan(const symcoll_gpu_record_t *all, int n_pes, int me,
         device_sms = whole > device_sms ? whole : device_sms;
     }
     int divided = total > device_sms;
-    long long share = divided ? (long long)mine->sms * device_sms / total : mine->sms;
+    long long share =
+        divided ? (long long)mine->sms * device_sms / total / SYMCOLL_GPU_SHARE_KERNELS_IN_FLIGHT
+                : mine->sms;
     *out = (symcoll_gpu_sharing_t){
         .sm_share = share > 0 ? (int)share : 1,
         .device_sms = (int)device_sms,

@@ -20,10 +20,16 @@ typedef struct {
     int32_t pad;
 } symcoll_gpu_record_t;
 
+/* When init divides a GPU, the symcoll kernels each PE may have in flight at once (on
+ * different streams: two lanes of symcoll-perf --soak, a halo exchange beside a collective). An
+ * MPS limit keeps each PE inside its own SMs, so that case needs no such margin. */
+#define SYMCOLL_GPU_SHARE_KERNELS_IN_FLIGHT 2
+
 /* Pure: the sharing of PE me's GPU, from every PE's record. sm_share is PE me's usable
  * multiprocessors (the job's agreement on the least of them is the caller's). The GPU's size
  * comes from the shares and their percentages (MPS reports a share, not the whole GPU). When
- * the PEs on one GPU ask for more than it has, each gets a part in proportion to its share. */
+ * the PEs on one GPU ask for more than it has, each gets a part in proportion to its share,
+ * divided again by the kernels it may have in flight. */
 void symcoll_gpu_share_plan(const symcoll_gpu_record_t *all, int n_pes, int me,
                             symcoll_gpu_sharing_t *out);
 

@@ -58,10 +58,10 @@ TEST(GpuShare, SharesOverTheGpuAreDividedSoThatEveryBlockFits) {
             symcoll_gpu_sharing_t s = plan(all, me);
             EXPECT_EQ(s.divided, 1);
             EXPECT_EQ(s.device_sms, 132);
-            EXPECT_EQ(s.sm_share, 132 / n) << n << " PEs";
-            total += s.sm_share;
+            EXPECT_EQ(s.sm_share, 132 / n / SYMCOLL_GPU_SHARE_KERNELS_IN_FLIGHT) << n << " PEs";
+            total += s.sm_share * SYMCOLL_GPU_SHARE_KERNELS_IN_FLIGHT;
         }
-        EXPECT_LE(total, 132) << n << " PEs";
+        EXPECT_LE(total, 132) << n << " PEs, each with its kernels in flight";
     }
 }
 
@@ -69,9 +69,9 @@ TEST(GpuShare, MixedSharesAreDividedInProportion) {
     std::vector<symcoll_gpu_record_t> all = {record(0, 66, 50, true), record(0, 132, 100, true)};
     symcoll_gpu_sharing_t small = plan(all, 0), large = plan(all, 1);
     EXPECT_EQ(small.divided, 1);
-    EXPECT_EQ(small.sm_share, 44);
-    EXPECT_EQ(large.sm_share, 88);
-    EXPECT_LE(small.sm_share + large.sm_share, 132);
+    EXPECT_EQ(small.sm_share, 22);
+    EXPECT_EQ(large.sm_share, 44);
+    EXPECT_LE((small.sm_share + large.sm_share) * SYMCOLL_GPU_SHARE_KERNELS_IN_FLIGHT, 132);
 }
 
 TEST(GpuShare, TimeSlicedPesAreSeenAsSharingWithoutMps) {
@@ -79,14 +79,14 @@ TEST(GpuShare, TimeSlicedPesAreSeenAsSharingWithoutMps) {
     symcoll_gpu_sharing_t s = plan(all, 1);
     EXPECT_EQ(s.pes_on_gpu, 2);
     EXPECT_EQ(s.mps, 0);
-    EXPECT_EQ(s.sm_share, 66);
+    EXPECT_EQ(s.sm_share, 33);
 }
 
 TEST(GpuShare, OnlyThePesOfMyGpuCount) {
     std::vector<symcoll_gpu_record_t> all = {record(0, 132, 100, true), record(0, 132, 100, true),
                                              record(1, 132, 100, false)};
     EXPECT_EQ(plan(all, 0).pes_on_gpu, 2);
-    EXPECT_EQ(plan(all, 0).sm_share, 66);
+    EXPECT_EQ(plan(all, 0).sm_share, 33);
     EXPECT_EQ(plan(all, 2).pes_on_gpu, 1);
     EXPECT_EQ(plan(all, 2).sm_share, 132);
 }

@@ -25,7 +25,8 @@ build() {
 run_label() {
   local label=$1 log=$2 t
   for t in $(ctest --test-dir $B -N -L "$label" | sed -n 's/^ *Test *#[0-9]*: //p'); do
-    ctest --test-dir $B -R "^$t\$" --timeout 300 --output-on-failure >> $log 2>&1 || mps_ensure
+    ctest --test-dir $B -R "^$t\$" --timeout ${TEST_TIMEOUT:-300} --output-on-failure >> $log 2>&1 ||
+      mps_ensure
   done
   echo "passed $(grep -c '   Passed' $log), failed $(grep -cE '\*\*\*(Failed|Timeout)|Exception' $log), skipped $(grep -c '\*\*\*Skipped' $log)"
   grep -E "\*\*\*(Failed|Timeout)|Exception" $log | sed 's/^ *[0-9]*\/[0-9]* //' | head -20
@@ -43,9 +44,11 @@ suite() {
 wide() {
   mps_start_if_shared 4; mps_ensure
   echo "== 4pe (no MPS limit)"; run_label 4pe $L/ctest-4pe.log
-  echo "== 8pe (12.5 %)"; CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=12.5 run_label 8pe $L/ctest-8pe.log
+  if [ "${WIDE_8:-1}" = 1 ]; then
+    echo "== 8pe (12.5 %)"; CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=12.5 run_label 8pe $L/ctest-8pe.log
+  fi
   mps_ensure
-  SYMCOLL_DEBUG=warn timeout 300 $RUN -n 4 --timeout 240 $PERF --soak 60 > $L/soak-4pe-nolimit.log 2>&1
+  SYMCOLL_DEBUG=warn timeout 300 $RUN -n 4 --timeout 240 $PERF --soak ${SOAK_SECONDS:-60} > $L/soak-4pe-nolimit.log 2>&1
   echo "soak rc=$?" >> $L/soak-4pe-nolimit.log
   echo "== soak, 4 PEs, no MPS limit"; grep -E "warn|soak|rounds|wrong|rc=" $L/soak-4pe-nolimit.log | cut -c1-220 | tail -8
 }
@@ -57,7 +60,8 @@ perf() {
   SYMCOLL_DEBUG=info $RUN -n 2 $PERF --op barrier -b 8 -e 8 > $L/init-summary.txt 2>&1
   $RUN -n 2 $PERF --op all --compare nccl --csv $OUT/1xh200-2pe-mps-stream.csv > $L/perf-2pe-stream.txt 2>&1
   $RUN -n 2 $PERF --op all --compare nccl -G 20 --csv $OUT/1xh200-2pe-mps-graph.csv > $L/perf-2pe-graph.txt 2>&1
-  CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25 $RUN -n 4 $PERF --op all --compare nccl -G 20 > $L/perf-4pe-graph.txt 2>&1
+  CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25 $RUN -n 4 $PERF --op all --compare nccl -G 20 -e ${PERF4_MAX:-128m} \
+    > $L/perf-4pe-graph.txt 2>&1
   unset CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
   echo "== init summary"; grep -iE "sharing|initialized" $L/init-summary.txt | cut -c1-250 | head -4
   for f in perf-2pe-stream perf-2pe-graph perf-4pe-graph; do
