@@ -126,7 +126,8 @@ typedef struct {
     void *context; /* passed to both as is */
 } symcoll_bootstrap_callbacks_t;
 
-/* 2 added attr.callbacks; an attr of version 1 is refused (rebuild against this header). */
+/* 2 added attr.callbacks (library SOVERSION 1); an attr of version 1 is refused: rebuild
+ * against this header. */
 #define SYMCOLL_INIT_ATTR_VERSION 2
 
 /* Versioned init attributes: always start from symcoll_init_attr_default(). */
@@ -156,10 +157,10 @@ SYMCOLL_API void symcoll_init_attr_default(symcoll_init_attr_t *attr);
  * before any GPU, NCCL or PMIx work. Errors: INVALID_ARGUMENT (an attr field or a variable, named
  * with its value and what is accepted; a second init without finalize), NO_GPU (says which
  * is missing: the driver, a driver as new as the CUDA runtime, or a device), UNSUPPORTED
- * (more than SYMCOLL_MAX_PES PEs; PEs that share a GPU on an NCCL launch path, which names the
- * paths that serve them), BOOTSTRAP (no launch path found, peers missing, a callback failed),
- * TIMEOUT,
- * CUDA, NCCL, SYSTEM, OUT_OF_MEMORY (heap could not be created). */
+ * (more than SYMCOLL_MAX_PES PEs), BOOTSTRAP (no launch path found, peers missing, a callback
+ * failed, the callbacks disagree with attr.rank and attr.size),
+ * TIMEOUT, CUDA, NCCL (PEs that share a GPU on an NCCL launch path: the message names the
+ * paths that serve them), SYSTEM, OUT_OF_MEMORY (heap could not be created). */
 SYMCOLL_API symcoll_status_t symcoll_init(const symcoll_init_attr_t *attr);
 
 /* Waits for this PE's GPU, then for every PE (a bootstrap barrier; the NCCL bootstrap gives
@@ -299,6 +300,13 @@ typedef struct {
 
 /* Fills *out. Errors: NOT_INITIALIZED, INVALID_ARGUMENT (out NULL). */
 SYMCOLL_API symcoll_status_t symcoll_gpu_sharing(symcoll_gpu_sharing_t *out);
+
+/* Reads a size as every symcoll setting does (SYMCOLL_SYMMETRIC_SIZE, symcoll-perf's -b/-e,
+ * NVSHMEM_SYMMETRIC_SIZE): a decimal number, a fraction too, then an optional k, m, g or t
+ * (powers of 1024, any case) and an optional b: "4096", "512m", "1.5g", "16GB". A fraction of
+ * a byte is rounded up. Callable before init. Errors: INVALID_ARGUMENT (text is not a size,
+ * quoted, or overflows; bytes NULL); *bytes is untouched then. */
+SYMCOLL_API symcoll_status_t symcoll_parse_bytes(const char *text, size_t *bytes);
 
 /* Reason for the last failure on this thread, "" if none. */
 SYMCOLL_API const char *symcoll_last_error(void);

@@ -27,45 +27,6 @@ static int fail(parser_t *p, const char *fmt, ...) {
     return -1;
 }
 
-int perf_parse_bytes(const char *text, size_t *out) {
-    if (text[0] < '0' || text[0] > '9') {
-        return -1;
-    }
-    errno = 0;
-    char *end;
-    unsigned long long value = strtoull(text, &end, 10);
-    if (errno != 0) {
-        return -1;
-    }
-    unsigned shift = 0;
-    switch (*end) {
-    case '\0':
-        break;
-    case 'k':
-    case 'K':
-        shift = 10;
-        break;
-    case 'm':
-    case 'M':
-        shift = 20;
-        break;
-    case 'g':
-    case 'G':
-        shift = 30;
-        break;
-    default:
-        return -1;
-    }
-    if (*end != '\0' && end[1] != '\0') {
-        return -1;
-    }
-    if (value > (SIZE_MAX >> shift)) {
-        return -1;
-    }
-    *out = (size_t)value << shift;
-    return 0;
-}
-
 static int parse_int(parser_t *p, const char *value, int lo, int hi, int *out) {
     errno = 0;
     char *end;
@@ -79,8 +40,10 @@ static int parse_int(parser_t *p, const char *value, int lo, int hi, int *out) {
 }
 
 static int parse_size_flag(parser_t *p, const char *value, size_t *out) {
-    if (perf_parse_bytes(value, out) != 0) {
-        return fail(p, "%s: bad size '%s' (expected bytes with an optional k, m or g suffix)",
+    if (symcoll_parse_bytes(value, out) != SYMCOLL_SUCCESS) {
+        return fail(p,
+                    "%s: bad size '%s' (expected bytes, a fraction too, with an optional k, m, "
+                    "g or t suffix and b: 8, 4k, 1.5m, 128MB)",
                     p->flag, value);
     }
     return 0;
@@ -162,7 +125,19 @@ static int set_redops(parser_t *p, const char *v) {
     return parse_name_list(p, v, p->args->redops, SYMCOLL_NUM_OPS, perf_redop_from_name,
                            "reduction op");
 }
+/* The operations that run alone, each with its own table. */
+static const char *const solo_ops[] = {"halo", "dev_barrier", "dev_pingpong"};
+
 static int set_ops(parser_t *p, const char *v) {
+    for (size_t i = 0; i < sizeof solo_ops / sizeof solo_ops[0]; i++) {
+        size_t len = strlen(solo_ops[i]);
+        for (const char *at = strstr(v, solo_ops[i]); at; at = strstr(at + 1, solo_ops[i])) {
+            bool whole_name = (at == v || at[-1] == ',') && (at[len] == '\0' || at[len] == ',');
+            if (whole_name && strcmp(v, solo_ops[i]) != 0)
+                return fail(p, "%s: %s runs alone (--op %s), not in a list ('%s')", p->flag,
+                            solo_ops[i], solo_ops[i], v);
+        }
+    }
     p->args->halo = strcmp(v, "halo") == 0;
     p->args->dev_op = strcmp(v, "dev_barrier") == 0    ? PERF_DEV_BARRIER
                       : strcmp(v, "dev_pingpong") == 0 ? PERF_DEV_PINGPONG
@@ -485,6 +460,18 @@ int perf_args_parse(int argc, char *const argv[], perf_args_t *args, char *err, 
                         arg[0] == '-' ? "flag" : "argument");
         }
         p.flag = arg;
+        /* "-op reduce" reads as -o with the value "p": say so where a long flag is meant. */
+        const char *dashes_missing = NULL;
+        if (arg[1] != '-' && value != NULL) {
+            char long_form[64];
+            snprintf(long_form, sizeof long_form, "-%s", arg);
+            const char *long_value;
+            const flag_t *long_flag = find_flag(long_form, &long_value);
+            dashes_missing = long_flag && long_value == NULL ? long_flag->long_name : NULL;
+        }
+        if (dashes_missing)
+            return fail(&p, "%s: read as -%c with the value '%s'; for --%s write two dashes", arg,
+                        f->short_name, value, dashes_missing);
         p.given |= 1ull << (f - flags);
         if (f->value == VALUE && value == NULL) {
             if (i + 1 == argc) {
@@ -670,9 +657,9 @@ void perf_args_usage(FILE *out) {
           "Without running anything:\n"
           "      --explain            for each size, the algorithm and grid that tuning picks,\n"
           "                           and why (no GPU, no launcher needed)\n"
-          "      --topology-file FILE topology for --explain (format of symcoll_topology_parse:\n"
-          "                           the PE count, then one row per PE of X, SAME, NV<k>, PIX\n"
-          "                           or -)\n"
+          "      --topology-file FILE topology for --explain, as --topology and\n"
+          "                           symcoll_topology_text print it: the PE count, then one\n"
+          "                           row per PE of X, SAME, NV<k>, PIX or -\n"
           "      --npes N             team size for --explain without a topology file, all\n"
           "                           NVLink (default 2)\n"
           "      --sm-share N         SMs per PE for --explain (default: tuning's assumption):\n"

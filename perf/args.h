@@ -74,9 +74,6 @@ void perf_args_default(perf_args_t *args);
  * with a one-line reason naming the flag and its value in err. */
 int perf_args_parse(int argc, char *const argv[], perf_args_t *args, char *err, size_t err_len);
 
-/* Parses a byte count with an optional k/m/g suffix (binary: 1k = 1024). 0 or -1. */
-int perf_parse_bytes(const char *text, size_t *out);
-
 /* The requested sizes, smallest first; returns how many (at most max). */
 size_t perf_size_list(const perf_args_t *args, size_t *sizes, size_t max);
 

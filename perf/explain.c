@@ -1,5 +1,6 @@
 #include "explain.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +16,8 @@
 static char *read_file(const char *path, FILE *err) {
     FILE *f = fopen(path, "r");
     if (f == NULL) {
-        fprintf(err, "symcoll-perf: --topology-file %s: cannot open it\n", path);
+        fprintf(err, "symcoll-perf: --topology-file %s: cannot open it: %s\n", path,
+                strerror(errno));
         return NULL;
     }
     char *text = malloc(MAX_TOPOLOGY_FILE_BYTES + 1);

@@ -441,7 +441,10 @@ static int setup(sweep_t *sw, int failed_before, size_t buffer_bytes, size_t fir
 }
 
 /* 0, or -1 after reporting a failed release. */
-static int teardown(sweep_t *sw) {
+/* Releases what setup made. After a failure, which may be this PE's alone, the symmetric
+ * buffers stay for symcoll_finalize: freeing them is collective, and the other PEs may be
+ * elsewhere. */
+static int teardown(sweep_t *sw, bool failed) {
     int rc = 0;
     symcoll_tuning_file_free(&sw->tuning_file);
     if (sw->csv != NULL && fclose(sw->csv) != 0) {
@@ -452,11 +455,13 @@ static int teardown(sweep_t *sw) {
         rc |= perf_nccl_fini(&sw->nccl_comm);
     }
     rc |= perf_bench_fini(&sw->bench);
-    rc |= perf_exchange_fini(&sw->ex);
     rc |= perf_cuda_check(cudaFreeHost(sw->host_dst), "cudaFreeHost");
     rc |= perf_cuda_check(cudaFreeHost(sw->host_src), "cudaFreeHost");
-    symcoll_free(sw->dst);
-    symcoll_free(sw->src);
+    if (!failed) {
+        rc |= perf_exchange_fini(&sw->ex);
+        symcoll_free(sw->dst);
+        symcoll_free(sw->src);
+    }
     rc |= perf_cuda_check(cudaStreamDestroy(sw->stream), "cudaStreamDestroy");
     return rc;
 }
@@ -508,20 +513,20 @@ int perf_sweep(const perf_args_t *a) {
         perf_points_free(&baseline);
         return -1;
     }
-    if (((a->modes & PERF_MODE_STREAM) && run_mode(&sw, "stream", 0, sizes, n_sizes) != 0) ||
+    /* A mode that failed still releases what setup made. */
+    bool failed =
+        ((a->modes & PERF_MODE_STREAM) && run_mode(&sw, "stream", 0, sizes, n_sizes) != 0) ||
         ((a->modes & PERF_MODE_GRAPH) &&
-         run_mode(&sw, "graph", a->graph_calls, sizes, n_sizes) != 0)) {
-        return -1;
-    }
-    int rc = sw.my_wrong > 0 ? 1 : 0;
-    if (teardown(&sw) != 0) {
+         run_mode(&sw, "graph", a->graph_calls, sizes, n_sizes) != 0);
+    int rc = failed ? -1 : sw.my_wrong > 0 ? 1 : 0;
+    if (teardown(&sw, failed) != 0 && rc == 0) {
         rc = 1;
     }
-    if (sw.reporter && a->plot_path != NULL &&
+    if (!failed && sw.reporter && a->plot_path != NULL &&
         perf_plot(a->csv_path ? a->csv_path : temp_csv, a->plot_path) != 0) {
         rc = 1;
     }
-    if (sw.reporter && a->baseline_path != NULL &&
+    if (!failed && sw.reporter && a->baseline_path != NULL &&
         compare_with_baseline(&baseline, a->csv_path ? a->csv_path : temp_csv) != 0) {
         rc = 1;
     }

@@ -17,44 +17,70 @@
 
 #define WHY_MAX 400
 
+/* The one size rule of symcoll's settings, symcoll-perf's flags and the NVSHMEM header: a
+ * decimal number, a fraction too ("1.5g"), then an optional k, m, g or t (any case; powers of
+ * 1024) and an optional b after it ("16GB", as NVSHMEM and nccl-tests write sizes); a fraction
+ * of a byte is rounded up. */
+static void quote_value(const char *value, char *out, size_t len);
+
 int symcoll_parse_size(const char *text, size_t *out) {
     if (!text || !isdigit((unsigned char)text[0]))
         return -1;
-    errno = 0;
-    char *end;
-    unsigned long long value = strtoull(text, &end, 10);
-    if (errno)
-        return -1;
-    unsigned shift = 0;
-    switch (tolower((unsigned char)*end)) {
-    case '\0':
-        break;
-    case 'k':
-        shift = 10;
-        break;
-    case 'm':
-        shift = 20;
-        break;
-    case 'g':
-        shift = 30;
-        break;
-    case 't':
-        shift = 40;
-        break;
-    default:
-        return -1;
-    }
-    if (*end) {
-        end++;
-        if (tolower((unsigned char)*end) == 'b')
-            end++;
-        if (*end)
+    unsigned long long whole = 0;
+    const char *c = text;
+    for (; isdigit((unsigned char)*c); c++) {
+        unsigned digit = (unsigned)(*c - '0');
+        if (whole > (ULLONG_MAX - digit) / 10)
             return -1;
+        whole = whole * 10 + digit;
     }
-    if (shift && value > (SIZE_MAX >> shift))
+    /* At most 18 fraction digits keep the numerator within 64 bits. */
+    unsigned long long numerator = 0, denominator = 1;
+    if (*c == '.') {
+        c++;
+        if (!isdigit((unsigned char)*c))
+            return -1;
+        for (; isdigit((unsigned char)*c); c++)
+            if (denominator < 1000000000000000000ull) {
+                numerator = numerator * 10 + (unsigned)(*c - '0');
+                denominator *= 10;
+            }
+    }
+    static const char suffixes[] = "kmgt";
+    const char *suffix = *c ? strchr(suffixes, tolower((unsigned char)*c)) : NULL;
+    unsigned shift = 0;
+    if (suffix) {
+        shift = 10 * (unsigned)(suffix - suffixes + 1);
+        c++;
+        if (tolower((unsigned char)*c) == 'b')
+            c++;
+    }
+    if (*c || whole > (SIZE_MAX >> shift))
         return -1;
-    *out = (size_t)(value << shift);
+    size_t bytes = (size_t)(whole << shift);
+    /* numerator / denominator of 2^shift bytes, rounded up: exact in long double. */
+    long double part = (long double)numerator * (long double)(1ull << shift) / denominator;
+    unsigned long long extra = (unsigned long long)part;
+    extra += (long double)extra < part;
+    if (extra > SIZE_MAX - bytes)
+        return -1;
+    *out = bytes + (size_t)extra;
     return 0;
+}
+
+symcoll_status_t symcoll_parse_bytes(const char *text, size_t *bytes) {
+    if (!bytes)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                 "symcoll_parse_bytes: bytes is NULL");
+    char shown[80];
+    quote_value(text ? text : "(null)", shown, sizeof shown);
+    if (symcoll_parse_size(text, bytes) != 0)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                 "symcoll_parse_bytes: \"%s\" is not a size: expected a number "
+                                 "(a fraction too), then k, m, g or t (powers of 1024, any "
+                                 "case) and an optional b, e.g. 512m, 1.5g, 16GB",
+                                 shown);
+    return SYMCOLL_SUCCESS;
 }
 
 int symcoll_parse_int(const char *text, long *out) {
@@ -105,8 +131,8 @@ static int parse_BYTES(const char *name, const char *text, size_t *out) {
 static void accepts_BYTES(const char *name, char *out, size_t len) {
     (void)name;
     snprintf(out, len,
-             "a positive number of bytes with an optional k, m, g or t suffix "
-             "(powers of 1024; a trailing b is allowed), e.g. 512m");
+             "a positive number of bytes, a fraction too, with an optional k, m, g or t suffix "
+             "(powers of 1024; a trailing b is allowed), e.g. 512m, 1.5g, 16GB");
 }
 
 static int parse_MS(const char *name, const char *text, long *out) {

@@ -135,8 +135,24 @@ static symcoll_status_t agree_on_job(unsigned long long *job) {
     return st;
 }
 
-/* PMIx carries the exchanges when it was asked for and found; an application's unique id or
- * communicator comes first (the launch has no PMIx then), also over SYMCOLL_BOOTSTRAP=pmix. */
+/* PMIx carries every exchange when it was asked for, or when the PEs of a node outnumber its
+ * GPUs (they may share one, which NCCL refuses): agreed over PMIx, so that every PE of the job
+ * takes the same bootstrap. */
+static symcoll_status_t pmix_wanted(const symcoll_launch_t *l, int asked, int n_devices,
+                                    int *want) {
+    int32_t mine = asked || l->local_size > n_devices, all[SYMCOLL_MAX_PES];
+    symcoll_status_t st = l->pmix->allgather(l->pmix, &mine, all, sizeof mine);
+    *want = 0;
+    for (int pe = 0; pe < l->size && st == SYMCOLL_SUCCESS; pe++)
+        *want |= all[pe] != 0;
+    return st;
+}
+
+/* The program's exchange or symcoll-run's socket when the launch brings them; else PMIx where
+ * pmix_wanted says so; else NCCL. An application's unique id or communicator comes first (the
+ * launch has no PMIx then), also over SYMCOLL_BOOTSTRAP=pmix. NCCL refuses PEs that share a GPU
+ * with "invalid usage", which the NCCL bootstrap's message turns into the paths that serve
+ * them. */
 static symcoll_status_t create_bootstrap(const symcoll_launch_t *l, const symcoll_init_attr_t *attr,
                                          int n_devices) {
     const symcoll_env_t *e = symcoll_env();
@@ -145,23 +161,19 @@ static symcoll_status_t create_bootstrap(const symcoll_launch_t *l, const symcol
     if (l->socket)
         return symcoll_bootstrap_socket_create(l->socket, l->rank, l->size,
                                                (uint64_t)e->init_timeout_ms, &symcoll_g.boot);
-    int want_pmix =
-        (attr && attr->bootstrap == SYMCOLL_BOOTSTRAP_PMIX) || !strcmp(e->bootstrap, "pmix");
-    /* PMIx serves PEs that share a GPU, which NCCL refuses. */
-    if (l->pmix && l->local_size > n_devices)
-        want_pmix = 1;
-    if (want_pmix && l->pmix) {
-        symcoll_g.boot = l->pmix;
-        return SYMCOLL_SUCCESS;
+    if (l->pmix) {
+        int asked =
+            (attr && attr->bootstrap == SYMCOLL_BOOTSTRAP_PMIX) || !strcmp(e->bootstrap, "pmix");
+        int want_pmix = 0;
+        symcoll_status_t st = pmix_wanted(l, asked, n_devices, &want_pmix);
+        if (st != SYMCOLL_SUCCESS)
+            return st;
+        if (want_pmix) {
+            symcoll_g.boot = l->pmix;
+            return SYMCOLL_SUCCESS;
+        }
     }
     pmix_launcher = l->pmix;
-    if (l->local_size > n_devices)
-        return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
-                                 "symcoll_init: %d PEs on this node (through %s) but %d GPUs: "
-                                 "PEs share a GPU, and the NCCL bootstrap of this launch path "
-                                 "cannot serve them (NCCL refuses two ranks on one GPU); launch "
-                                 "through " SYMCOLL_SHARED_GPU_PATHS,
-                                 l->local_size, l->path, n_devices);
     symcoll_status_t st =
         symcoll_bootstrap_nccl_create(l, (uint64_t)e->init_timeout_ms, &symcoll_g.boot);
     symcoll_launch_restore_env();
@@ -262,8 +274,6 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
     st = symcoll_teams_create_builtin();
     if (st != SYMCOLL_SUCCESS)
         return st;
-    if (e->info && symcoll_g.my_pe == 0)
-        symcoll_env_print(stdout);
     const symcoll_gpu_sharing_t *sharing = &symcoll_g.sharing;
     symcoll_debug(
         SYMCOLL_LOG_INFO,
@@ -297,6 +307,22 @@ static void release_runtime(int abort) {
     symcoll_g.my_pe = symcoll_g.n_pes = -1;
 }
 
+/* SYMCOLL_INFO's table comes before anything can fail, once per job where the rank is known
+ * this early: from the attr or a launcher's environment; else every process prints it. */
+static int launched_as_first_pe(const symcoll_init_attr_t *attr) {
+    if (attr && (attr->bootstrap == SYMCOLL_BOOTSTRAP_UNIQUEID ||
+                 attr->bootstrap == SYMCOLL_BOOTSTRAP_CALLBACKS))
+        return attr->rank == 0;
+    static const char *const ranks[] = {"SYMCOLL_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK", "RANK",
+                                        "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof ranks / sizeof ranks[0]; i++) {
+        const char *rank = getenv(ranks[i]);
+        if (rank && *rank)
+            return strcmp(rank, "0") == 0;
+    }
+    return 1;
+}
+
 symcoll_status_t symcoll_init(const symcoll_init_attr_t *attr) {
     if (symcoll_g.initialized)
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
@@ -309,6 +335,8 @@ symcoll_status_t symcoll_init(const symcoll_init_attr_t *attr) {
         st = symcoll_env_load();
     if (st != SYMCOLL_SUCCESS)
         return st;
+    if (symcoll_env()->info && launched_as_first_pe(attr))
+        symcoll_env_print(stdout);
     st = init_runtime(attr);
     if (st != SYMCOLL_SUCCESS) {
         char reason[512];

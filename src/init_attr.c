@@ -93,8 +93,6 @@ symcoll_status_t symcoll_init_check_attr(const symcoll_init_attr_t *attr) {
                                  "symcoll_init: attr.heap_size %zu is too large (a negative "
                                  "number?); 0 takes SYMCOLL_SYMMETRIC_SIZE",
                                  attr->heap_size);
-    if (attr->bootstrap == SYMCOLL_BOOTSTRAP_UNIQUEID)
-        return check_uniqueid_fields(attr);
     if (attr->bootstrap == SYMCOLL_BOOTSTRAP_CALLBACKS)
         return check_callbacks_fields(attr);
     if (attr->callbacks.allgather || attr->callbacks.barrier)
@@ -102,6 +100,8 @@ symcoll_status_t symcoll_init_check_attr(const symcoll_init_attr_t *attr) {
                                  "symcoll_init: attr.callbacks is set, but attr.bootstrap is %s "
                                  "(set attr.bootstrap = SYMCOLL_BOOTSTRAP_CALLBACKS)",
                                  kind);
+    if (attr->bootstrap == SYMCOLL_BOOTSTRAP_UNIQUEID)
+        return check_uniqueid_fields(attr);
     if (attr->bootstrap == SYMCOLL_BOOTSTRAP_NCCL_COMM)
         return attr->nccl_comm ? SYMCOLL_SUCCESS
                                : symcoll_set_error(INVALID, "symcoll_init: attr.nccl_comm is NULL "

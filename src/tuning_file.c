@@ -301,7 +301,7 @@ int symcoll_tuning_file_parse(const char *text, const char *path, symcoll_tuning
         rc = parse_line(&w, line, &st, out);
     }
     free(copy);
-    free(st.lines);
+    out->lines = st.lines;
     if (rc == 0 && st.seen < 2) {
         w.line = 0;
         rc = fail(&w, "no %s line", st.seen == 0 ? "'symcoll-tuning 1'" : "signature");
@@ -364,6 +364,8 @@ int symcoll_tuning_file_check(const symcoll_tuning_file_t *file, int n_pes, topo
 
 void symcoll_tuning_file_free(symcoll_tuning_file_t *file) {
     free(file->rows);
+    free(file->lines);
     file->rows = NULL;
+    file->lines = NULL;
     file->n_rows = 0;
 }

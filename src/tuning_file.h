@@ -31,6 +31,7 @@ typedef struct {
     int n_pes;           /* signature: the PEs of the job it was measured in */
     topo_class_t topo;   /* signature: that job's slowest link */
     symcoll_tuning_row_t *rows;
+    int *lines; /* the file's line of each row (NULL: rows made, not read, as --tune's) */
     size_t n_rows;
 } symcoll_tuning_file_t;
 

@@ -1,5 +1,6 @@
 # The bad-input matrix over every public function, on the CPU.
-symcoll_cpu_test(check_args_matrix ${CMAKE_CURRENT_LIST_DIR}/check_args_matrix.cpp)
+symcoll_cpu_test(check_args_matrix ${CMAKE_CURRENT_LIST_DIR}/check_args_matrix.cpp
+                 SKIPPABLE ArgsMatrix.BadStream)
 
 # The fuzz target over configuration and argument checks, bounded: libFuzzer for 20 s where
 # SYMCOLL_SANITIZE includes fuzzer-no-link (clang), else a seeded random driver. Inputs that

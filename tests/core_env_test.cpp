@@ -68,7 +68,7 @@ std::string printed_settings() {
     return result;
 }
 
-TEST(ParseSize, AcceptsPlainNumbersAndBinarySuffixes) {
+TEST(ParseSize, AcceptsNumbersFractionsAndBinarySuffixes) {
     const struct {
         const char *text;
         size_t want;
@@ -85,6 +85,11 @@ TEST(ParseSize, AcceptsPlainNumbersAndBinarySuffixes) {
         {"1t", 1ull << 40},
         {"18446744073709551615", SIZE_MAX},
         {"17179869183g", 17179869183ull << 30},
+        {"1.5g", 3ull << 29},
+        {"16GB", 16ull << 30},
+        {"0.5k", 512},
+        {"0.1k", 103},
+        {"1.0001", 2},
     };
     for (const auto &c : cases) {
         size_t got = 7;
@@ -103,7 +108,11 @@ TEST(ParseSize, RejectsMalformedAndOverflowingText) {
                                "1 ",
                                "1kbb",
                                "1bk",
-                               "1.5g",
+                               "1.",
+                               "1.g",
+                               ".5g",
+                               "1e3",
+                               "nan",
                                "g1",
                                "99999999999999999999g",
                                "18446744073709551616",

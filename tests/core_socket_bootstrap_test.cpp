@@ -203,19 +203,46 @@ int failing_barrier(void *) {
     return -3;
 }
 
+// One PE: its own bytes are everything.
+int alone_allgather(const void *mine, void *all, size_t bytes, void *) {
+    std::memcpy(all, mine, bytes);
+    return 0;
+}
+
+// Two PEs whose exchange is wired wrong: both entries come from this PE.
+int miswired_allgather(const void *mine, void *all, size_t bytes, void *) {
+    std::memcpy(all, mine, bytes);
+    std::memcpy(static_cast<char *>(all) + bytes, mine, bytes);
+    return 0;
+}
+
+std::string message() {
+    return symcoll_last_error();
+}
+
 TEST(CallbacksBootstrap, ACallbackFailureIsBootstrapNamingTheCallback) {
-    symcoll_bootstrap_callbacks_t callbacks = {failing_allgather, failing_barrier, nullptr};
     symcoll_bootstrap_t *b = nullptr;
-    ASSERT_EQ(symcoll_bootstrap_callbacks_create(&callbacks, 0, 2, &b), SYMCOLL_SUCCESS);
-    int mine = 1, all[2];
-    EXPECT_EQ(b->allgather(b, &mine, all, sizeof mine), SYMCOLL_ERROR_BOOTSTRAP);
-    EXPECT_NE(std::string(symcoll_last_error()).find("allgather of 4 bytes returned 42"),
-              std::string::npos)
-        << symcoll_last_error();
+    symcoll_bootstrap_callbacks_t failing = {failing_allgather, failing_barrier, nullptr};
+    EXPECT_EQ(symcoll_bootstrap_callbacks_create(&failing, 0, 2, &b), SYMCOLL_ERROR_BOOTSTRAP);
+    EXPECT_NE(message().find("allgather of 8 bytes returned 42"), std::string::npos) << message();
+
+    symcoll_bootstrap_callbacks_t barrier_fails = {alone_allgather, failing_barrier, nullptr};
+    ASSERT_EQ(symcoll_bootstrap_callbacks_create(&barrier_fails, 0, 1, &b), SYMCOLL_SUCCESS)
+        << message();
     EXPECT_EQ(b->barrier(b), SYMCOLL_ERROR_BOOTSTRAP);
-    EXPECT_NE(std::string(symcoll_last_error()).find("barrier returned -3"), std::string::npos)
-        << symcoll_last_error();
+    EXPECT_NE(message().find("barrier returned -3"), std::string::npos) << message();
     b->destroy(b, 1);
+}
+
+// An exchange that does not order the PEs by attr.rank would fill every buffer wrongly.
+TEST(CallbacksBootstrap, AnExchangeThatMisordersThePesIsRefused) {
+    symcoll_bootstrap_t *b = nullptr;
+    symcoll_bootstrap_callbacks_t miswired = {miswired_allgather, failing_barrier, nullptr};
+    EXPECT_EQ(symcoll_bootstrap_callbacks_create(&miswired, 0, 2, &b), SYMCOLL_ERROR_BOOTSTRAP);
+    EXPECT_NE(message().find("entry 1 of attr.callbacks.allgather came from a PE that says "
+                             "attr.rank 0 and attr.size 2"),
+              std::string::npos)
+        << message();
 }
 
 } // namespace

@@ -9,9 +9,11 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include "symcoll.h"
 
@@ -218,7 +220,8 @@ TEST(Init, RejectsEveryBadAttrField) {
 TEST(Init, WithoutAGpuSaysWhichPartIsMissing) {
     symcoll_status_t st = symcoll_init(nullptr);
     if (st == SYMCOLL_SUCCESS) {
-        EXPECT_EQ(symcoll_finalize(), SYMCOLL_SUCCESS) << symcoll_last_error();
+        // A failed finalize must fail the case, not hide behind the skip.
+        ASSERT_EQ(symcoll_finalize(), SYMCOLL_SUCCESS) << symcoll_last_error();
         GTEST_SKIP() << "this machine has a GPU";
     }
     EXPECT_EQ(st, SYMCOLL_ERROR_NO_GPU) << symcoll_last_error();
@@ -233,6 +236,30 @@ TEST(Init, WithoutAGpuSaysWhichPartIsMissing) {
 // These crashed a fresh process (exit 139) through env load -> error -> log -> env load. Each
 // runs in a new process (threadsafe death tests re-execute the binary) so that init is the
 // first thing that reads the environment.
+// The table is what a user asks for when init fails: it comes before any failure after the
+// settings were read (here: no GPU on a CPU machine, else a peer that never comes).
+TEST(FreshProcess, InfoTableComesAlsoWhenInitFails) {
+    const std::string socket = "symcoll-test-info." + std::to_string(getpid());
+    const std::pair<const char *, std::string> settings[] = {
+        {"SYMCOLL_INFO", "1"},
+        {"SYMCOLL_RANK", "0"},
+        {"SYMCOLL_SIZE", "2"},
+        {"SYMCOLL_BOOTSTRAP_SOCKET", socket},
+        {"SYMCOLL_INIT_TIMEOUT_MS", "200"},
+    };
+    for (const auto &[name, value] : settings)
+        setenv(name, value.c_str(), 1);
+    testing::internal::CaptureStdout();
+    symcoll_status_t st = symcoll_init(nullptr);
+    std::fflush(stdout);
+    std::string out = testing::internal::GetCapturedStdout();
+    for (const auto &[name, value] : settings)
+        unsetenv(name);
+    EXPECT_NE(st, SYMCOLL_SUCCESS);
+    EXPECT_NE(out.find("SYMCOLL_SYMMETRIC_SIZE"), std::string::npos) << out;
+    EXPECT_NE(out.find(socket), std::string::npos) << out;
+}
+
 TEST(FreshProcess, BadOrWordyEnvironmentNeverCrashesInit) {
     GTEST_FLAG_SET(death_test_style, "threadsafe");
     const struct {

@@ -20,6 +20,18 @@ TEST(ExamplesCli, JacobiRefusesWhatItDoesNotKnow) {
     expect_refused(SYMCOLL_EXAMPLE_JACOBI, "-nx 4k", "-nx '4k' is not a whole number");
     expect_refused(SYMCOLL_EXAMPLE_JACOBI, "-nx 64 -ny", "no value after '-ny'");
     expect_refused(SYMCOLL_EXAMPLE_JACOBI, "-nx 64 256", "unknown argument '256'");
+    expect_refused(SYMCOLL_EXAMPLE_JACOBI, "-variant bogus",
+                   "-variant 'bogus' is not one of host device nccl all");
+}
+
+// --help is an answer, not an error: the usage on stdout and status 0, before anything starts.
+TEST(ExamplesCli, MiniAppsAnswerHelp) {
+    for (const char *program : {SYMCOLL_EXAMPLE_JACOBI, SYMCOLL_EXAMPLE_HEAT3D})
+        for (const char *flag : {"--help", "-h"}) {
+            ProgramResult r = run_program(std::string(program) + " " + flag);
+            EXPECT_EQ(r.status, 0) << program << " " << flag << ": " << r.output;
+            EXPECT_NE(r.output.find("usage:"), std::string::npos) << r.output;
+        }
 }
 
 TEST(ExamplesCli, Heat3dRefusesWhatItDoesNotKnow) {
@@ -27,6 +39,7 @@ TEST(ExamplesCli, Heat3dRefusesWhatItDoesNotKnow) {
     expect_refused(SYMCOLL_EXAMPLE_HEAT3D, "-niter 1e3", "-niter '1e3' is not a whole number");
     expect_refused(SYMCOLL_EXAMPLE_HEAT3D, "-grid 1,1,2,2", "-grid '1,1,2,2' is not X,Y,Z");
     expect_refused(SYMCOLL_EXAMPLE_HEAT3D, "-csv -variant", "no value after '-variant'");
+    expect_refused(SYMCOLL_EXAMPLE_HEAT3D, "-corners 2", "-corners '2' is not one of 0 1 both");
 }
 
 } // namespace

@@ -76,6 +76,17 @@ bool poll_file(const std::string &path, void *data, size_t bytes) {
 
 } // namespace
 
+bool init_pes_outnumber_gpus() {
+    int gpus = 0;
+    if (cudaGetDeviceCount(&gpus) != cudaSuccess)
+        return false;
+    for (const char *name :
+         {"SYMCOLL_LOCAL_SIZE", "LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE"})
+        if (init_env_int(name, -1) > 0)
+            return init_env_int(name, -1) > gpus;
+    return false;
+}
+
 bool init_no_gpu_here() {
     int n = 0;
     cudaError_t err = cudaGetDeviceCount(&n);
@@ -93,9 +104,9 @@ int init_start_under_launcher(int argc, char **argv, int *rank, int *size) {
     }
     if (init_no_gpu_here())
         return kExitSkipped;
-    if (std::getenv("SYMCOLL_BOOTSTRAP_SOCKET")) {
-        std::printf("[  SKIPPED ] PEs share a GPU (symcoll-run chose its socket bootstrap): this "
-                    "launch path forms an NCCL communicator, which needs one GPU per PE\n");
+    if (init_pes_outnumber_gpus()) {
+        std::printf("[  SKIPPED ] this node's PEs outnumber its GPUs: this launch path forms an "
+                    "NCCL communicator, which needs one GPU per PE\n");
         return kExitSkipped;
     }
     *rank = init_env_int("SYMCOLL_RANK", -1);
@@ -133,8 +144,9 @@ int init_failed(symcoll_status_t st) {
         std::printf("[  SKIPPED ] no GPU: %s\n", symcoll_last_error());
         return kExitSkipped;
     }
-    // The NCCL launch paths refuse PEs that share a GPU at once, naming the paths that work.
-    if (st == SYMCOLL_ERROR_UNSUPPORTED && std::strstr(symcoll_last_error(), "PEs share a GPU")) {
+    // NCCL refuses PEs that share a GPU; init's message names the paths that serve them.
+    if (st == SYMCOLL_ERROR_NCCL && init_pes_outnumber_gpus() &&
+        std::strstr(symcoll_last_error(), "NCCL refuses two ranks on one GPU")) {
         std::printf("[  SKIPPED ] this launch path needs one GPU per PE; init refused as it "
                     "should: %s\n",
                     symcoll_last_error());

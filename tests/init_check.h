@@ -13,6 +13,10 @@ constexpr int kExitSkipped = 77;
 // True (after printing "[  SKIPPED ]") when this machine has no usable GPU.
 bool init_no_gpu_here();
 
+// True when the launcher's node-local PE count (symcoll-run, torchrun, Open MPI) is above the
+// GPUs this process sees: then PEs share a GPU, which the NCCL launch paths cannot serve.
+bool init_pes_outnumber_gpus();
+
 // An integer environment variable, or `fallback` when unset or malformed.
 int init_env_int(const char *name, int fallback);
 

@@ -307,7 +307,7 @@ TEST(Launcher, RankEndingWithoutFinalizeFailsAndStopsTheOthers) {
     EXPECT_EQ(run.exit_code, 1) << run.err;
     EXPECT_LT(run.seconds, 10);
     EXPECT_NE(run.err.find("rank 1 exited with status 0 without calling symcoll_finalize while "
-                           "ranks 0 still run\n"),
+                           "rank 0 still runs\n"),
               std::string::npos)
         << run.err;
     EXPECT_NE(run.err.find("stopping the other ranks"), std::string::npos) << run.err;
@@ -634,15 +634,15 @@ TEST(Launcher, SetsTheLaunchVariablesOfEveryRank) {
     EXPECT_EQ(set.find("stale"), std::string::npos) << set;
 }
 
-// PEs that outnumber the GPUs (here: a machine without any, counted as one) share a GPU,
-// which NCCL refuses: they get the socket bootstrap, as they do when it is asked for.
+// PEs that outnumber the GPUs (here none is visible, counted as one) share a GPU, which NCCL
+// refuses: they get the socket bootstrap, as they do when it is asked for.
 TEST(Launcher, GivesPesThatShareAGpuTheSocketBootstrap) {
     for (std::vector<std::string> choice :
          {std::vector<std::string>{}, std::vector<std::string>{"--bootstrap", "socket"}}) {
         std::vector<std::string> args = {"--tag-output"};
         args.insert(args.end(), choice.begin(), choice.end());
         args.insert(args.end(), {"-n", "2", kChild, "print-env"});
-        RunResult run = run_launcher(args);
+        RunResult run = run_launcher(args, {{"CUDA_VISIBLE_DEVICES", ""}});
         ASSERT_EQ(run.exit_code, 0) << run.err;
         std::string set = expect_one_bootstrap(lines_by_rank(run.out), 2);
         EXPECT_EQ(set.rfind("SYMCOLL_BOOTSTRAP_SOCKET=symcoll-run.", 0), 0u) << set;
@@ -779,6 +779,18 @@ TEST(Launcher, HelpPrintsUsage) {
         EXPECT_EQ(run.exit_code, 0) << flag;
         EXPECT_EQ(run.out.rfind("Usage: symcoll-run", 0), 0u) << run.out;
     }
+}
+
+// mpirun's habit: "-np N" is the PE count, not "-n p".
+TEST(Launcher, TakesMpirunsNp) {
+    RunResult run = run_launcher({"--tag-output", "-np", "3", kChild, "print-env"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    std::map<int, std::vector<std::string>> by_rank = lines_by_rank(run.out);
+    ASSERT_EQ(by_rank.size(), 3u) << run.out;
+    EXPECT_EQ(by_rank[2][1], "SYMCOLL_SIZE=3");
+    RunResult bad = run_launcher({"-np", "x", kChild, "exit", "0"});
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_NE(bad.err.find("-n: 'x' is not a PE count"), std::string::npos) << bad.err;
 }
 
 TEST(Launcher, RefusesMorePesThanSymcollSupports) {

@@ -58,23 +58,17 @@ TEST(PerfArgs, DefaultsSweepEverythingFrom8BTo128MiBByFactor8) {
     EXPECT_FALSE(p.args.explain);
 }
 
-TEST(PerfArgs, ParsesByteSuffixes) {
-    size_t v = 0;
-    EXPECT_EQ(perf_parse_bytes("0", &v), 0);
-    EXPECT_EQ(v, 0u);
-    EXPECT_EQ(perf_parse_bytes("8", &v), 0);
-    EXPECT_EQ(v, 8u);
-    EXPECT_EQ(perf_parse_bytes("1k", &v), 0);
-    EXPECT_EQ(v, 1024u);
-    EXPECT_EQ(perf_parse_bytes("3K", &v), 0);
-    EXPECT_EQ(v, 3072u);
-    EXPECT_EQ(perf_parse_bytes("128M", &v), 0);
-    EXPECT_EQ(v, (size_t)128 << 20);
-    EXPECT_EQ(perf_parse_bytes("2g", &v), 0);
-    EXPECT_EQ(v, (size_t)2 << 30);
-    for (const char *bad :
-         {"", "k", "1x", "1kb", "-1", " 1", "1.5k", "99999999999999999999", "99999999999999g"}) {
-        EXPECT_EQ(perf_parse_bytes(bad, &v), -1) << bad;
+// -b and -e read sizes as every symcoll setting does (symcoll_parse_bytes), nccl-tests' "128MB"
+// included.
+TEST(PerfArgs, SizeFlagsTakeTheLibrarysSizeRule) {
+    Parsed p = parse({"-b", "1.5k", "-e", "128MB"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(p.args.min_bytes, 1536u);
+    EXPECT_EQ(p.args.max_bytes, (size_t)128 << 20);
+    for (const char *bad : {"", "k", "1x", "-1", " 1", "99999999999999999999", "1kbb"}) {
+        Parsed q = parse({"-e", bad});
+        EXPECT_NE(q.rc, 0) << bad;
+        EXPECT_NE(q.err.find("-e: bad size"), std::string::npos) << q.err;
     }
 }
 
@@ -426,6 +420,26 @@ TEST(PerfArgs, BadFlagsAreRejectedWithAReason) {
 TEST(PerfArgs, BitwiseOpsWithoutReduceOrWithIntegersAreFine) {
     EXPECT_EQ(parse({"-o", "xor", "-d", "float32", "--op", "broadcast"}).rc, 0);
     EXPECT_EQ(parse({"-o", "and,or", "-d", "all"}).rc, 0);
+}
+
+} // namespace
+
+namespace {
+
+// What a user coming from mpirun or nccl-tests types, and what the error must say.
+TEST(PerfArgs, SaysWhatATypoMeant) {
+    Parsed p = parse({"-op", "reduce"});
+    EXPECT_NE(p.rc, 0);
+    EXPECT_NE(p.err.find("-op: read as -o with the value 'p'; for --op write two dashes"),
+              std::string::npos)
+        << p.err;
+    for (const char *list : {"halo,reduce", "reduce,halo", "dev_barrier,barrier"}) {
+        Parsed q = parse({"--op", list});
+        EXPECT_NE(q.rc, 0) << list;
+        EXPECT_NE(q.err.find("runs alone"), std::string::npos) << q.err;
+    }
+    EXPECT_EQ(parse({"--op", "halo"}).rc, 0);
+    EXPECT_EQ(parse({"-o", "max"}).rc, 0) << "a real short flag with its value stays valid";
 }
 
 } // namespace

@@ -217,3 +217,16 @@ TEST(PerfExplain, BadTopologiesAndRoots) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(PerfExplain, AMissingTopologyFileNamesTheSystemsReason) {
+    Explained e = explain({"--topology-file", "/nonexistent/topology.txt"});
+    EXPECT_NE(e.rc, 0);
+    EXPECT_NE(e.err.find("--topology-file /nonexistent/topology.txt: cannot open it: No such file "
+                         "or directory"),
+              std::string::npos)
+        << e.err;
+}
+
+} // namespace

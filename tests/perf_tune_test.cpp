@@ -244,7 +244,7 @@ TEST(PerfTune, TheWrittenFileParsesAndDecides) {
         EXPECT_STREQ(out.name, e.algo);
         EXPECT_EQ(out.blocks, e.blocks);
         EXPECT_EQ(out.threads, e.threads);
-        EXPECT_EQ(std::string(out.why).rfind("tuning file tuned row", 0), 0u) << out.why;
+        EXPECT_EQ(std::string(out.why).rfind("tuning file tuned line", 0), 0u) << out.why;
     }
     // fcollect has no row in the file: the built-in table decides.
     symcoll_tuning_query_t q = {SYMCOLL_COLL_FCOLLECT, 8, 4, 2, TOPO_NVLINK, 132, nullptr, &file};
@@ -281,8 +281,9 @@ TEST(PerfTune, ExplainShowsTheWrittenFile) {
     unsetenv("SYMCOLL_TUNING_FILE");
     remove(path);
     ASSERT_EQ(rc, 0) << errors;
-    EXPECT_NE(text.find(std::string("tuning file ") + path + " row 0"), std::string::npos) << text;
-    EXPECT_NE(text.find(std::string("tuning file ") + path + " row 1"), std::string::npos) << text;
+    // Rows named by their line in the file, as the parser's messages name them.
+    EXPECT_NE(text.find(std::string("tuning file ") + path + " line 4"), std::string::npos) << text;
+    EXPECT_NE(text.find(std::string("tuning file ") + path + " line 5"), std::string::npos) << text;
     EXPECT_NE(text.find("built-in table"), std::string::npos) << text; // fcollect
 }
 

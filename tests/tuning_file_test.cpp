@@ -80,12 +80,12 @@ TEST(TuningFile, ItsRowsComeFirstAndExplainSaysWhere) {
     EXPECT_STREQ(small.name, "one_shot");
     EXPECT_LE(small.blocks, 8);
     EXPECT_EQ(small.threads, 256);
-    EXPECT_NE(std::strstr(small.why, "tuning file machine.tuning row 0"), nullptr) << small.why;
+    EXPECT_NE(std::strstr(small.why, "tuning file machine.tuning line 5"), nullptr) << small.why;
 
     symcoll_choice_t large = select(SYMCOLL_COLL_REDUCE, 64 * KiB * KiB, 4, TOPO_NVLINK, &p.file);
     EXPECT_STREQ(large.name, "ll");
     EXPECT_LE(large.blocks, 16);
-    EXPECT_NE(std::strstr(large.why, "tuning file machine.tuning row 1"), nullptr) << large.why;
+    EXPECT_NE(std::strstr(large.why, "tuning file machine.tuning line 6"), nullptr) << large.why;
 
     // The file has no fcollect rows: the built-in table decides, and says so.
     symcoll_choice_t other = select(SYMCOLL_COLL_FCOLLECT, 4 * KiB, 4, TOPO_NVLINK, &p.file);

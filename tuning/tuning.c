@@ -235,9 +235,12 @@ static void explain(const symcoll_tuning_query_t *q, const decision_t *how, symc
         char bytes[32] = "any size";
         if (r->max_bytes != SIZE_MAX)
             snprintf(bytes, sizeof bytes, "bytes <= %zu", r->max_bytes);
-        snprintf(why, len, "%s%.96s row %ld: %s on %s, team <= %d, %s",
+        /* A parsed file's rows go by their line, as the parser's messages name them. */
+        const int *lines = how->row.file ? how->row.file->lines : NULL;
+        snprintf(why, len, "%s%.96s %s %ld: %s on %s, team <= %d, %s",
                  how->row.file ? "tuning file " : "built-in table",
-                 how->row.file ? how->row.file->path : "", how->row.index,
+                 how->row.file ? how->row.file->path : "", lines ? "line" : "row",
+                 lines ? (long)lines[how->row.index] : how->row.index,
                  symcoll_collective_name(r->collective), symcoll_topo_class_name(r->topo),
                  r->max_team_size, bytes);
     } else {

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cuda_runtime_api.h>
 #include "symcoll.h"
 
@@ -30,11 +31,25 @@
         }                                                                                          \
     } while (0)
 
+/* This program's name, for the lines that a test log shows beside other programs' lines. */
+static inline const char *example_program(void) {
+    static char name[64];
+    if (!name[0]) {
+        FILE *comm = fopen("/proc/self/comm", "r");
+        if (!comm || !fgets(name, sizeof name, comm))
+            snprintf(name, sizeof name, "example");
+        if (comm)
+            fclose(comm);
+        name[strcspn(name, "\n")] = '\0';
+    }
+    return name;
+}
+
 /* symcoll_init(attr), ending the program with 77 when there is no GPU. */
 static inline void example_init(const symcoll_init_attr_t *attr) {
     symcoll_status_t st = symcoll_init(attr);
     if (st == SYMCOLL_ERROR_NO_GPU) {
-        printf("skipped: %s\n", symcoll_last_error());
+        printf("%s: skipped: %s\n", example_program(), symcoll_last_error());
         exit(EXAMPLE_SKIPPED);
     }
     CHECK_SYMCOLL(st);

@@ -71,4 +71,30 @@ static inline int example_int_option(int argc, char **argv, const char *name, in
     return 1;
 }
 
+/* Option name as one of choices (NULL-terminated) into *out (fallback when not given); 1, or
+ * 0 after naming the option, its value and the choices. */
+static inline int example_choice_option(int argc, char **argv, const char *name,
+                                        const char *const *choices, const char *fallback,
+                                        const char **out) {
+    const char *text = example_option(argc, argv, name, fallback);
+    if (example_is_one_of(text, choices)) {
+        *out = text;
+        return 1;
+    }
+    fprintf(stderr, "%s: %s '%s' is not one of", argv[0], name, text);
+    for (; *choices; choices++)
+        fprintf(stderr, " %s", *choices);
+    fputc('\n', stderr);
+    return 0;
+}
+
+/* -h or --help anywhere: the caller prints its usage on stdout and ends with status 0. */
+static inline int example_wants_help(int argc, char **argv) {
+    static const char *const help[] = {"-h", "--help", NULL};
+    for (int i = 1; i < argc; i++)
+        if (example_is_one_of(argv[i], help))
+            return 1;
+    return 0;
+}
+
 #endif

@@ -16,8 +16,10 @@ static inline int example_mpi_start(int *argc, char ***argv, int *rank, int *siz
     MPI_Comm_rank(MPI_COMM_WORLD, rank);
     MPI_Comm_size(MPI_COMM_WORLD, size);
     int devices = 0;
-    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-        printf("skipped: no GPU\n");
+    cudaError_t err = cudaGetDeviceCount(&devices);
+    if (err != cudaSuccess || devices == 0) {
+        printf("%s: skipped: no GPU (cudaGetDeviceCount: %s)\n", example_program(),
+               err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
         MPI_Finalize();
         exit(EXAMPLE_SKIPPED);
     }

@@ -125,16 +125,31 @@ static void make_plan(heat_t *h, const int grid[3]) {
     CHECK_SYMCOLL(symcoll_halo_grid(h->plan, h->grid, h->coords));
 }
 
+static void usage(FILE *out, const char *program) {
+    fprintf(out,
+            "usage: %s [-n >= 1] [-niter >= 0] [-corners 0|1|both] [-grid X,Y,Z] "
+            "[-variant symcoll|nccl|all] [-csv]\n",
+            program);
+}
+
 int main(int argc, char **argv) {
     heat_t h;
     memset(&h, 0, sizeof h);
+    if (example_wants_help(argc, argv)) {
+        usage(stdout, argv[0]);
+        return 0;
+    }
     static const char *const options[] = {"-n", "-niter", "-corners", "-grid", "-variant", NULL};
     static const char *const switches[] = {"-csv", NULL};
     int flags_ok = example_flags_valid(argc, argv, options, switches) &&
                    example_int_option(argc, argv, "-n", 256, &h.n) &&
                    example_int_option(argc, argv, "-niter", 100, &h.niter);
-    const char *corners = example_option(argc, argv, "-corners", "both");
-    const char *variant = example_option(argc, argv, "-variant", "all");
+    static const char *const corner_choices[] = {"0", "1", "both", NULL};
+    static const char *const variant_choices[] = {"symcoll", "nccl", "all", NULL};
+    const char *corners = "both", *variant = "all";
+    flags_ok = flags_ok &&
+               example_choice_option(argc, argv, "-corners", corner_choices, "both", &corners) &&
+               example_choice_option(argc, argv, "-variant", variant_choices, "all", &variant);
     int grid[3], used = 0, csv = example_switch(argc, argv, "-csv");
     const char *grid_text = example_option(argc, argv, "-grid", "0,0,0");
     if (sscanf(grid_text, "%d,%d,%d%n", &grid[0], &grid[1], &grid[2], &used) != 3 ||
@@ -146,12 +161,8 @@ int main(int argc, char **argv) {
     int run_symcoll = strcmp(variant, "symcoll") == 0 || strcmp(variant, "all") == 0;
     int want_nccl = strcmp(variant, "nccl") == 0 || strcmp(variant, "all") == 0;
     int first = strcmp(corners, "1") == 0, last = strcmp(corners, "0") == 0 ? 0 : 1;
-    if (!flags_ok || h.n < 1 || h.niter < 0 || (!run_symcoll && !want_nccl) ||
-        (strcmp(corners, "0") && strcmp(corners, "1") && strcmp(corners, "both"))) {
-        fprintf(stderr,
-                "usage: %s [-n >= 1] [-niter >= 0] [-corners 0|1|both] [-grid X,Y,Z] "
-                "[-variant symcoll|nccl|all] [-csv]\n",
-                argv[0]);
+    if (!flags_ok || h.n < 1 || h.niter < 0) {
+        usage(stderr, argv[0]);
         return 2;
     }
     example_init_heap(2 * heat_cells(h.n) * sizeof(float));

@@ -40,9 +40,20 @@ static int team_mismatches(jacobi_t *j, const float *ref) {
     return example_sum_over_pes(bad, j->compute);
 }
 
+static void usage(FILE *out, const char *program) {
+    fprintf(out,
+            "usage: %s [-nx >= 3] [-ny >= 4] [-niter >= 0] [-nccheck >= 1] [-csv] "
+            "[-variant host|device|nccl|all]\n",
+            program);
+}
+
 int main(int argc, char **argv) {
     jacobi_t j;
     memset(&j, 0, sizeof j);
+    if (example_wants_help(argc, argv)) {
+        usage(stdout, argv[0]);
+        return 0;
+    }
     static const char *const options[] = {"-nx", "-ny", "-niter", "-nccheck", "-variant", NULL};
     static const char *const switches[] = {"-csv", NULL};
     int flags_ok = example_flags_valid(argc, argv, options, switches) &&
@@ -51,20 +62,19 @@ int main(int argc, char **argv) {
                    example_int_option(argc, argv, "-niter", 1000, &j.niter) &&
                    example_int_option(argc, argv, "-nccheck", 1, &j.nccheck);
     int csv = example_switch(argc, argv, "-csv");
-    const char *which = example_option(argc, argv, "-variant", "all");
+    static const char *const choices[] = {"host", "device", "nccl", "all", NULL};
+    const char *which = "all";
+    flags_ok = flags_ok && example_choice_option(argc, argv, "-variant", choices, "all", &which);
     static const struct {
         const char *name;
         jacobi_variant_t run;
     } variants[] = {{"host", jacobi_host}, {"device", jacobi_device}, {"nccl", jacobi_nccl}};
-    int chosen = strcmp(which, "all") == 0 ? -1 : -2;
+    int chosen = -1;
     for (int v = 0; v < 3; v++)
         if (strcmp(which, variants[v].name) == 0)
             chosen = v;
-    if (!flags_ok || j.nx < 3 || j.ny < 4 || j.niter < 0 || j.nccheck < 1 || chosen == -2) {
-        fprintf(stderr,
-                "usage: %s [-nx >= 3] [-ny >= 4] [-niter >= 0] [-nccheck >= 1] [-csv] "
-                "[-variant host|device|nccl|all]\n",
-                argv[0]);
+    if (!flags_ok || j.nx < 3 || j.ny < 4 || j.niter < 0 || j.nccheck < 1) {
+        usage(stderr, argv[0]);
         return 2;
     }
     /* Room for both grids even when one PE holds them whole. */

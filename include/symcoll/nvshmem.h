@@ -142,28 +142,10 @@ static inline int nvshmemi_report_cuda(cudaError_t err, const char *fn) {
 
 /* ---- init and finalize ---- */
 
-/* NVSHMEM_SYMMETRIC_SIZE's syntax: a number (a fraction too) and an optional k, m, g or t
- * (any case) that multiplies it by 2^10, 2^20, 2^30 or 2^40; rounded up. 0 on success. */
+/* NVSHMEM_SYMMETRIC_SIZE, read as symcoll reads every size (symcoll_parse_bytes: "512m",
+ * "1.5g", "16GB"; fractions rounded up). 0 on success. */
 static inline int nvshmemi_parse_size(const char *text, size_t *bytes) {
-    char *end = NULL;
-    double value = strtod(text, &end);
-    if (end == text || !(value >= 0))
-        return -1;
-    const char *suffixes = "kmgt";
-    const char *suffix = *end ? strchr(suffixes, tolower((unsigned char)*end)) : NULL;
-    double scale = 1;
-    if (suffix) {
-        for (const char *k = suffixes; k <= suffix; k++)
-            scale *= 1024;
-        end++;
-    }
-    double total = value * scale;
-    if (*end != '\0' || total >= 18446744073709551616.0)
-        return -1;
-    *bytes = (size_t)total;
-    if ((double)*bytes < total)
-        (*bytes)++;
-    return 0;
+    return symcoll_parse_bytes(text, bytes) == SYMCOLL_SUCCESS ? 0 : -1;
 }
 
 /* Fills this unit's __constant__ copy (defined further down for CUDA units). */

@@ -83,8 +83,9 @@ static inline int nvshmemx_set_attr_uniqueid_args(const int myrank, const int nr
 #ifdef MPI_VERSION
 /* symcoll exchanges over a duplicate of the program's communicator (its own context, so that
  * its collectives never match the program's), through the program-provided bootstrap: no NCCL
- * and no PMIx, so PEs may share a GPU. The duplicate lives until the next init from MPI or
- * MPI_Finalize, since symcoll exchanges at malloc, free and finalize too. */
+ * and no PMIx, so PEs may share a GPU. symcoll exchanges at malloc, free and finalize too, so
+ * the duplicate lives on after init: until a failed init, the next init from MPI after a
+ * finalize, or MPI_Finalize. */
 static MPI_Comm nvshmemi_mpi_comm = MPI_COMM_NULL;
 
 static inline int nvshmemi_mpi_allgather(const void *mine, void *all, size_t bytes, void *context) {
@@ -100,7 +101,7 @@ static inline int nvshmemi_mpi_barrier(void *context) {
 
 static inline int nvshmemi_bootstrap_from_mpi(symcoll_init_attr_t *a, const void *mpi_comm) {
     MPI_Comm comm = mpi_comm ? *(const MPI_Comm *)mpi_comm : MPI_COMM_WORLD;
-    if (nvshmemi_mpi_comm != MPI_COMM_NULL)
+    if (nvshmemi_mpi_comm != MPI_COMM_NULL) /* an instance finalized before */
         MPI_Comm_free(&nvshmemi_mpi_comm);
     if (MPI_Comm_dup(comm, &nvshmemi_mpi_comm) != MPI_SUCCESS ||
         MPI_Comm_rank(nvshmemi_mpi_comm, &a->rank) != MPI_SUCCESS ||
@@ -138,9 +139,15 @@ static inline int nvshmemx_init_attr(unsigned int flags, nvshmemx_init_attr_t *a
         a.size = u->nranks;
     } else if (flags & NVSHMEMI_INIT_WITH_MPI_COMM) {
 #ifdef MPI_VERSION
+        /* A running instance keeps its communicator: symcoll refuses the second init. */
+        if (nvshmemx_init_status() != NVSHMEM_STATUS_NOT_INITIALIZED)
+            return nvshmemi_init(&a, "nvshmemx_init_attr");
         int status = nvshmemi_bootstrap_from_mpi(&a, attr->mpi_comm);
-        if (status != 0)
-            return status;
+        if (status == 0)
+            status = nvshmemi_init(&a, "nvshmemx_init_attr");
+        if (status != 0 && nvshmemi_mpi_comm != MPI_COMM_NULL)
+            MPI_Comm_free(&nvshmemi_mpi_comm);
+        return status;
 #else
         fprintf(stderr, "nvshmemx_init_attr: include <mpi.h> before <nvshmem.h> to initialize "
                         "from an MPI communicator\n");

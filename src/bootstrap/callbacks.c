@@ -59,6 +59,22 @@ symcoll_status_t symcoll_bootstrap_callbacks_create(const symcoll_bootstrap_call
         .destroy = callbacks_destroy,
         .impl = copy,
     };
+    /* A program whose exchange does not match attr.rank and attr.size would fill every buffer
+     * wrongly: the first exchange checks that entry r comes from rank r of size PEs. */
+    int32_t mine[2] = {rank, size}, all[2 * SYMCOLL_MAX_PES];
+    symcoll_status_t st = callbacks_allgather(b, mine, all, sizeof mine);
+    for (int pe = 0; pe < size && st == SYMCOLL_SUCCESS; pe++)
+        if (all[2 * pe] != pe || all[2 * pe + 1] != size)
+            st = symcoll_set_error(SYMCOLL_ERROR_BOOTSTRAP,
+                                   "program-provided bootstrap: entry %d of attr.callbacks."
+                                   "allgather came from a PE that says attr.rank %d and "
+                                   "attr.size %d (this PE: rank %d of %d); the exchange must "
+                                   "order the PEs by attr.rank",
+                                   pe, all[2 * pe], all[2 * pe + 1], rank, size);
+    if (st != SYMCOLL_SUCCESS) {
+        callbacks_destroy(b, 1);
+        return st;
+    }
     *out = b;
     return SYMCOLL_SUCCESS;
 }

@@ -1,9 +1,10 @@
 /* Socket bootstrap for PEs of one host that symcoll-run started: PE 0 listens on the abstract
  * Unix socket the launcher named (SYMCOLL_BOOTSTRAP_SOCKET), the others connect to it, and PE
  * 0 relays every exchange. It needs neither NCCL nor a GPU of one's own, so it serves PEs that
- * share a GPU, where NCCL refuses to form a communicator. Every wait gives up at the deadline
- * of its exchange, and a PE that fails closes its connections, so that the others fail at
- * once instead of waiting for it. */
+ * share a GPU, where NCCL refuses to form a communicator. Only processes of this user may
+ * join (the socket's peer credentials). Every wait gives up at the deadline of its exchange, and a
+ * PE that fails closes its connections, so that the others fail at once instead of waiting for it.
+ */
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -194,9 +195,16 @@ static void socket_destroy(symcoll_bootstrap_t *b, int abort) {
     free(b);
 }
 
+/* An abstract socket has no permissions: a process of another user may connect. */
+static int from_this_user(int fd) {
+    struct ucred peer;
+    socklen_t len = sizeof peer;
+    return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) == 0 && peer.uid == geteuid();
+}
+
 static symcoll_status_t accept_peers(symcoll_bootstrap_t *b, socket_impl_t *p, int listener,
                                      uint64_t deadline) {
-    for (int accepted = 1; accepted < b->size; accepted++) {
+    for (int accepted = 1; accepted < b->size;) {
         struct pollfd pfd = {.fd = listener, .events = POLLIN};
         for (;;) {
             uint64_t now = symcoll_bootstrap_now_ms();
@@ -216,6 +224,12 @@ static symcoll_status_t accept_peers(symcoll_bootstrap_t *b, socket_impl_t *p, i
         if (fd < 0)
             return symcoll_set_error(SYMCOLL_ERROR_SYSTEM, "socket bootstrap: accept: %s",
                                      strerror(errno));
+        if (!from_this_user(fd)) {
+            symcoll_debug(SYMCOLL_LOG_WARN,
+                          "socket bootstrap: PE 0 closed a connection from another user");
+            close(fd);
+            continue;
+        }
         hello_t hello;
         io_result_t r = move_bytes(fd, &hello, sizeof hello, 0, deadline);
         int valid = r == IO_DONE && hello.magic == SOCKET_MAGIC && hello.size == b->size &&
@@ -229,6 +243,7 @@ static symcoll_status_t accept_peers(symcoll_bootstrap_t *b, socket_impl_t *p, i
                                      r == IO_DONE ? hello.size : -1);
         }
         p->fds[hello.rank] = fd;
+        accepted++;
     }
     return SYMCOLL_SUCCESS;
 }

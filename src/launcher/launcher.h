@@ -41,9 +41,9 @@ enum parse_result { PARSE_RUN, PARSE_HELP, PARSE_INVALID };
 enum parse_result parse_options(int argc, char **argv, struct launch_options *options);
 void print_usage(FILE *out);
 
-/* Number of GPUs this process sees: 1 without GPU or driver, -1 (after saying why) on any
-   other CUDA error. */
-int count_local_gpus(void);
+/* Number of GPUs this process sees: 1 without GPU or driver, -1 on any other CUDA error
+   (saying why unless quiet). */
+int count_local_gpus(bool quiet);
 
 /* Writes a fresh NCCL unique id as UNIQUEID_HEX_LEN hex chars plus NUL into hex. The NCCL
    bootstrap root listener it starts lives in this process. Returns false if NCCL cannot make

@@ -2,7 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
-int count_local_gpus(void) {
+int count_local_gpus(bool quiet) {
     int count = 0;
     cudaError_t status = cudaGetDeviceCount(&count);
     switch (status) {
@@ -13,9 +13,11 @@ int count_local_gpus(void) {
     case cudaErrorNoDevice:
         return 1;
     default:
-        fprintf(stderr,
-                LAUNCHER_NAME ": cannot count the GPUs: cudaGetDeviceCount: %s (%d); pass -n\n",
-                cudaGetErrorString(status), (int)status);
+        if (!quiet)
+            fprintf(stderr,
+                    LAUNCHER_NAME ": cannot count the GPUs: cudaGetDeviceCount: %s (%d); pass "
+                                  "-n\n",
+                    cudaGetErrorString(status), (int)status);
         return -1;
     }
 }

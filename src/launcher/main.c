@@ -38,8 +38,10 @@ int main(int argc, char **argv) {
     case PARSE_RUN:
         break;
     }
-    int local_gpus = count_local_gpus();
-    if (local_gpus < 0)
+    /* With -n, GPUs that cannot be counted (an MPS server that refuses clients) only rule out
+       NCCL's bootstrap: the socket serves any number. */
+    int local_gpus = count_local_gpus(options.n_pes > 0);
+    if (local_gpus < 0 && options.n_pes == 0)
         return EXIT_FAILURE;
     if (options.n_pes == 0) {
         options.n_pes = local_gpus;
@@ -55,11 +57,15 @@ int main(int argc, char **argv) {
     /* NCCL refuses two ranks on one GPU; where it cannot make an id, the socket serves too. */
     char uniqueid_hex[UNIQUEID_HEX_LEN + 1], socket_name[SOCKET_NAME_MAX];
     struct child_bootstrap bootstrap = {0};
-    bool use_socket = options.bootstrap == BOOTSTRAP_SOCKET ||
-                      (options.bootstrap == BOOTSTRAP_AUTO && options.n_pes > local_gpus);
+    bool use_socket =
+        options.bootstrap == BOOTSTRAP_SOCKET ||
+        (options.bootstrap == BOOTSTRAP_AUTO && (local_gpus < 0 || options.n_pes > local_gpus));
     if (!use_socket && create_uniqueid_hex(uniqueid_hex)) {
         bootstrap.uniqueid_hex = uniqueid_hex;
     } else {
+        if (options.bootstrap == BOOTSTRAP_NCCL)
+            fprintf(stderr, LAUNCHER_NAME ": --bootstrap nccl: NCCL made no unique id; the PEs "
+                                          "exchange through the socket bootstrap instead\n");
         create_socket_name(socket_name);
         bootstrap.socket_name = socket_name;
     }

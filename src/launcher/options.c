@@ -21,7 +21,7 @@ void print_usage(FILE *out) {
             "bootstrap: PE 0 relays the exchanges); its stdin is /dev/null.\n"
             "\n"
             "Options (they end at the program):\n"
-            "  -n, --np N           number of PEs (default: number of local GPUs, or 1)\n"
+            "  -n, -np, --np N      number of PEs (default: number of local GPUs, or 1)\n"
             "      --bootstrap B    how the PEs exchange at init: nccl (one GPU per PE),\n"
             "                       socket (also PEs that share a GPU, which NCCL refuses),\n"
             "                       or auto (default: socket when PEs outnumber the GPUs)\n"
@@ -106,7 +106,17 @@ enum parse_result parse_options(int argc, char **argv, struct launch_options *op
        last letter, so optind - 1 after the call may name the word before. */
     int current = optind;
     /* '+': options end at the first non-option, the program. */
-    while ((option = getopt_long(argc, argv, "+:hn:", long_options, NULL)) != -1) {
+    for (;;) {
+        /* mpirun's spelling: getopt would read "-np" as -n with the value "p". */
+        if (optind + 1 < argc && strcmp(argv[optind], "-np") == 0) {
+            if (!parse_n_pes(argv[optind + 1], &options->n_pes))
+                return PARSE_INVALID;
+            optind += 2;
+            current = optind;
+            continue;
+        }
+        if ((option = getopt_long(argc, argv, "+:hn:", long_options, NULL)) == -1)
+            break;
         switch (option) {
         case 'n':
             if (!parse_n_pes(optarg, &options->n_pes))

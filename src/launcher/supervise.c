@@ -101,12 +101,13 @@ static void report_failure(const struct supervisor *sup, const struct child *chi
                 child->exit_code);
     if (abandoned)
         fprintf(stderr, " without calling symcoll_finalize");
-    if (count_running(sup) > 0) {
-        fprintf(stderr, " while ranks");
+    int running = count_running(sup);
+    if (running > 0) {
+        fprintf(stderr, running == 1 ? " while rank" : " while ranks");
         for (int i = 0; i < sup->n_children; i++)
             if (sup->children[i].running)
                 fprintf(stderr, " %d", sup->children[i].rank);
-        fprintf(stderr, " still run");
+        fprintf(stderr, running == 1 ? " still runs" : " still run");
     }
     fputc('\n', stderr);
 }

@@ -16,8 +16,8 @@ bool create_uniqueid_hex(char *hex) {
     if (status != ncclSuccess) {
         if (debug_enabled())
             fprintf(stderr,
-                    LAUNCHER_NAME ": warning: ncclGetUniqueId: %s; the PEs run without "
-                                  "SYMCOLL_UNIQUEID\n",
+                    LAUNCHER_NAME ": warning: ncclGetUniqueId: %s; the PEs exchange through "
+                                  "the socket bootstrap instead\n",
                     ncclGetErrorString(status));
         return false;
     }

@@ -9,11 +9,16 @@ mps_start() {
   nvidia-cuda-mps-control -d && sleep 1 && echo "mps: started ($CUDA_MPS_PIPE_DIRECTORY)"
 }
 
+# Stops the daemon of this pipe directory and its servers alone, not other users' MPS.
 mps_stop() {
   [ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ] || return 0
+  local servers pid
+  servers=$(echo get_server_list | nvidia-cuda-mps-control 2>/dev/null)
   echo quit | nvidia-cuda-mps-control 2>/dev/null
-  for _ in $(seq 50); do pgrep -x nvidia-cuda-mps-server >/dev/null || break; sleep 0.1; done
-  pkill -9 -x nvidia-cuda-mps-server 2>/dev/null
+  for pid in $servers; do
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null
+  done
   unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
   echo "mps: stopped"
 }

@@ -37,9 +37,9 @@ int main(int argc, char **argv) {
         MPI_Bcast(&id, sizeof(nvshmemx_uniqueid_t), MPI_UINT8_T, 0, MPI_COMM_WORLD);
         nvshmemx_set_attr_uniqueid_args(rank, size, &id, &attr);
         status = nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr);
-        if (status == SYMCOLL_ERROR_UNSUPPORTED && ranks_share_a_gpu()) {
+        if (status == SYMCOLL_ERROR_NCCL && ranks_share_a_gpu()) {
             printf("[  SKIPPED ] ranks share a GPU: the unique-id path forms an NCCL "
-                   "communicator, which needs one GPU per rank (init refused at once)\n");
+                   "communicator, which needs one GPU per rank (NCCL refused it)\n");
             MPI_Finalize();
             return 77;
         }

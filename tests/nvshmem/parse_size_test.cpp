@@ -17,6 +17,7 @@ TEST(NvshmemSymmetricSize, SuffixesAnyCase) {
     EXPECT_EQ(parsed("512M"), 512ull << 20);
     EXPECT_EQ(parsed("2G"), 2ull << 30);
     EXPECT_EQ(parsed("1t"), 1ull << 40);
+    EXPECT_EQ(parsed("16GB"), 16ull << 30); // as NVSHMEM's own documentation writes it
 }
 
 TEST(NvshmemSymmetricSize, FractionsRoundUp) {
@@ -27,7 +28,7 @@ TEST(NvshmemSymmetricSize, FractionsRoundUp) {
 
 TEST(NvshmemSymmetricSize, RejectsWhatIsNotASize) {
     size_t bytes = 7;
-    for (const char *text : {"", "g", "abc", "5x", "5gb", "-1", "1e30g", "nan"}) {
+    for (const char *text : {"", "g", "abc", "5x", "5gbb", "-1", "1e30g", "nan"}) {
         EXPECT_NE(nvshmemi_parse_size(text, &bytes), 0) << text;
         EXPECT_EQ(bytes, 7u) << text;
     }
