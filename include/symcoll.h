@@ -87,8 +87,9 @@ typedef enum {
     SYMCOLL_CMP_LE = 5
 } symcoll_cmp_t;
 
-/* The most PEs one job may have: a device handle keeps one reachability bit per PE. More
- * PEs make symcoll_init fail with UNSUPPORTED; symcoll-run refuses -n above it. */
+/* The most PEs one job may have: a device handle keeps one reachability bit per PE. A launch
+ * of more makes symcoll_init fail with UNSUPPORTED (attr.size or SYMCOLL_SIZE above it with
+ * INVALID_ARGUMENT), before any GPU work; symcoll-run refuses -n above it. */
 #define SYMCOLL_MAX_PES 64
 
 /* Team handle. WORLD is every PE of the job, NODE the PEs on this PE's host. */
@@ -157,7 +158,8 @@ SYMCOLL_API void symcoll_init_attr_default(symcoll_init_attr_t *attr);
  * before any GPU, NCCL or PMIx work. Errors: INVALID_ARGUMENT (an attr field or a variable, named
  * with its value and what is accepted; a second init without finalize), NO_GPU (says which
  * is missing: the driver, a driver as new as the CUDA runtime, or a device), UNSUPPORTED
- * (more than SYMCOLL_MAX_PES PEs), BOOTSTRAP (no launch path found, peers missing, a callback
+ * (a launch of more than SYMCOLL_MAX_PES PEs; attr.size or SYMCOLL_SIZE above it is
+ * INVALID_ARGUMENT), BOOTSTRAP (no launch path found, peers missing, a callback
  * failed, the callbacks disagree with attr.rank and attr.size),
  * TIMEOUT, CUDA, NCCL (PEs that share a GPU on an NCCL launch path: the message names the
  * paths that serve them), SYSTEM, OUT_OF_MEMORY (heap could not be created). */

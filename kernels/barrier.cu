@@ -12,8 +12,9 @@ static __global__ void barrier_kernel(symcoll_device_t h) {
 }
 
 extern "C" cudaError_t symcoll_barrier_launch(symcoll_device_t h, cudaStream_t stream) {
-    barrier_kernel<<<1, BARRIER_THREADS, 0, stream>>>(h);
-    return cudaGetLastError();
+    void *params[] = {&h};
+    return cudaLaunchKernel((const void *)barrier_kernel, dim3(1), dim3(BARRIER_THREADS), params, 0,
+                            stream);
 }
 
 extern "C" cudaError_t symcoll_barrier_kernels_load(void) {

@@ -223,8 +223,9 @@ static __global__ void __launch_bounds__(SYMCOLL_HALO_THREADS, 2)
 }
 
 extern "C" cudaError_t symcoll_halo_launch(const symcoll_halo_args_t *args, cudaStream_t stream) {
-    halo_kernel<<<args->first_block[args->n_dirs], SYMCOLL_HALO_THREADS, 0, stream>>>(*args);
-    return cudaGetLastError();
+    void *params[] = {(void *)args};
+    return cudaLaunchKernel((const void *)halo_kernel, dim3(args->first_block[args->n_dirs]),
+                            dim3(SYMCOLL_HALO_THREADS), params, 0, stream);
 }
 
 extern "C" cudaError_t symcoll_halo_kernels_load(void) {

@@ -10,8 +10,7 @@ static cudaError_t first_launch(void) {
     cudaError_t err = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
     if (err != cudaSuccess)
         return err;
-    first_launch_kernel<<<1, 1, 0, stream>>>();
-    err = cudaGetLastError();
+    err = cudaLaunchKernel((const void *)first_launch_kernel, dim3(1), dim3(1), NULL, 0, stream);
     cudaError_t synced = cudaStreamSynchronize(stream);
     cudaError_t destroyed = cudaStreamDestroy(stream);
     return err != cudaSuccess ? err : synced != cudaSuccess ? synced : destroyed;

@@ -24,15 +24,16 @@ extern "C" cudaError_t symcoll_put_signal_launch(void *peer_dst, const void *src
                                                  uint64_t *peer_sig, uint64_t value,
                                                  symcoll_signal_op_t op, cudaStream_t stream) {
     int threads = bytes == 0 ? 1 : PUT_SIGNAL_THREADS;
-    put_signal_kernel<<<1, threads, 0, stream>>>(peer_dst, src, bytes, peer_sig, value, op);
-    return cudaGetLastError();
+    void *params[] = {&peer_dst, &src, &bytes, &peer_sig, &value, &op};
+    return cudaLaunchKernel((const void *)put_signal_kernel, dim3(1), dim3(threads), params, 0,
+                            stream);
 }
 
 extern "C" cudaError_t symcoll_signal_wait_launch(symcoll_device_t h, const uint64_t *sig,
                                                   symcoll_cmp_t cmp, uint64_t value,
                                                   cudaStream_t stream) {
-    signal_wait_kernel<<<1, 1, 0, stream>>>(h, sig, cmp, value);
-    return cudaGetLastError();
+    void *params[] = {&h, &sig, &cmp, &value};
+    return cudaLaunchKernel((const void *)signal_wait_kernel, dim3(1), dim3(1), params, 0, stream);
 }
 
 extern "C" cudaError_t symcoll_rma_kernels_load(void) {

@@ -202,7 +202,9 @@ static symcoll_status_t load_tuning_file(const char *path) {
 static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
     const symcoll_env_t *e = symcoll_env();
     int n_devices = 0;
-    symcoll_status_t st = symcoll_gpu_count("symcoll_init", &n_devices);
+    symcoll_status_t st = symcoll_launch_check_size(attr);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_gpu_count("symcoll_init", &n_devices);
     if (st != SYMCOLL_SUCCESS)
         return st;
     symcoll_launch_t launch;

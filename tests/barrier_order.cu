@@ -89,6 +89,31 @@ TEST(BarrierOrder, LatePutsVisibleAfterNodeBarrier) {
     late_writer_rounds(SYMCOLL_TEAM_NODE, false);
 }
 
+__global__ void never_launched_kernel() {}
+
+// A launch error the program left pending (an empty grid) is not the next call's: barrier,
+// put_signal and signal_wait report their own launch, and the error stays for the program.
+TEST(BarrierArguments, APendingLaunchErrorOfTheProgramIsNotTheCallsOwn) {
+    Stream stream;
+    SymBuffer signal(sizeof(uint64_t));
+    CUDA_OK(cudaMemset(signal.ptr, 0, sizeof(uint64_t)));
+    int me = symcoll_my_pe();
+    for (int call = 0; call < 3; call++) {
+        never_launched_kernel<<<0, 1, 0, stream>>>();
+        symcoll_status_t st =
+            call == 0   ? symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream)
+            : call == 1 ? symcoll_put_signal_on_stream(nullptr, nullptr, 0, signal.as<uint64_t>(),
+                                                       1, SYMCOLL_SIGNAL_SET, me, stream)
+                        : symcoll_signal_wait_until_on_stream(signal.as<uint64_t>(), SYMCOLL_CMP_GE,
+                                                              1, stream);
+        EXPECT_EQ(st, SYMCOLL_SUCCESS) << "call " << call << ": " << symcoll_last_error();
+        EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration) << "call " << call;
+    }
+    CUDA_OK(cudaStreamSynchronize(stream));
+    EXPECT_EQ(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream), SYMCOLL_SUCCESS);
+    CUDA_OK(cudaStreamSynchronize(stream));
+}
+
 TEST(BarrierArguments, RejectsBadTeamsAndStreams) {
     for (symcoll_team_t team : {-1, 2, 63, 64, 1000}) {
         EXPECT_EQ(symcoll_barrier_on_stream(team, 0), SYMCOLL_ERROR_INVALID_ARGUMENT);

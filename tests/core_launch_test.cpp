@@ -63,4 +63,22 @@ TEST_F(Torchrun, MasterPortWithoutAPortAboveItIsNamed) {
     }
 }
 
+// More PEs than symcoll supports is UNSUPPORTED before any GPU work (on a CPU machine: not
+// NO_GPU), as the README says; the auto detection applies the same check.
+TEST_F(Torchrun, MorePesThanSupportedAreRefusedBeforeAnyGpuWork) {
+    setenv("RANK", "0", 1);
+    setenv("WORLD_SIZE", "65", 1);
+    for (const char *bootstrap : {"torchrun", "auto"}) {
+        setenv("SYMCOLL_BOOTSTRAP", bootstrap, 1);
+        ASSERT_EQ(symcoll_env_load(), SYMCOLL_SUCCESS) << symcoll_last_error();
+        EXPECT_EQ(symcoll_launch_check_size(nullptr), SYMCOLL_ERROR_UNSUPPORTED) << bootstrap;
+        std::string why = symcoll_last_error();
+        EXPECT_NE(why.find("WORLD_SIZE=65 PEs, but symcoll supports at most 64"), std::string::npos)
+            << why;
+        EXPECT_EQ(symcoll_init(nullptr), SYMCOLL_ERROR_UNSUPPORTED) << symcoll_last_error();
+    }
+    setenv("WORLD_SIZE", "64", 1);
+    EXPECT_EQ(symcoll_launch_check_size(nullptr), SYMCOLL_SUCCESS) << symcoll_last_error();
+}
+
 } // namespace

@@ -57,6 +57,12 @@ typedef struct {
  * *out; the unique id of the torchrun path is made here with NCCL_COMM_ID set temporarily. */
 symcoll_status_t symcoll_launch_detect(const symcoll_init_attr_t *attr, symcoll_launch_t *out);
 
+/* UNSUPPORTED when the launch the environment describes brings more than SYMCOLL_MAX_PES PEs
+ * (torchrun's WORLD_SIZE), checked before any GPU work; the other paths check their sizes as
+ * settings (attr.size, SYMCOLL_SIZE: INVALID_ARGUMENT) or once they are known (PMIx, an NCCL
+ * communicator: UNSUPPORTED). */
+symcoll_status_t symcoll_launch_check_size(const symcoll_init_attr_t *attr);
+
 /* Restores NCCL_COMM_ID after the torchrun path has formed its communicator. */
 void symcoll_launch_restore_env(void);
 

@@ -169,6 +169,29 @@ static symcoll_status_t single(symcoll_launch_t *out) {
     return symcoll_get_uniqueid(&out->uniqueid);
 }
 
+/* Whether detection will take torchrun's environment (the order of symcoll_launch_detect). */
+static int torchrun_launch(const symcoll_init_attr_t *attr) {
+    const symcoll_env_t *e = symcoll_env();
+    if (attr && attr->bootstrap != SYMCOLL_BOOTSTRAP_AUTO)
+        return 0;
+    if (!strcmp(e->bootstrap, "torchrun"))
+        return 1;
+    return !strcmp(e->bootstrap, "auto") && !*e->uniqueid && !*e->bootstrap_socket &&
+           !symcoll_bootstrap_pmix_detected() && getenv("RANK") && getenv("WORLD_SIZE") &&
+           getenv("MASTER_ADDR");
+}
+
+symcoll_status_t symcoll_launch_check_size(const symcoll_init_attr_t *attr) {
+    long size;
+    if (torchrun_launch(attr) && env_int("WORLD_SIZE", &size) == 0 && size > SYMCOLL_MAX_PES)
+        return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
+                                 "symcoll_init: torchrun launched WORLD_SIZE=%ld PEs, but symcoll "
+                                 "supports at most %d (a device handle has one reachability bit "
+                                 "per PE)",
+                                 size, SYMCOLL_MAX_PES);
+    return SYMCOLL_SUCCESS;
+}
+
 symcoll_status_t symcoll_launch_detect(const symcoll_init_attr_t *attr, symcoll_launch_t *out) {
     memset(out, 0, sizeof *out);
     out->local_rank = out->local_size = -1;
