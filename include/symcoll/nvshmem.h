@@ -89,8 +89,9 @@ typedef symcoll_team_t nvshmem_team_t;
 #define NVSHMEM_TEAM_INVALID SYMCOLL_TEAM_INVALID
 #define NVSHMEM_TEAM_WORLD SYMCOLL_TEAM_WORLD
 #define NVSHMEMX_TEAM_NODE SYMCOLL_TEAM_NODE
-/* Every PE of a node that shares memory: the node team, within one node. */
-#define NVSHMEM_TEAM_SHARED SYMCOLL_TEAM_NODE
+/* Every PE of a node that shares memory. A handle of its own, as in NVSHMEM, so that a switch
+ * may name it beside NVSHMEMX_TEAM_NODE; within one node both are symcoll's NODE team. */
+#define NVSHMEM_TEAM_SHARED ((nvshmem_team_t)-2)
 #define NVSHMEM_TEAM_WORLD_INDEX 0
 #define NVSHMEM_TEAM_SHARED_INDEX 1
 #define NVSHMEMX_TEAM_NODE_INDEX 2
@@ -251,8 +252,14 @@ static inline NVSHMEMI_HOSTDEV int nvshmem_n_pes(void) {
     return symcoll_n_pes();
 #endif
 }
+/* symcoll's team of an NVSHMEM team handle. */
+static inline NVSHMEMI_HOSTDEV symcoll_team_t nvshmemi_team(nvshmem_team_t team) {
+    return team == NVSHMEM_TEAM_SHARED ? SYMCOLL_TEAM_NODE : team;
+}
+
 /* On the device: WORLD and NODE (SHARED); other teams give -1. */
 static inline NVSHMEMI_HOSTDEV int nvshmem_team_my_pe(nvshmem_team_t team) {
+    team = nvshmemi_team(team);
 #ifdef __CUDA_ARCH__
     const nvshmemi_symcoll_device_state_t *s = nvshmemi_device_state();
     return team == SYMCOLL_TEAM_WORLD  ? s->world.team_my_pe
@@ -263,6 +270,7 @@ static inline NVSHMEMI_HOSTDEV int nvshmem_team_my_pe(nvshmem_team_t team) {
 #endif
 }
 static inline NVSHMEMI_HOSTDEV int nvshmem_team_n_pes(nvshmem_team_t team) {
+    team = nvshmemi_team(team);
 #ifdef __CUDA_ARCH__
     const nvshmemi_symcoll_device_state_t *s = nvshmemi_device_state();
     return team == SYMCOLL_TEAM_WORLD  ? s->world.team_size
@@ -274,7 +282,7 @@ static inline NVSHMEMI_HOSTDEV int nvshmem_team_n_pes(nvshmem_team_t team) {
 }
 static inline int nvshmem_team_translate_pe(nvshmem_team_t src_team, int src_pe,
                                             nvshmem_team_t dest_team) {
-    return symcoll_team_translate_pe(src_team, src_pe, dest_team);
+    return symcoll_team_translate_pe(nvshmemi_team(src_team), src_pe, nvshmemi_team(dest_team));
 }
 
 /* ---- symmetric memory (collective; host) ---- */

@@ -221,10 +221,12 @@ NVSHMEMI_RMA_TYPES(NVSHMEMI_DEFINE_RMA_ON_STREAM)
 /* The team forms return 0 or symcoll's status, as NVSHMEM's team collectives return a status;
  * the _all forms return nothing, as NVSHMEM's. */
 static inline int nvshmemx_barrier_on_stream(nvshmem_team_t team, cudaStream_t stream) {
-    return nvshmemi_report(symcoll_barrier_on_stream(team, stream), "nvshmemx_barrier_on_stream");
+    return nvshmemi_report(symcoll_barrier_on_stream(nvshmemi_team(team), stream),
+                           "nvshmemx_barrier_on_stream");
 }
 static inline int nvshmemx_team_sync_on_stream(nvshmem_team_t team, cudaStream_t stream) {
-    return nvshmemi_report(symcoll_barrier_on_stream(team, stream), "nvshmemx_team_sync_on_stream");
+    return nvshmemi_report(symcoll_barrier_on_stream(nvshmemi_team(team), stream),
+                           "nvshmemx_team_sync_on_stream");
 }
 static inline void nvshmemx_barrier_all_on_stream(cudaStream_t stream) {
     nvshmemi_report(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream),
@@ -284,18 +286,18 @@ static inline int nvshmemi_blocking_end(symcoll_status_t status, const char *fn)
         nvshmem_team_t team, TYPE *dest, const TYPE *source, size_t nreduce,                       \
         cudaStream_t stream) {                                                                     \
         return nvshmemi_report(                                                                    \
-            symcoll_reduce_on_stream(team, dest, source, nreduce, DT, OP, stream),                 \
+            symcoll_reduce_on_stream(nvshmemi_team(team), dest, source, nreduce, DT, OP, stream),  \
             "nvshmemx_" #NAME "_" #OPNAME "_reduce_on_stream");                                    \
     }                                                                                              \
     static inline int nvshmem_##NAME##_##OPNAME##_reduce(nvshmem_team_t team, TYPE *dest,          \
                                                          const TYPE *source, size_t nreduce) {     \
         const char *fn = "nvshmem_" #NAME "_" #OPNAME "_reduce";                                   \
         int status = nvshmemi_blocking_begin(fn);                                                  \
-        return status                                                                              \
-                   ? status                                                                        \
-                   : nvshmemi_blocking_end(symcoll_reduce_on_stream(team, dest, source, nreduce,   \
-                                                                    DT, OP, cudaStreamPerThread),  \
-                                           fn);                                                    \
+        return status ? status                                                                     \
+                      : nvshmemi_blocking_end(symcoll_reduce_on_stream(nvshmemi_team(team), dest,  \
+                                                                       source, nreduce, DT, OP,    \
+                                                                       cudaStreamPerThread),       \
+                                              fn);                                                 \
     }
 #define NVSHMEMI_DEFINE_REDUCE_ARITHMETIC(TYPE, NAME, DT)                                          \
     NVSHMEMI_DEFINE_REDUCE(TYPE, NAME, DT, sum, SYMCOLL_SUM)                                       \
@@ -319,17 +321,20 @@ NVSHMEMI_DEFINE_REDUCE_ARITHMETIC(__nv_bfloat16, bfloat16, SYMCOLL_BFLOAT16)
  * elem_size bytes (fcollect and alltoall: per PE). */
 static inline int nvshmemi_broadcast(nvshmem_team_t team, void *dest, const void *source,
                                      size_t bytes, int root, cudaStream_t stream) {
-    return (int)symcoll_broadcast_on_stream(team, dest, source, bytes, SYMCOLL_UINT8, root, stream);
+    return (int)symcoll_broadcast_on_stream(nvshmemi_team(team), dest, source, bytes, SYMCOLL_UINT8,
+                                            root, stream);
 }
 static inline int nvshmemi_fcollect(nvshmem_team_t team, void *dest, const void *source,
                                     size_t bytes, int root, cudaStream_t stream) {
     (void)root;
-    return (int)symcoll_fcollect_on_stream(team, dest, source, bytes, SYMCOLL_UINT8, stream);
+    return (int)symcoll_fcollect_on_stream(nvshmemi_team(team), dest, source, bytes, SYMCOLL_UINT8,
+                                           stream);
 }
 static inline int nvshmemi_alltoall(nvshmem_team_t team, void *dest, const void *source,
                                     size_t bytes, int root, cudaStream_t stream) {
     (void)root;
-    return (int)symcoll_alltoall_on_stream(team, dest, source, bytes, SYMCOLL_UINT8, stream);
+    return (int)symcoll_alltoall_on_stream(nvshmemi_team(team), dest, source, bytes, SYMCOLL_UINT8,
+                                           stream);
 }
 static inline int nvshmemi_on_stream(int status, const char *fn) {
     return nvshmemi_report((symcoll_status_t)status, fn);

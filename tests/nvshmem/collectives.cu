@@ -189,6 +189,17 @@ int main(void) {
     bad += nvshmem_broadcastmem(NVSHMEM_TEAM_WORLD, x, x, sizeof(int), n - 1) != 0;
     bad += nvshmem_int_g(x, me) != n;
     nvshmem_barrier_all();
+    /* NVSHMEM_TEAM_SHARED is a handle of its own that means the node team. */
+    bad += NVSHMEM_TEAM_SHARED == NVSHMEMX_TEAM_NODE;
+    bad += nvshmem_team_n_pes(NVSHMEM_TEAM_SHARED) != nvshmem_team_n_pes(NVSHMEMX_TEAM_NODE);
+    bad += nvshmem_team_my_pe(NVSHMEM_TEAM_SHARED) != nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE);
+    nvshmem_int_p(x, me + 1, me);
+    nvshmem_barrier_all();
+    bad += nvshmem_int_sum_reduce(NVSHMEM_TEAM_SHARED, x, x, 1) != 0;
+    int node = nvshmem_team_n_pes(NVSHMEMX_TEAM_NODE),
+        first = me - nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE);
+    bad += nvshmem_int_g(x, me) != node * (2 * first + node + 1) / 2;
+    nvshmem_barrier_all();
     nvshmem_free(x);
     CHECK_CUDA(cudaStreamDestroy(stream));
     nvshmem_finalize();

@@ -14,6 +14,24 @@
 #error "NVSHMEM_VENDOR_*VERSION do not name an NVSHMEM 3 release"
 #endif
 
+/* NVSHMEM's team handles are distinct: a switch may name each (a duplicate case would not
+ * compile). */
+int nvshmem_team_kind(nvshmem_team_t team);
+int nvshmem_team_kind(nvshmem_team_t team) {
+    switch (team) {
+    case NVSHMEM_TEAM_WORLD:
+        return 0;
+    case NVSHMEM_TEAM_SHARED:
+        return 1;
+    case NVSHMEMX_TEAM_NODE:
+        return 2;
+    case NVSHMEM_TEAM_INVALID:
+        return -1;
+    default:
+        return 3;
+    }
+}
+
 int nvshmem_header_compiles_as_c(void);
 int nvshmem_header_compiles_as_c(void) {
     if (nvshmemx_init_status() != NVSHMEM_STATUS_NOT_INITIALIZED)
@@ -26,7 +44,8 @@ int nvshmem_header_compiles_as_c(void) {
     nvshmem_barrier_all();
     /* The team barriers on a stream return a status, as NVSHMEM's do. */
     int status = nvshmemx_barrier_on_stream(NVSHMEM_TEAM_WORLD, 0) |
-                 nvshmemx_team_sync_on_stream(NVSHMEMX_TEAM_NODE, 0);
+                 nvshmemx_team_sync_on_stream(NVSHMEMX_TEAM_NODE, 0) |
+                 nvshmemx_team_sync_on_stream(NVSHMEM_TEAM_SHARED, 0);
     nvshmemx_int_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, x, x, 4, 0);
     nvshmemx_long_broadcast_on_stream(NVSHMEM_TEAM_WORLD, (long *)x, (long *)x, 2, 0, 0);
     status |= nvshmem_broadcastmem(NVSHMEM_TEAM_WORLD, x, x, sizeof(int), 0) |
