@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Sourced by the one-GPU checks: MPS with a private pipe directory, started when PEs outnumber
-# the GPUs, checked before each step (a fault in one client can leave the server refusing new
-# ones: then it is restarted), stopped at the end.
+# Sourced by check.sh: MPS with a private pipe directory, started when PEs outnumber the GPUs,
+# checked after a failed test (a fault in one client can leave the server refusing new ones: then
+# it is restarted), stopped at the end.
 MPS_CHECK=${MPS_CHECK:-}
 
 mps_start() {
-  export CUDA_MPS_PIPE_DIRECTORY=$(mktemp -d) CUDA_MPS_LOG_DIRECTORY=$(mktemp -d)
+  CUDA_MPS_PIPE_DIRECTORY=$(mktemp -d)
+  CUDA_MPS_LOG_DIRECTORY=$(mktemp -d)
+  export CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
   nvidia-cuda-mps-control -d && sleep 1 && echo "mps: started ($CUDA_MPS_PIPE_DIRECTORY)"
 }
 
@@ -26,6 +28,7 @@ mps_stop() {
 # Restarts MPS when a one-PE run of $MPS_CHECK (a program that exits 0 on a usable GPU) fails.
 mps_ensure() {
   [ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ] && [ -n "$MPS_CHECK" ] || return 0
+  # shellcheck disable=SC2086 # MPS_CHECK is a command line
   if ! timeout 60 $MPS_CHECK >/dev/null 2>&1; then
     echo "mps: the server refuses clients; restarting it"
     mps_stop; mps_start

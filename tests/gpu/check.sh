@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# The GPU checks, from any checkout and build folder, on any number of GPUs:
+#
+#   tests/gpu/check.sh BUILD_DIR [LOG_DIR] [STEP,...]
+#
+# Steps (default suite,wide,sanitize,perf):
+#   suite     ctest -L gpu, every test alone, with the build's SYMCOLL_TEST_NP PEs (default 2)
+#   wide      the 4pe and 8pe labels: 4 PEs with no MPS limit (init divides the GPU), 8 at
+#             100/8 %; then symcoll-perf --soak (SOAK_SECONDS, default 60) with 4 PEs, no limit
+#   sanitize  a subset of the GPU tests under compute-sanitizer (memcheck, racecheck, synccheck),
+#             MPS stopped: the tools serialize kernels, so PEs of one GPU take turns
+#   perf      the sweep in stream and graph mode beside NCCL (n/a where PEs share a GPU), CSVs
+#             that --baseline reads; with BASE_BUILD, interleaved with that build's sweep and
+#             compared point by point (an A/B in one run); then --op halo and the in-kernel syncs
+#   nomps     PEs sharing a GPU without MPS (time slicing): correct, one time slice a sync
+#   floor     tools that measure one thing: graph_floor.cu, flag_offsets.cu
+# When PEs outnumber the GPUs, MPS runs with a private pipe directory, each PE gets
+# CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=100/PEs (except where a step says otherwise), and a test that
+# leaves the server refusing clients gets it restarted. NCCL must be on LD_LIBRARY_PATH for the
+# NCCL columns. Logs go to LOG_DIR (default gpu-logs); a summary is printed last.
+set -u
+[ $# -ge 1 ] || { sed -n '2,22p' "$0"; exit 2; }
+B=$(cd "$1" && pwd) || exit 2
+L=$(mkdir -p "${2:-gpu-logs}" && cd "${2:-gpu-logs}" && pwd) || exit 2
+STEPS=${3:-suite,wide,sanitize,perf}
+HERE=$(cd "$(dirname "$0")" && pwd)
+# The PEs of the suite's tests: the build's SYMCOLL_TEST_NP (CMake cache), 2 by default.
+NP=$(sed -n 's/^SYMCOLL_TEST_NP:STRING=//p' "$B/CMakeCache.txt" 2>/dev/null)
+NP=${NP:-2}
+RUN=$B/src/launcher/symcoll-run
+PERF=$B/perf/symcoll-perf
+export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+GPUS=$(nvidia-smi -L 2>/dev/null | wc -l)
+[ "$GPUS" -ge 1 ] || { echo "check.sh: no GPU here"; exit 77; }
+export MPS_CHECK="$RUN -n 1 $B/examples/allreduce_stream"
+# shellcheck source=tests/gpu/mps.sh
+. "$HERE/mps.sh"
+
+# MPS and each PE's share, for a job of $1 PEs.
+share_for() {
+  local pes=$1
+  if [ "$pes" -gt "$GPUS" ]; then
+    [ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ] || mps_start
+    mps_ensure
+    awk -v p="$pes" -v g="$GPUS" 'BEGIN { printf "%g", 100 * g / p }'
+  fi
+}
+
+# Every test of label $1 alone, logged into $2; MPS restarted after a failure that broke it.
+run_label() {
+  local label=$1 log=$2 t
+  for t in $(ctest --test-dir "$B" -N -L "$label" | sed -n 's/^ *Test *#[0-9]*: //p'); do
+    ctest --test-dir "$B" -R "^$t\$" --timeout "${TEST_TIMEOUT:-300}" --output-on-failure \
+      >> "$log" 2>&1 || mps_ensure
+  done
+  echo "passed $(grep -c '   Passed' "$log"), failed $(grep -cE '\*\*\*(Failed|Timeout)|Exception' "$log"), skipped $(grep -c '\*\*\*Skipped' "$log")"
+  grep -hE '\*\*\*(Failed|Timeout)|Exception' "$log" | sed 's/^ *[0-9]*\/[0-9]* //' | head -20
+}
+
+suite() {
+  local pct; pct=$(share_for "$NP")
+  echo "== ctest -L gpu ($NP PEs on $GPUS GPUs${pct:+, MPS $pct %})"
+  CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=${pct:-100} run_label '^gpu$' "$L/ctest-gpu.log"
+}
+
+wide() {
+  share_for 4 > /dev/null
+  echo "== ctest -L 4pe (no MPS limit)"; run_label 4pe "$L/ctest-4pe.log"
+  local pct; pct=$(share_for 8)
+  echo "== ctest -L 8pe${pct:+ (MPS $pct %)}"
+  CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=${pct:-100} run_label 8pe "$L/ctest-8pe.log"
+  share_for 4 > /dev/null
+  SYMCOLL_DEBUG=warn timeout $((${SOAK_SECONDS:-60} + 120)) "$RUN" -n 4 \
+    --timeout $((${SOAK_SECONDS:-60} + 100)) "$PERF" --soak "${SOAK_SECONDS:-60}" > "$L/soak-4pe.log" 2>&1
+  echo "== soak, 4 PEs, no MPS limit: rc=$?"; grep -E "soak|wrong" "$L/soak-4pe.log" | tail -3
+}
+
+sanitize() {
+  mps_stop
+  local sanitizer tests=$B/tests run tool log rc
+  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  local colls="--gtest_filter=Sequence.MixedCollectivesBackToBackOnOneStream:Sequence.GraphReplayed*"
+  local rma="--gtest_filter=HostRma.PutSignal*:DeviceRma.PutSignalEveryScopeSetAndAdd:DeviceRma.FenceAndQuietOrderPutsBeforeAFlag:DeviceApiRing.*"
+  local barrier="--gtest_filter=BarrierOrder.*:BarrierGraph.WorldReplayed*"
+  echo "== compute-sanitizer ($NP PEs; rc 0 and '0 errors' on every PE is clean)"
+  for run in "memcheck core_gpu_test" "memcheck rma_gpu $rma" "memcheck barrier_gpu $barrier" \
+             "memcheck coll_sequence_test $colls" "racecheck coll_sequence_test $colls" \
+             "synccheck coll_sequence_test $colls"; do
+    # shellcheck disable=SC2086 # a run is a tool, a test program and its filter, no spaces
+    set -- $run
+    tool=$1
+    shift
+    log="$L/sanitize-$tool-$1.log"
+    local extra=(); [ "$tool" = memcheck ] && extra=(--report-api-errors no)
+    SYMCOLL_TIMEOUT_MS=300000 SYMCOLL_TEST_REPLAYS=20 timeout "${SANITIZE_TIMEOUT:-300}" \
+      "$RUN" -n "$NP" --tag-output "$sanitizer" --error-exitcode 86 --print-limit 20 \
+      --tool "$tool" "${extra[@]}" "$tests/$1" "${@:2}" > "$log" 2>&1
+    rc=$?
+    printf '%-10s %-20s rc=%-3s %s\n' "$tool" "$1" "$rc" "$(grep -hoE '(ERROR|RACECHECK) SUMMARY: [0-9]* (error|hazard)' "$log" | sort | uniq -c | paste -sd';')"
+  done
+}
+
+# One sweep of build $1 in mode $2 into $3.csv/.txt, compared with $4.csv when given.
+sweep() {
+  local build=$1 mode=$2 out=$3 base=${4:-} g=()
+  [ "$mode" = graph ] && g=(-G 20)
+  timeout 300 "$build/src/launcher/symcoll-run" -n "$NP" "$build/perf/symcoll-perf" --op all \
+    --mode "$mode" "${g[@]}" --compare nccl --csv "$out.csv" ${base:+--baseline "$base.csv"} \
+    > "$out.txt" 2>&1
+}
+
+perf() {
+  local pct; pct=$(share_for "$NP")
+  export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=${pct:-100}
+  for mode in stream graph; do
+    if [ -n "${BASE_BUILD:-}" ]; then
+      sweep "$BASE_BUILD" "$mode" "$L/base-$mode"
+      sweep "$B" "$mode" "$L/perf-$mode" "$L/base-$mode"
+    else
+      sweep "$B" "$mode" "$L/perf-$mode"
+    fi
+    echo "== sweep, $mode mode ($NP PEs${pct:+, MPS $pct %}): rc=$?"
+    grep -E "^# (gpu sharing|nccl)" "$L/perf-$mode.txt"
+    grep -E "^ +[a-z]+ +(0|8|2097152|134217728) +[0-9]" "$L/perf-$mode.txt" | cut -c1-140
+    [ -n "${BASE_BUILD:-}" ] && grep -iE "slower|compared" "$L/perf-$mode.txt" | head -20
+  done
+  timeout 200 "$RUN" -n "$NP" "$PERF" --op halo -b 1k -e 4m -f 4 --mode both -G 20 \
+    --compare nccl --csv "$L/halo.csv" > "$L/halo.txt" 2>&1
+  echo "== --op halo: rc=$?"
+  for op in dev_barrier dev_pingpong; do
+    timeout 120 "$RUN" -n "$NP" "$PERF" --op $op > "$L/$op.txt" 2>&1
+    echo "== --op $op: rc=$?"; grep -E "^ +dev_|n/a" "$L/$op.txt" | head -6
+  done
+  unset CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
+}
+
+nomps() {
+  mps_stop
+  echo "== $NP PEs without MPS"
+  SYMCOLL_DEBUG=warn timeout 300 "$RUN" -n "$NP" --timeout 280 "$B/tests/coll_reduce_test" \
+    > "$L/nomps-reduce.log" 2>&1
+  echo "coll_reduce_test rc=$?"; grep -hE "warn|PASSED|FAILED" "$L/nomps-reduce.log" | cut -c1-200 | head -4
+  timeout 200 "$RUN" -n "$NP" "$PERF" --op barrier,reduce -b 8 -e 8 -n 20 -w 2 > "$L/nomps-perf.txt" 2>&1
+  grep -E "^ +(launch|barrier|reduce) " "$L/nomps-perf.txt"
+}
+
+# Builds a harness against the library and runs it with 2 PEs.
+floor() {
+  mps_stop
+  for tool in graph_floor flag_offsets; do
+    nvcc -arch=sm_90 -O3 -I "$HERE/../../include" "$HERE/$tool.cu" -L "$B" -lsymcoll \
+      -Xlinker -rpath -Xlinker "$B" -o "$L/$tool" &&
+      timeout 120 "$RUN" -n 2 "$L/$tool" > "$L/$tool.txt" 2>&1
+    echo "== $tool: rc=$?"; tail -8 "$L/$tool.txt"
+    rm -f "$L/$tool"
+  done
+}
+
+for step in ${STEPS//,/ }; do
+  case $step in
+    suite | wide | sanitize | perf | nomps | floor) $step ;;
+    *) echo "check.sh: unknown step '$step'"; exit 2 ;;
+  esac
+done
