@@ -280,9 +280,29 @@ static inline NVSHMEMI_HOSTDEV int nvshmem_team_n_pes(nvshmem_team_t team) {
     return symcoll_team_n_pes(team);
 #endif
 }
-static inline int nvshmem_team_translate_pe(nvshmem_team_t src_team, int src_pe,
-                                            nvshmem_team_t dest_team) {
+#ifdef __CUDA_ARCH__
+/* The device handle of a team the device knows (WORLD and NODE), else NULL. */
+static inline __device__ const symcoll_device_t *nvshmemi_device_team(symcoll_team_t team) {
+    const nvshmemi_symcoll_device_state_t *s = nvshmemi_device_state();
+    return team == SYMCOLL_TEAM_WORLD ? &s->world : team == SYMCOLL_TEAM_NODE ? &s->node : NULL;
+}
+#endif
+/* src_pe of src_team as a PE of dest_team, or -1 (not a member; on the device: a team other
+ * than WORLD, NODE and SHARED). */
+static inline NVSHMEMI_HOSTDEV int nvshmem_team_translate_pe(nvshmem_team_t src_team, int src_pe,
+                                                             nvshmem_team_t dest_team) {
+#ifdef __CUDA_ARCH__
+    const symcoll_device_t *from = nvshmemi_device_team(nvshmemi_team(src_team));
+    const symcoll_device_t *to = nvshmemi_device_team(nvshmemi_team(dest_team));
+    if (!from || !to || src_pe < 0 || src_pe >= from->team_size)
+        return -1;
+    int offset = from->team_start + src_pe * from->team_stride - to->team_start;
+    if (offset < 0 || offset % to->team_stride)
+        return -1;
+    return offset / to->team_stride < to->team_size ? offset / to->team_stride : -1;
+#else
     return symcoll_team_translate_pe(nvshmemi_team(src_team), src_pe, nvshmemi_team(dest_team));
+#endif
 }
 
 /* ---- symmetric memory (collective; host) ---- */
@@ -828,9 +848,6 @@ NVSHMEMI_DEV uint64_t nvshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uin
     symcoll_dev_signal_wait_until(h, sig_addr, (symcoll_cmp_t)cmp, cmp_value);
     return nvshmemi_load(sig_addr);
 }
-NVSHMEMI_DEV uint64_t nvshmem_signal_fetch(const uint64_t *sig_addr) {
-    return nvshmemi_load(sig_addr);
-}
 /* Sets or adds to pe's copy of the signal, with release. */
 NVSHMEMI_DEV void nvshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
     const symcoll_device_t &h = nvshmemi_symcoll_tu_state.world;
@@ -844,6 +861,20 @@ static inline int nvshmemx_symcoll_init_tu(void) {
     return nvshmemi_symcoll_state.initialized ? 0 : (int)SYMCOLL_ERROR_NOT_INITIALIZED;
 }
 #endif /* __CUDACC__ */
+
+/* The value of this PE's copy of a signal; the host reads it from the GPU once (after the
+ * work that set it, as with NVSHMEM's host form), reporting a failed read on stderr. */
+static inline NVSHMEMI_HOSTDEV uint64_t nvshmem_signal_fetch(const uint64_t *sig_addr) {
+#ifdef __CUDA_ARCH__
+    return nvshmemi_load(sig_addr);
+#else
+    uint64_t value = 0;
+    cudaError_t err = cudaMemcpy(&value, sig_addr, sizeof value, cudaMemcpyDeviceToHost);
+    if (err != cudaSuccess)
+        fprintf(stderr, "nvshmem_signal_fetch: cudaMemcpy: %s\n", cudaGetErrorString(err));
+    return value;
+#endif
+}
 
 /* ---- ordering and barriers, host and device ---- */
 

@@ -12,6 +12,15 @@ __host__ __device__ int expected(int pe, int round, int i) {
     return pe * 1000000 + round * N + i;
 }
 
+/* The device form of nvshmem_team_translate_pe agrees with the host's numbering. */
+__global__ void translate_on_device(int *wrong) {
+    int me = nvshmem_my_pe(), node_pe = nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE);
+    if (nvshmem_team_translate_pe(NVSHMEMX_TEAM_NODE, node_pe, NVSHMEM_TEAM_WORLD) != me ||
+        nvshmem_team_translate_pe(NVSHMEM_TEAM_WORLD, me, NVSHMEM_TEAM_SHARED) != node_pe ||
+        nvshmem_team_translate_pe(NVSHMEM_TEAM_WORLD, nvshmem_n_pes(), NVSHMEMX_TEAM_NODE) != -1)
+        atomicAdd(wrong, 1);
+}
+
 __global__ void ring(int *inbox, int *outbox, uint64_t *signal, int round, int *wrong) {
     int me = nvshmem_my_pe(), n = nvshmem_n_pes();
     int next = (me + 1) % n, prev = (me + n - 1) % n;
@@ -70,6 +79,17 @@ int main(void) {
     CHECK_CUDA(cudaMemcpy(&device_wrong, wrong, sizeof(int), cudaMemcpyDeviceToHost));
     bad += device_wrong;
     bad += nvshmem_uint64_g(signals, me) != ROUNDS;
+    bad += nvshmem_signal_fetch(signals) != ROUNDS; /* the host form */
+    /* PE translation in both directions between WORLD and NODE (SHARED), host and device. */
+    int node_pe = nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE);
+    bad += nvshmem_team_translate_pe(NVSHMEMX_TEAM_NODE, node_pe, NVSHMEM_TEAM_WORLD) != me;
+    bad += nvshmem_team_translate_pe(NVSHMEM_TEAM_WORLD, me, NVSHMEM_TEAM_SHARED) != node_pe;
+    translate_on_device<<<1, 1>>>(wrong);
+    CHECK_CUDA(cudaGetLastError());
+    CHECK_CUDA(cudaDeviceSynchronize());
+    int wrong_after = 0;
+    CHECK_CUDA(cudaMemcpy(&wrong_after, wrong, sizeof(int), cudaMemcpyDeviceToHost));
+    bad += wrong_after - device_wrong;
 
     /* On a stream: put with signal, the stream waits for the peer's, then a get. */
     cudaStream_t stream;
