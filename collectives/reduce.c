@@ -2,16 +2,12 @@
  * members' src, count elements (in place: dst == src). */
 #include "collective_common.h"
 
-static bool is_float(symcoll_datatype_t type) {
-    return type == SYMCOLL_FLOAT16 || type == SYMCOLL_BFLOAT16 || type == SYMCOLL_FLOAT32 ||
-           type == SYMCOLL_FLOAT64;
-}
-
 static symcoll_status_t check_op(const char *fn, symcoll_datatype_t type, symcoll_op_t op) {
     if ((int)op < 0 || op >= SYMCOLL_NUM_OPS)
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: op %d is not a symcoll_op_t",
                                  fn, (int)op);
-    if (is_float(type) && (op == SYMCOLL_AND || op == SYMCOLL_OR || op == SYMCOLL_XOR))
+    if (symcoll_datatype_is_float(type) &&
+        (op == SYMCOLL_AND || op == SYMCOLL_OR || op == SYMCOLL_XOR))
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
                                  "%s: op %s is defined for integer types only, not for type %s", fn,
                                  symcoll_op_name(op), symcoll_datatype_name(type));

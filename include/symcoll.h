@@ -318,6 +318,9 @@ SYMCOLL_API const char *symcoll_datatype_name(symcoll_datatype_t type);
 SYMCOLL_API const char *symcoll_op_name(symcoll_op_t op);
 /* Size in bytes of one element of type, 0 for an invalid type. */
 SYMCOLL_API size_t symcoll_datatype_size(symcoll_datatype_t type);
+/* 1 for the floating-point types (float16, bfloat16, float32, float64), on which the bitwise
+ * ops (and, or, xor) are not defined; 0 for the others and an invalid type. */
+SYMCOLL_API int symcoll_datatype_is_float(symcoll_datatype_t type);
 
 /* ---- Device handle (passed by value to user kernels; see symcoll_device.cuh) ---- */
 

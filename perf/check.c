@@ -12,11 +12,6 @@ typedef enum {
     VALUES_SMALL, /* -64..63: floating-point min and max */
 } values_t;
 
-static bool is_float(symcoll_datatype_t type) {
-    return type == SYMCOLL_FLOAT16 || type == SYMCOLL_BFLOAT16 || type == SYMCOLL_FLOAT32 ||
-           type == SYMCOLL_FLOAT64;
-}
-
 static bool is_signed_int(symcoll_datatype_t type) {
     return type == SYMCOLL_INT8 || type == SYMCOLL_INT32 || type == SYMCOLL_INT64;
 }
@@ -32,7 +27,7 @@ static values_t values_for(const perf_call_t *c) {
         return VALUES_PROD;
     case SYMCOLL_MIN:
     case SYMCOLL_MAX:
-        return is_float(c->type) ? VALUES_SMALL : VALUES_BITS;
+        return symcoll_datatype_is_float(c->type) ? VALUES_SMALL : VALUES_BITS;
     default:
         return VALUES_BITS;
     }
@@ -127,7 +122,8 @@ static uint64_t source_bits(const perf_call_t *c, values_t values, uint64_t seed
         return bits & width_mask(c->type);
     }
     int64_t v = small_value(values, bits);
-    return is_float(c->type) ? encode_real(c->type, (double)v) : (uint64_t)v & width_mask(c->type);
+    return symcoll_datatype_is_float(c->type) ? encode_real(c->type, (double)v)
+                                              : (uint64_t)v & width_mask(c->type);
 }
 
 /* An integer element's value: sign-extended for signed types. */
@@ -176,7 +172,7 @@ static double combine_reals(symcoll_op_t redop, double a, double b) {
 /* Bits of element index of the reduction over every PE's source. */
 static uint64_t reduced_bits(const perf_call_t *c, values_t values, uint64_t seed, int npes,
                              size_t index) {
-    if (is_float(c->type)) {
+    if (symcoll_datatype_is_float(c->type)) {
         double acc = (double)small_value(values, random_bits(seed, 0, index));
         for (int pe = 1; pe < npes; pe++) {
             acc = combine_reals(c->redop, acc,

@@ -82,14 +82,9 @@ int perf_redop_from_name(const char *name) {
     return -1;
 }
 
-static bool is_float(symcoll_datatype_t type) {
-    return type == SYMCOLL_FLOAT16 || type == SYMCOLL_BFLOAT16 || type == SYMCOLL_FLOAT32 ||
-           type == SYMCOLL_FLOAT64;
-}
-
 bool perf_redop_valid(symcoll_datatype_t type, symcoll_op_t redop) {
     bool bitwise = redop == SYMCOLL_AND || redop == SYMCOLL_OR || redop == SYMCOLL_XOR;
-    return !(bitwise && is_float(type));
+    return !(bitwise && symcoll_datatype_is_float(type));
 }
 
 static bool counts_per_pe(perf_op_t op) {

@@ -81,6 +81,11 @@ size_t symcoll_datatype_size(symcoll_datatype_t type) {
     return (unsigned)type < SYMCOLL_NUM_DATATYPES ? sizes[type] : 0;
 }
 
+int symcoll_datatype_is_float(symcoll_datatype_t type) {
+    return type == SYMCOLL_FLOAT16 || type == SYMCOLL_BFLOAT16 || type == SYMCOLL_FLOAT32 ||
+           type == SYMCOLL_FLOAT64;
+}
+
 const char *symcoll_op_name(symcoll_op_t op) {
     static const char *const names[] = {"sum", "prod", "min", "max", "and", "or", "xor"};
     return (unsigned)op < SYMCOLL_NUM_OPS ? names[op] : "invalid";

@@ -25,12 +25,8 @@ const symcoll_datatype_t kTypes[] = {
 const symcoll_op_t kOps[] = {SYMCOLL_SUM, SYMCOLL_PROD, SYMCOLL_MIN, SYMCOLL_MAX,
                              SYMCOLL_AND, SYMCOLL_OR,   SYMCOLL_XOR};
 
-inline bool is_float(symcoll_datatype_t type) {
-    return type == SYMCOLL_FLOAT16 || type == SYMCOLL_BFLOAT16 || type == SYMCOLL_FLOAT32 ||
-           type == SYMCOLL_FLOAT64;
-}
 inline bool op_defined(symcoll_datatype_t type, symcoll_op_t op) {
-    return !is_float(type) || op < SYMCOLL_AND;
+    return !symcoll_datatype_is_float(type) || op < SYMCOLL_AND;
 }
 
 // Calls f(T()) with the host type T of a datatype.
@@ -150,7 +146,7 @@ inline std::vector<uint8_t> reduce_reference(symcoll_datatype_t type, symcoll_op
 inline std::vector<uint8_t> make_input(symcoll_collective_t coll, symcoll_datatype_t type,
                                        symcoll_op_t op, size_t count, uint64_t seed, int member) {
     size_t size = symcoll_datatype_size(type);
-    if (coll != SYMCOLL_COLL_REDUCE || !is_float(type))
+    if (coll != SYMCOLL_COLL_REDUCE || !symcoll_datatype_is_float(type))
         return random_bytes(count * size, seed, member);
     std::vector<uint8_t> raw = random_bytes(count, seed, member), out(count * size);
     static const int kFactors[] = {-2, -1, 1, 2};

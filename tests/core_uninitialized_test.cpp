@@ -337,10 +337,14 @@ TEST(Names, DatatypesAndOps) {
     for (const auto &t : types) {
         EXPECT_STREQ(symcoll_datatype_name(t.type), t.name);
         EXPECT_EQ(symcoll_datatype_size(t.type), t.size) << t.name;
+        EXPECT_EQ(symcoll_datatype_is_float(t.type),
+                  std::string(t.name).find("float") != std::string::npos)
+            << t.name;
     }
     for (int bad : {-1, (int)SYMCOLL_NUM_DATATYPES}) {
         EXPECT_STREQ(symcoll_datatype_name((symcoll_datatype_t)bad), "invalid");
         EXPECT_EQ(symcoll_datatype_size((symcoll_datatype_t)bad), 0u);
+        EXPECT_EQ(symcoll_datatype_is_float((symcoll_datatype_t)bad), 0);
     }
     const char *const ops[] = {"sum", "prod", "min", "max", "and", "or", "xor"};
     static_assert(sizeof ops / sizeof ops[0] == SYMCOLL_NUM_OPS, "every op");
