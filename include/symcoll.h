@@ -24,9 +24,14 @@
 extern "C" {
 #endif
 
+/* The release: the one source of symcoll's version (CMake reads these lines for the project,
+ * the shared library and the pkg-config file). 0.2: attr.callbacks, SOVERSION 1. */
 #define SYMCOLL_VERSION_MAJOR 0
-#define SYMCOLL_VERSION_MINOR 1
+#define SYMCOLL_VERSION_MINOR 2
 #define SYMCOLL_VERSION_PATCH 0
+/* As one number, like NCCL_VERSION_CODE: major * 10000 + minor * 100 + patch. */
+#define SYMCOLL_VERSION                                                                            \
+    (SYMCOLL_VERSION_MAJOR * 10000 + SYMCOLL_VERSION_MINOR * 100 + SYMCOLL_VERSION_PATCH)
 
 /* Marks every exported function: the library is built with hidden visibility. */
 #if defined(__GNUC__)
@@ -309,6 +314,10 @@ SYMCOLL_API symcoll_status_t symcoll_gpu_sharing(symcoll_gpu_sharing_t *out);
  * a byte is rounded up. Callable before init. Errors: INVALID_ARGUMENT (text is not a size,
  * quoted, or overflows; bytes NULL); *bytes is untouched then. */
 SYMCOLL_API symcoll_status_t symcoll_parse_bytes(const char *text, size_t *bytes);
+
+/* The version of the library that runs, as SYMCOLL_VERSION (a program may have been built
+ * against another header). Callable before init. Errors: INVALID_ARGUMENT (version NULL). */
+SYMCOLL_API symcoll_status_t symcoll_get_version(int *version);
 
 /* Reason for the last failure on this thread, "" if none. */
 SYMCOLL_API const char *symcoll_last_error(void);

@@ -81,6 +81,14 @@ size_t symcoll_datatype_size(symcoll_datatype_t type) {
     return (unsigned)type < SYMCOLL_NUM_DATATYPES ? sizes[type] : 0;
 }
 
+symcoll_status_t symcoll_get_version(int *version) {
+    if (!version)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                 "symcoll_get_version: version is NULL");
+    *version = SYMCOLL_VERSION;
+    return SYMCOLL_SUCCESS;
+}
+
 int symcoll_datatype_is_float(symcoll_datatype_t type) {
     return type == SYMCOLL_FLOAT16 || type == SYMCOLL_BFLOAT16 || type == SYMCOLL_FLOAT32 ||
            type == SYMCOLL_FLOAT64;

@@ -13,6 +13,8 @@ target_link_options(core_init_fake_gpu_test PRIVATE -Wl,--wrap=cudaGetDeviceCoun
                     -Wl,--wrap=cudaSetDevice -Wl,--wrap=cudaStreamCreateWithFlags)
 symcoll_cpu_test(core_uninitialized_test ${CMAKE_CURRENT_LIST_DIR}/core_uninitialized_test.cpp
                  PUBLIC_API SKIPPABLE Init.WithoutAGpuSaysWhichPartIsMissing)
+target_compile_definitions(core_uninitialized_test PRIVATE
+                           SYMCOLL_PROJECT_VERSION="${PROJECT_VERSION}")
 
 # Own main: one PMIx bootstrap per process; exit 77 without PMIx.
 symcoll_test_target(core_pmix_test ${CMAKE_CURRENT_LIST_DIR}/core_pmix_test.cpp)

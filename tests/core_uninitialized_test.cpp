@@ -323,6 +323,20 @@ TEST(Names, StatusStrings) {
     EXPECT_STREQ(symcoll_status_string((symcoll_status_t)-1), "SYMCOLL_ERROR_UNKNOWN");
 }
 
+// The runtime's version is the header's (one source), and CMake's project version with it.
+TEST(Names, VersionOfTheRunningLibrary) {
+    int version = -1;
+    ASSERT_EQ(symcoll_get_version(&version), SYMCOLL_SUCCESS);
+    EXPECT_EQ(version, SYMCOLL_VERSION);
+    EXPECT_EQ(SYMCOLL_VERSION,
+              SYMCOLL_VERSION_MAJOR * 10000 + SYMCOLL_VERSION_MINOR * 100 + SYMCOLL_VERSION_PATCH);
+    EXPECT_EQ(std::to_string(SYMCOLL_VERSION_MAJOR) + "." + std::to_string(SYMCOLL_VERSION_MINOR) +
+                  "." + std::to_string(SYMCOLL_VERSION_PATCH),
+              SYMCOLL_PROJECT_VERSION);
+    EXPECT_EQ(symcoll_get_version(nullptr), SYMCOLL_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(symcoll_last_error()).find("version is NULL"), std::string::npos);
+}
+
 TEST(Names, DatatypesAndOps) {
     const struct {
         symcoll_datatype_t type;
