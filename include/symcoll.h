@@ -237,7 +237,9 @@ SYMCOLL_API symcoll_status_t symcoll_barrier_on_stream(symcoll_team_t team, cuda
  * and reduce; for fcollect and alltoall dst and src must not overlap.
  * broadcast: count elements of root's src (root: team PE number) into every PE's dst.
  * reduce: every PE's dst = op over all PEs' src (count elements; OpenSHMEM semantics: an
- *   all-reduce). float16/bfloat16 accumulate in float32. dst and src are aligned to the
+ *   all-reduce). float16/bfloat16 accumulate in float32. Floating-point min and max propagate
+ *   NaN (any NaN in, NaN out: the same NaN bits on every PE) and order -0 below +0, as IEEE
+ *   754-2019's minimum/maximum and torch.minimum/maximum. dst and src are aligned to the
  *   element size, and every PE calls in place (dst == src) or none does.
  * fcollect: dst (count_per_pe * n elements) = concatenation of every PE's src in PE order.
  * alltoall: block j of this PE's src (count_per_pe elements) goes to block me of PE j's dst.

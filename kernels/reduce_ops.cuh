@@ -58,13 +58,37 @@ struct coll_prod {
         return (A)((W)x * (W)y);
     }
 };
+/* CUDA's canonical NaN: every PE gets the same bits, whatever order it combines in. */
+template <typename A> COLL_MEMBER A coll_nan();
+template <> COLL_MEMBER float coll_nan<float>() {
+    return __int_as_float(0x7fffffff);
+}
+template <> COLL_MEMBER double coll_nan<double>() {
+    return __longlong_as_double(0x7fffffffffffffffll);
+}
+
+/* Floating-point min and max propagate NaN (any NaN in, NaN out) and order -0 below +0, as
+ * IEEE 754-2019's minimum and maximum and torch.minimum/maximum do; the result does not depend
+ * on the order of the operands. */
 struct coll_min {
     template <typename A> static COLL_MEMBER A apply(A x, A y) {
+        if constexpr (std::is_floating_point<A>::value) {
+            if (x != x || y != y)
+                return coll_nan<A>();
+            if (x == y)
+                return signbit(x) ? x : y;
+        }
         return y < x ? y : x;
     }
 };
 struct coll_max {
     template <typename A> static COLL_MEMBER A apply(A x, A y) {
+        if constexpr (std::is_floating_point<A>::value) {
+            if (x != x || y != y)
+                return coll_nan<A>();
+            if (x == y)
+                return signbit(x) ? y : x;
+        }
         return x < y ? y : x;
     }
 };

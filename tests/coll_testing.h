@@ -5,8 +5,10 @@
 #define SYMCOLL_COLL_TESTING_H
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -105,15 +107,19 @@ template <typename A> A apply(symcoll_op_t op, A x, A y) {
             return x ^ y;
         }
     } else {
+        // min and max: any NaN gives NaN, and -0 orders below +0 (the header's rule).
+        bool min = op == SYMCOLL_MIN;
         switch (op) {
         case SYMCOLL_SUM:
             return x + y;
         case SYMCOLL_PROD:
             return x * y;
-        case SYMCOLL_MIN:
-            return std::min(x, y);
         default:
-            return std::max(x, y);
+            if (std::isnan(x) || std::isnan(y))
+                return std::numeric_limits<A>::quiet_NaN();
+            if (x == y)
+                return std::signbit(x) == min ? x : y;
+            return min ? std::min(x, y) : std::max(x, y);
         }
     }
 }
