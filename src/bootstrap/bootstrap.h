@@ -34,11 +34,6 @@ symcoll_status_t symcoll_bootstrap_agree(symcoll_bootstrap_t *b, const char *fn,
 symcoll_status_t symcoll_bootstrap_min(symcoll_bootstrap_t *b, const char *fn, int mine,
                                        int *smallest);
 
-/* The launch paths that serve PEs sharing a GPU, for the messages of the NCCL paths. */
-#define SYMCOLL_SHARED_GPU_PATHS                                                                   \
-    "symcoll-run, mpirun with PMIx (SYMCOLL_BOOTSTRAP=pmix), or the program's own exchange "       \
-    "(attr.bootstrap = SYMCOLL_BOOTSTRAP_CALLBACKS)"
-
 /* Milliseconds of a monotonic clock, for the exchanges' deadlines. */
 uint64_t symcoll_bootstrap_now_ms(void);
 

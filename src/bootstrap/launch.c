@@ -169,21 +169,39 @@ static symcoll_status_t single(symcoll_launch_t *out) {
     return symcoll_get_uniqueid(&out->uniqueid);
 }
 
-/* Whether detection will take torchrun's environment (the order of symcoll_launch_detect). */
-static int torchrun_launch(const symcoll_init_attr_t *attr) {
+/* The environment's launch path, in the order of precedence: a forced one, symcoll-run's
+ * variables, PMIx, torchrun's variables, else a single PE. */
+typedef symcoll_status_t (*launch_path_t)(symcoll_launch_t *out);
+static launch_path_t environment_path(const symcoll_init_attr_t *attr) {
     const symcoll_env_t *e = symcoll_env();
-    if (attr && attr->bootstrap != SYMCOLL_BOOTSTRAP_AUTO)
-        return 0;
+    if ((attr && attr->bootstrap == SYMCOLL_BOOTSTRAP_PMIX) || !strcmp(e->bootstrap, "pmix"))
+        return from_pmix;
+    if (!strcmp(e->bootstrap, "launcher"))
+        return from_launcher;
     if (!strcmp(e->bootstrap, "torchrun"))
-        return 1;
-    return !strcmp(e->bootstrap, "auto") && !*e->uniqueid && !*e->bootstrap_socket &&
-           !symcoll_bootstrap_pmix_detected() && getenv("RANK") && getenv("WORLD_SIZE") &&
-           getenv("MASTER_ADDR");
+        return from_torchrun;
+    if (!strcmp(e->bootstrap, "single"))
+        return single;
+    if (*e->uniqueid || *e->bootstrap_socket)
+        return from_launcher;
+    if (symcoll_bootstrap_pmix_detected())
+        return from_pmix;
+    if (getenv("RANK") && getenv("WORLD_SIZE") && getenv("MASTER_ADDR"))
+        return from_torchrun;
+    return single;
+}
+
+/* The attr names the PEs itself (no environment applies). */
+static int attr_path(const symcoll_init_attr_t *attr) {
+    return attr && (attr->bootstrap == SYMCOLL_BOOTSTRAP_UNIQUEID ||
+                    attr->bootstrap == SYMCOLL_BOOTSTRAP_NCCL_COMM ||
+                    attr->bootstrap == SYMCOLL_BOOTSTRAP_CALLBACKS);
 }
 
 symcoll_status_t symcoll_launch_check_size(const symcoll_init_attr_t *attr) {
     long size;
-    if (torchrun_launch(attr) && env_int("WORLD_SIZE", &size) == 0 && size > SYMCOLL_MAX_PES)
+    if (!attr_path(attr) && environment_path(attr) == from_torchrun &&
+        env_int("WORLD_SIZE", &size) == 0 && size > SYMCOLL_MAX_PES)
         return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
                                  "symcoll_init: torchrun launched WORLD_SIZE=%ld PEs, but symcoll "
                                  "supports at most %d (a device handle has one reachability bit "
@@ -195,25 +213,5 @@ symcoll_status_t symcoll_launch_check_size(const symcoll_init_attr_t *attr) {
 symcoll_status_t symcoll_launch_detect(const symcoll_init_attr_t *attr, symcoll_launch_t *out) {
     memset(out, 0, sizeof *out);
     out->local_rank = out->local_size = -1;
-    if (attr && (attr->bootstrap == SYMCOLL_BOOTSTRAP_UNIQUEID ||
-                 attr->bootstrap == SYMCOLL_BOOTSTRAP_NCCL_COMM ||
-                 attr->bootstrap == SYMCOLL_BOOTSTRAP_CALLBACKS))
-        return from_attr(attr, out);
-    const char *forced = symcoll_env()->bootstrap;
-    int want_pmix = attr && attr->bootstrap == SYMCOLL_BOOTSTRAP_PMIX;
-    if (want_pmix || !strcmp(forced, "pmix"))
-        return from_pmix(out);
-    if (!strcmp(forced, "launcher"))
-        return from_launcher(out);
-    if (!strcmp(forced, "torchrun"))
-        return from_torchrun(out);
-    if (!strcmp(forced, "single"))
-        return single(out);
-    if (*symcoll_env()->uniqueid || *symcoll_env()->bootstrap_socket)
-        return from_launcher(out);
-    if (symcoll_bootstrap_pmix_detected())
-        return from_pmix(out);
-    if (getenv("RANK") && getenv("WORLD_SIZE") && getenv("MASTER_ADDR"))
-        return from_torchrun(out);
-    return single(out);
+    return attr_path(attr) ? from_attr(attr, out) : environment_path(attr)(out);
 }

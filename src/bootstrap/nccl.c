@@ -41,7 +41,9 @@ static symcoll_status_t wait_comm(ncclComm_t comm, uint64_t timeout_ms, const ch
             return symcoll_set_error(
                 SYMCOLL_ERROR_NCCL,
                 "NCCL bootstrap: %s: %s; NCCL refuses two ranks on one GPU, "
-                "so if PEs share a GPU, launch through " SYMCOLL_SHARED_GPU_PATHS,
+                "so if PEs share a GPU, launch through symcoll-run, mpirun with PMIx "
+                "(SYMCOLL_BOOTSTRAP=pmix), or the program's own exchange "
+                "(attr.bootstrap = SYMCOLL_BOOTSTRAP_CALLBACKS)",
                 what, ncclGetErrorString(state));
         if (state != ncclInProgress)
             return symcoll_set_error(SYMCOLL_ERROR_NCCL, "NCCL bootstrap: %s: %s", what,
