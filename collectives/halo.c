@@ -114,6 +114,7 @@ static symcoll_status_t exchange(const char *fn, symcoll_halo_t h, void *const *
     a.ll = h->ll;
     memcpy(a.ll_off, h->ll_off, sizeof a.ll_off);
     memcpy(a.ll_payload, h->ll_payload, sizeof a.ll_payload);
+    a.ll_scrubbed = (uint64_t *)(h->area + SYMCOLL_HALO_AREA_LL_SCRUBBED);
     a.n_fields = n;
     plan_grid(h, fields, n, &a);
     return symcoll_cuda_status(symcoll_halo_launch(&a, stream), fn, "halo kernel launch");

@@ -96,7 +96,7 @@ SYMCOLL_DEV int symcoll_dev_halo_unit(const symcoll_halo_msg_t &m, const void *f
     return unit;
 }
 
-/* Units of `unit` bytes in m's box. */
+/* Units of `unit` bytes in m's box (below 2^32: the plan refuses larger boxes). */
 SYMCOLL_DEV uint32_t symcoll_dev_halo_units(const symcoll_halo_msg_t &m, int unit) {
     return m.row_bytes / (uint32_t)unit * m.rows * m.planes;
 }
@@ -114,21 +114,24 @@ SYMCOLL_DEV int64_t symcoll_dev_halo_at(const symcoll_halo_msg_t &m, const int64
  * field + dst_offset); every thread of the block calls, thread t of nt. When gated, the first
  * round's loads are issued before thread 0 waits for the credit of exchange k toward dir, so
  * their latency overlaps the neighbour's arrival, and nothing is stored before the credit.
- * Returns false in every thread when that wait timed out. */
+ * The positions count in 64 bits, so that a box of nearly 2^32 units neither wraps around to
+ * its start nor loops forever; a unit's own index fits 32 bits. Returns false in every thread
+ * when that wait timed out. */
 template <typename U>
 SYMCOLL_DEV bool symcoll_dev_halo_copy_as(const symcoll_halo_device_t &hh, int dir, uint64_t k,
                                           bool gated, const symcoll_halo_msg_t &m, const char *src,
-                                          char *dst, uint32_t begin, uint32_t end, unsigned t,
+                                          char *dst, uint64_t begin, uint64_t end, unsigned t,
                                           unsigned nt) {
     uint32_t per_row = m.row_bytes / sizeof(U);
-    uint32_t base = begin;
+    uint64_t base = begin;
     do { /* at least once, so that a block with no units still passes the gate */
         U v[SYMCOLL_HALO_DEPTH];
 #pragma unroll
         for (int j = 0; j < SYMCOLL_HALO_DEPTH; j++) {
-            uint32_t u = base + t + j * nt;
+            uint64_t u = base + t + (uint64_t)j * nt;
             if (u < end)
-                v[j] = *(const U *)(src + symcoll_dev_halo_at<U>(m, m.src_pitch, u, per_row));
+                v[j] = *(const U *)(src +
+                                    symcoll_dev_halo_at<U>(m, m.src_pitch, (uint32_t)u, per_row));
         }
         if (gated) {
             bool credit = false;
@@ -140,11 +143,11 @@ SYMCOLL_DEV bool symcoll_dev_halo_copy_as(const symcoll_halo_device_t &hh, int d
         }
 #pragma unroll
         for (int j = 0; j < SYMCOLL_HALO_DEPTH; j++) {
-            uint32_t u = base + t + j * nt;
+            uint64_t u = base + t + (uint64_t)j * nt;
             if (u < end)
-                *(U *)(dst + symcoll_dev_halo_at<U>(m, m.dst_pitch, u, per_row)) = v[j];
+                *(U *)(dst + symcoll_dev_halo_at<U>(m, m.dst_pitch, (uint32_t)u, per_row)) = v[j];
         }
-        base += SYMCOLL_HALO_DEPTH * nt;
+        base += (uint64_t)SYMCOLL_HALO_DEPTH * nt;
     } while (base < end);
     return true;
 }
@@ -153,7 +156,7 @@ SYMCOLL_DEV bool symcoll_dev_halo_copy_as(const symcoll_halo_device_t &hh, int d
  * as symcoll_dev_halo_copy_as. */
 SYMCOLL_DEV bool symcoll_dev_halo_copy(const symcoll_halo_device_t &hh, int dir, uint64_t k,
                                        bool gated, const symcoll_halo_msg_t &m, const void *field,
-                                       int unit, uint32_t begin, uint32_t end, unsigned t,
+                                       int unit, uint64_t begin, uint64_t end, unsigned t,
                                        unsigned nt) {
     const char *src = (const char *)field + m.src_offset;
     char *dst = (char *)symcoll_dev_peer(hh.team, (void *)field, m.pe) + m.dst_offset;

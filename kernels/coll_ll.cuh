@@ -7,7 +7,14 @@
  * it has read them, so a producer reuses a buffer (epoch e + 2) only after each consumer's
  * ack of e: no entry synchronization, and no round trip in steady state. Every member takes
  * part in every epoch of a block (even one that sends or receives nothing), so the epochs
- * agree on all PEs. */
+ * agree on all PEs.
+ *
+ * A packet carries the low 32 bits of its epoch, and a packet that no later epoch rewrites
+ * (a long message, then only short ones) stays in the buffer. So that such a packet never
+ * passes for one of epoch e + 2^32, every consumer rewrites the whole buffer of parity p with
+ * the epoch it has just read once every 2^31 epochs (coll_ll_scrub_due), before its ack lets
+ * the producer reuse it: any packet in a buffer is then less than 2^31 epochs old. The zeros
+ * of a new team are the packets of epoch 0, the first such rewrite of parity 0. */
 #ifndef SYMCOLL_COLL_LL_CUH
 #define SYMCOLL_COLL_LL_CUH
 
@@ -165,15 +172,39 @@ SYMCOLL_DEV bool coll_ll_recv(const symcoll_device_t &h, int member, uint64_t ep
     return true;
 }
 
+/* The epochs after which a consumer rewrites its buffers of their parity: the first of each
+ * parity in every 2^31 (never epoch 1, the first of a new team, whose buffer of parity 1
+ * holds zeros, which no odd epoch matches). */
+SYMCOLL_DEV bool coll_ll_scrub_due(uint64_t epoch) {
+    return (epoch & 0x7fffffffu) < 2 && epoch > 1;
+}
+
+/* Rewrites every packet of every peer's buffer of epoch's parity on this PE as one of epoch,
+ * which this PE has read; fenced, so that the rewrite lands before the ack that follows lets
+ * a producer write the buffer again. Whole block. */
+SYMCOLL_DEV void coll_ll_scrub(const symcoll_device_t &h, uint64_t epoch) {
+    const size_t packets = SYMCOLL_LL_SLOT_BYTES / 16;
+    for (int m = 0; m < h.team_size; m++)
+        if (m != h.team_my_pe) {
+            char *buffer = symcoll_dev_ll_buffer(h, blockIdx.x, m, epoch);
+            for (size_t p = threadIdx.x; p < packets; p += blockDim.x)
+                symcoll_dev_ll_store(buffer + 16 * p, 0, (uint32_t)epoch);
+        }
+    symcoll_dev_fence_sys();
+    __syncthreads();
+}
+
 /* Ends epoch for this block: once every thread has read its packets (ok: none timed out),
  * tells every peer that this PE is done with epoch's buffers. A relaxed store suffices: every
  * load of those buffers has returned its value before the block barrier, so no later write
  * of the producer can change what was read; likewise the credit is read relaxed, since the
- * producer's writes that follow depend on it. Whole block; false if any
- * thread timed out. */
+ * producer's writes that follow depend on it. The rare scrub is the one store before the
+ * ack, and it is fenced. Whole block; false if any thread timed out. */
 SYMCOLL_DEV bool coll_ll_ack(const symcoll_device_t &h, uint64_t epoch, bool ok) {
     if (!__syncthreads_and(ok))
         return false;
+    if (coll_ll_scrub_due(epoch))
+        coll_ll_scrub(h, epoch);
     uint64_t *mine = symcoll_dev_ll_ack(h, blockIdx.x, h.team_my_pe);
     for (int m = threadIdx.x; m < h.team_size; m += blockDim.x)
         if (m != h.team_my_pe)

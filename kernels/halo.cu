@@ -152,6 +152,35 @@ static __device__ bool halo_ll_block(const symcoll_halo_args_t &a, const symcoll
     return __syncthreads_and(ok);
 }
 
+/* True when exchange k rewrites this PE's LL slots of its parity (kernels/halo_launch.h):
+ * 2^31 exchanges after the last rewrite, or a block of this kernel has begun it already. */
+static __device__ bool halo_ll_scrub_due(const symcoll_halo_args_t &a, uint64_t k) {
+    uint64_t last = *(volatile uint64_t *)&a.ll_scrubbed[k & 1];
+    return last == k || k - last >= ((uint64_t)1 << 31);
+}
+
+/* Block index's part of the rewrite of our slot of exchange k from dir as lines of k: the
+ * first `read` lines as halo_ll_block shares them (this block has read its own), and a share
+ * of the rest, which no block reads in this exchange. Nothing writes the slot meanwhile: the
+ * neighbour writes this parity again in exchange k + 2, after our exchange k + 1 has begun,
+ * and kernel completion orders these stores before it. */
+static __device__ void halo_ll_scrub(const symcoll_halo_args_t &a, int dir, uint64_t k,
+                                     uint32_t read, unsigned index, unsigned blocks) {
+    const uint32_t lines = a.ll_payload[dir] / 8;
+    char *slot = a.ll + a.ll_off[dir] + (k & 1) * 2 * a.ll_payload[dir];
+    uint32_t share = (read + blocks - 1) / blocks;
+    uint32_t begin = min(read, index * share), end = min(read, begin + share);
+    for (uint32_t w = begin + threadIdx.x; w < end; w += blockDim.x)
+        symcoll_dev_ll_store(slot + 16 * (size_t)w, 0, (uint32_t)k);
+    share = (lines - read + blocks - 1) / blocks;
+    begin = read + min(lines - read, index * share);
+    end = read + min(lines - read, (index + 1) * share);
+    for (uint32_t w = begin + threadIdx.x; w < end; w += blockDim.x)
+        symcoll_dev_ll_store(slot + 16 * (size_t)w, 0, (uint32_t)k);
+    if (threadIdx.x == 0)
+        *(volatile uint64_t *)&a.ll_scrubbed[k & 1] = k;
+}
+
 /* Index of the direction list entry that owns block b. */
 static __device__ int halo_entry_of(const symcoll_halo_args_t &a, unsigned b) {
     int i = 0;
@@ -176,8 +205,13 @@ static __global__ void __launch_bounds__(SYMCOLL_HALO_THREADS, 2)
      * It is read before this block's ticket below, and only the last ticket advances it. */
     const uint64_t k = hh.send_epoch[dir] + 1;
     const bool ll = (a.ll_entries >> entry) & 1u;
+    const bool scrub = halo_ll_scrub_due(a, k);
     if (ll) {
-        if (!halo_ll_block(a, m, dir, k, index, blocks) || t != 0)
+        if (!halo_ll_block(a, m, dir, k, index, blocks))
+            return;
+        if (scrub)
+            halo_ll_scrub(a, dir, k, halo_words(a.in[dir]) * (uint32_t)a.n_fields, index, blocks);
+        if (t != 0)
             return;
         /* The counts advance once every block of the direction has read them. */
         if (blocks > 1 && atomicAdd((unsigned long long *)&hh.sent_blocks[dir], 1ull) != blocks - 1)
@@ -195,12 +229,14 @@ static __global__ void __launch_bounds__(SYMCOLL_HALO_THREADS, 2)
     /* The first field's first loads go out before the credit wait (the gate), hiding it. */
     for (int f = 0; f < a.n_fields; f++) {
         int unit = symcoll_dev_halo_unit(m, a.fields[f]);
-        uint32_t units = symcoll_dev_halo_units(m, unit);
-        uint32_t share = (units + blocks - 1) / blocks;
-        uint32_t begin = min(units, index * share), end = min(units, begin + share);
+        uint64_t units = symcoll_dev_halo_units(m, unit);
+        uint64_t share = (units + blocks - 1) / blocks;
+        uint64_t begin = min(units, index * share), end = min(units, begin + share);
         if (!symcoll_dev_halo_copy(hh, dir, k, f == 0, m, a.fields[f], unit, begin, end, t, nt))
             return;
     }
+    if (scrub)
+        halo_ll_scrub(a, dir, k, 0, index, blocks);
     __syncthreads();
     if (t != 0)
         return;

@@ -21,7 +21,16 @@ extern "C" {
  * halo would be scattered small writes), as much as the team's largest face toward it, up to
  * SYMCOLL_HALO_LL_MAX_BYTES. A sender writes the slot of exchange k once it has received
  * exchange k-1 from that neighbour, so the neighbour has finished exchange k-2, the last
- * reader of the slot. */
+ * reader of the slot.
+ *
+ * A line carries the low 32 bits of k, and a line that no later exchange rewrites (the
+ * exchange had more fields than the ones after it) stays in the slot. So that it never
+ * passes for a line of exchange k + 2^32, the receiver rewrites its whole slots of parity p
+ * with lines of exchange k at the end of exchange k when 2^31 exchanges have passed since it
+ * last did (ll_scrubbed[p]), whether exchange k travelled as LL lines or not. Exchanges made
+ * in user kernels (symcoll_halo_device.cuh) move no LL lines and do not rewrite them: the
+ * first exchange on the stream afterwards catches up, so only more than 2^31 exchanges in
+ * user kernels between two on the stream could leave a line 2^32 exchanges old. */
 #define SYMCOLL_HALO_LL_NARROW_ROW 64
 #define SYMCOLL_HALO_LL_MAX_BYTES ((size_t)4 << 20)
 
@@ -35,6 +44,7 @@ typedef struct {
     uint64_t ll_off[SYMCOLL_HALO_DIRS];        /* by direction: its slot pair in ll */
     uint32_t ll_payload[SYMCOLL_HALO_DIRS];    /* by direction: payload bytes of one slot */
     uint32_t ll_entries;                       /* bit i: list entry i travels as LL lines */
+    uint64_t *ll_scrubbed;                     /* this PE's [parity]: exchange of last rewrite */
     void *fields[SYMCOLL_HALO_MAX_FIELDS];
     int32_t n_fields;
     int32_t n_dirs;

@@ -13,14 +13,15 @@ extern "C" {
 
 /* Byte offsets in a plan's symmetric area for a team of n PEs: flags written by the
  * neighbours (arrive, data), this PE's own counters (send and receive epochs, block tickets,
- * team sums), the tables of outgoing and incoming messages, the slots of the team sum written
- * by the members, then the LL slots (SYMCOLL_HALO_AREA_LL). */
+ * team sums, the last scrub of each LL slot parity), the tables of outgoing and incoming messages,
+ * the slots of the team sum written by the members, then the LL slots (SYMCOLL_HALO_AREA_LL). */
 #define SYMCOLL_HALO_AREA_ARRIVE ((size_t)0)
 #define SYMCOLL_HALO_AREA_DATA ((size_t)256)
 #define SYMCOLL_HALO_AREA_SEND_EPOCH ((size_t)512)
 #define SYMCOLL_HALO_AREA_RECV_EPOCH ((size_t)768)
 #define SYMCOLL_HALO_AREA_SENT_BLOCKS ((size_t)1024)
 #define SYMCOLL_HALO_AREA_SUM_EPOCH ((size_t)1280)
+#define SYMCOLL_HALO_AREA_LL_SCRUBBED ((size_t)1288)
 #define SYMCOLL_HALO_AREA_MSG ((size_t)1536)
 #define SYMCOLL_HALO_TABLE_BYTES                                                                   \
     ((SYMCOLL_HALO_DIRS * sizeof(symcoll_halo_msg_t) + 127) & ~(size_t)127)

@@ -2,8 +2,11 @@
 // collectives and algorithms on one stream, the same alternating between two streams ordered by
 // events, and a chain captured into a CUDA graph and replayed 1000 times (SYMCOLL_TEST_REPLAYS
 // sets fewer, for runs under compute-sanitizer). Plus the argument checks that need a GPU.
+#include <algorithm>
 #include <cstdlib>
 #include "coll_testing.h"
+#include "stream_delay.cuh"
+#include "symcoll_sync_layout.h"
 
 using namespace coll_testing;
 
@@ -206,6 +209,46 @@ class Sequence : public ::testing::Test {
     }
 };
 
+// A barrier over WORLD, waited for on the host.
+void barrier_and_wait() {
+    ASSERT_EQ(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, 0), SYMCOLL_SUCCESS)
+        << symcoll_last_error();
+    CUDA_OK(cudaStreamSynchronize(0));
+}
+
+// This PE's LL epoch of each block (zeros if they cannot be read).
+std::vector<uint64_t> ll_epochs() {
+    symcoll_device_t h = symcoll_device_handle(SYMCOLL_TEAM_WORLD);
+    std::vector<uint64_t> epochs(SYMCOLL_LL_BLOCKS);
+    cudaError_t err = cudaMemcpy(epochs.data(), h.team_sync + SYMCOLL_SYNC_LL_EPOCH_OFF,
+                                 epochs.size() * 8, cudaMemcpyDeviceToHost);
+    EXPECT_EQ(err, cudaSuccess) << cudaGetErrorString(err);
+    return epochs;
+}
+
+// Sets the epoch of every LL block at `from` or later on this PE, and every member's ack of
+// it, to `epoch`, as if that many rounds had run, once no PE runs a kernel; back to work once
+// every PE has. The blocks are independent: each keeps its own epochs and buffers.
+void jump_ll_epochs(uint64_t from, uint64_t epoch) {
+    symcoll_device_t h = symcoll_device_handle(SYMCOLL_TEAM_WORLD);
+    CUDA_OK(cudaDeviceSynchronize());
+    ASSERT_NO_FATAL_FAILURE(barrier_and_wait());
+    std::vector<uint64_t> epochs = ll_epochs();
+    std::vector<uint64_t> acks((size_t)SYMCOLL_LL_BLOCKS * h.team_size);
+    char *ack_area = h.team_sync + SYMCOLL_SYNC_ACK_OFF(h.team_size);
+    CUDA_OK(cudaMemcpy(acks.data(), ack_area, acks.size() * 8, cudaMemcpyDeviceToHost));
+    for (int b = 0; b < SYMCOLL_LL_BLOCKS; b++)
+        if (epochs[b] >= from) {
+            epochs[b] = epoch;
+            for (int m = 0; m < h.team_size; m++)
+                acks[(size_t)b * h.team_size + m] = epoch;
+        }
+    CUDA_OK(cudaMemcpy(h.team_sync + SYMCOLL_SYNC_LL_EPOCH_OFF, epochs.data(), epochs.size() * 8,
+                       cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(ack_area, acks.data(), acks.size() * 8, cudaMemcpyHostToDevice));
+    ASSERT_NO_FATAL_FAILURE(barrier_and_wait());
+}
+
 TEST_F(Sequence, MixedCollectivesBackToBackOnOneStream) {
     SEED_TRACE();
     for (size_t per_pe : {3, 1001, 65537})
@@ -216,6 +259,47 @@ TEST_F(Sequence, MixedCollectivesAlternatingStreamsOrderedByEvents) {
     SEED_TRACE();
     for (size_t per_pe : {3, 1001, 65537})
         chain(per_pe * n, true);
+}
+
+// An LL packet carries the low 32 bits of its epoch, and a packet that no later epoch
+// rewrites stays in the buffer. Long messages at block 0's first epochs, up to E, fill its
+// buffers of both parities; then only short ones, which rewrite their first packets alone,
+// until epoch 2^32 + E - 1, whose long message must not take the packets of epoch E - 1 as
+// its own (nor 2^32 + E those of E). The epochs jump twice, as 2^31 rounds would move them:
+// to below 2^31, crossed by short messages (the buffers are rewritten there), then block 0
+// to below 2^32. PE 0 starts the last calls late, so that the others read their buffers first.
+TEST_F(Sequence, LowLatencyEpochsCrossTheir32BitWrap) {
+    SEED_TRACE();
+    const uint64_t half = (uint64_t)1 << 31;
+    // 128 KiB per peer: every LL block, every packet of its buffer.
+    const size_t long_count = (size_t)SYMCOLL_LL_BLOCKS * SYMCOLL_LL_SLOT_BYTES / 2 / 4;
+    auto run = [&](size_t per_peer, int n_steps, bool late) {
+        uint64_t seed = next_case_seed();
+        size_t count = per_peer * n;
+        SymBuffer b(kBuffers * count * 4);
+        Stream s;
+        fill(count, b, seed);
+        std::vector<Step> steps = random_steps(seed, n_steps, count, Algos::LowLatency);
+        int in = 0;
+        for (const Step &step : steps) {
+            if (late && me == 0)
+                CUDA_OK(delay_stream(s, 200 * 1000));
+            in = enqueue_steps({step}, in, s, s, nullptr);
+        }
+        EXPECT_EQ(simulate_steps(steps, 0), in);
+        CUDA_OK(cudaStreamSynchronize(s));
+        expect_state("LL across an epoch wrap");
+    };
+    run(long_count, 4, false);
+    const uint64_t first_end = ll_epochs()[0]; // E; short messages take one round of block 0
+    jump_ll_epochs(0, half - 3);
+    run(3, 8, false);
+    ASSERT_EQ(ll_epochs()[0], half + 5);
+    jump_ll_epochs(half, 2 * half - 3);
+    run(3, (int)first_end + 1, false);
+    ASSERT_EQ(ll_epochs()[0], 2 * half + first_end - 2);
+    run(long_count, 4, true);
+    run(1001, 3, true);
 }
 
 TEST_F(Sequence, GraphReplayedLowLatency) {

@@ -1,6 +1,9 @@
 // The device side of halo plans: exchanges made inside a kernel with symcoll_dev_halo_send_block
 // and symcoll_dev_halo_wait_block, mixed with host exchanges on the same plan, and the block
 // team sum, on a stream and replayed from a graph.
+#include <chrono>
+#include <cstdlib>
+#include <thread>
 #include "halo_testing.h"
 #include "symcoll_halo_device.cuh"
 
@@ -75,6 +78,78 @@ TEST(HaloDevice, KernelExchangesMixWithHostExchanges) {
         cudaFree(failed);
         teardown(k);
     }
+}
+
+// As HaloExchange.LlLinesCrossTheir32BitWrap, with exchanges 2^31 and 2^31 + 1 made in user
+// kernels, which rewrite no LL lines: the next two on the stream catch up.
+TEST(HaloDevice, StreamExchangesRewriteLlLinesThatKernelExchangesSkipped) {
+    const uint64_t half = (uint64_t)1 << 31;
+    Case k;
+    setup(k, Config{1, 1, 0, 0, 2, 4, 0, {37, 1, 1}});
+    symcoll_halo_device_t hh = symcoll_halo_device_handle(k.plan);
+    int *failed = nullptr;
+    CUDA_OK(cudaMalloc(&failed, sizeof *failed));
+    CUDA_OK(cudaMemset(failed, 0, sizeof *failed));
+    reset_counters(k);
+    for (int r = 0; r < 3; r++)
+        exchange_both(k);
+    jump_exchanges(k, half - 3);
+    for (int r = 0; r < 6; r++)
+        device_round(k, hh, failed);
+    host_round(k);
+    host_round(k);
+    jump_exchanges(k, 2 * half - 3);
+    for (int r = 0; r < 4; r++)
+        host_round(k);
+    for (int r = 0; r < 4; r++)
+        exchange_both(k, true);
+    expect_all_good(k, 1);
+    int host_failed = 1;
+    CUDA_OK(cudaMemcpy(&host_failed, failed, sizeof host_failed, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(host_failed, 0) << "a device wait timed out";
+    cudaFree(failed);
+    teardown(k);
+}
+
+// A box of 65535 x 65537 one-byte units, 2^32 - 1: a share that ends at its last unit copies
+// exactly its units and returns (the positions past 2^32 must not wrap to the box's start).
+__global__ void copy_share(symcoll_halo_msg_t m, const char *src, char *dst, uint64_t begin,
+                           uint64_t end) {
+    symcoll_halo_device_t ungated = {};
+    symcoll_dev_halo_copy_as<uint8_t>(ungated, 0, 1, false, m, src, dst, begin, end, threadIdx.x,
+                                      blockDim.x);
+}
+
+TEST(HaloDevice, ABoxOfNearly2To32UnitsCopiesItsLastShare) {
+    symcoll_halo_msg_t m = {};
+    m.row_bytes = 1;
+    m.rows = 65535;
+    m.planes = 65537;
+    m.src_pitch[0] = m.dst_pitch[0] = 1; // unit u lands at byte u % 65535
+    const uint64_t units = (uint64_t)m.row_bytes * m.rows * m.planes, begin = units - 1000;
+    ASSERT_EQ(units, 0xffffffffull);
+    std::vector<char> src(m.rows), want(m.rows, (char)kPoison), got(m.rows);
+    for (size_t i = 0; i < src.size(); i++)
+        src[i] = (char)(i * 7 + 1);
+    for (uint64_t u = begin; u < units; u++)
+        want[u % m.rows] = src[u % m.rows];
+    rma_testing::DeviceBuffer d_src(m.rows), d_dst(m.rows);
+    CUDA_OK(cudaMemcpy(d_src.ptr, src.data(), m.rows, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemset(d_dst.ptr, kPoison, m.rows));
+    copy_share<<<1, 256>>>(m, (const char *)d_src.ptr, (char *)d_dst.ptr, begin, units);
+    CUDA_OK(cudaGetLastError());
+    // A copy that wraps never returns: fail and leave rather than wait for ever.
+    for (int waited_ms = 0; cudaStreamQuery(0) == cudaErrorNotReady; waited_ms += 10) {
+        if (waited_ms > 20000) {
+            ADD_FAILURE() << "the copy of the last share did not return within 20 s";
+            std::_Exit(1);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    CUDA_OK(cudaMemcpy(got.data(), d_dst.ptr, m.rows, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(rma_testing::first_mismatch((const uint8_t *)got.data(), (const uint8_t *)want.data(),
+                                          m.rows),
+              -1);
 }
 
 // Each PE adds {pe + 1, round, 0.25 * pe} over the team; every PE writes the sums it got.

@@ -16,18 +16,11 @@ const char *const kModeNames[] = {"same field", "alternating fields", "exchange_
 // One round: new interiors, the exchange, the check; rounds without host synchronization.
 void round_of(Case &k, Mode mode, int r) {
     int f = mode == kAlternate || mode == kGraph ? r % 2 : 0;
-    if (mode == kMany) {
-        fill(k, 0);
-        fill(k, 1);
-        void *both[2] = {k.fields[0], k.fields[1]};
-        SYM_OK(symcoll_halo_exchange_many_on_stream(k.plan, both, 2, k.stream));
-        check(k, 0);
-        check(k, 1);
-    } else {
-        fill(k, f);
-        SYM_OK(symcoll_halo_exchange_on_stream(k.plan, k.fields[f], k.stream));
-        check(k, f);
-    }
+    if (mode == kMany)
+        return exchange_both(k);
+    fill(k, f);
+    SYM_OK(symcoll_halo_exchange_on_stream(k.plan, k.fields[f], k.stream));
+    check(k, f);
     next_round<<<1, 1, 0, k.stream>>>(k.round);
     CUDA_OK(cudaGetLastError());
 }
@@ -98,6 +91,34 @@ TEST(HaloExchange, LargeFaces) {
     run_config(Config{2, 1, 0, 1, 1, 8, 0, {9000, 5, 1}});
     run_config(Config{3, 1, 1, 1, 1, 4, 1, {200, 120, 3}});
     run_config(Config{2, 0, 0, 0, 1, 4, 0, {8, 20000, 1}});
+}
+
+// An LL line carries the low 32 bits of its exchange number, and a line that no later
+// exchange rewrites stays in the slot. Exchanges 1-3 send two fields; then exchanges of one
+// field only, until exchange 2^32 + 2 of two fields must not take the second field's lines of
+// exchange 2 as its own (nor 2^32 + 3 those of 3). The counts jump twice, as 2^31 exchanges
+// would move them: to below 2^31, crossed by exchanges of one field (the slots are rewritten
+// there), then to below 2^32. PE 0 starts the last exchanges late, so that the others read
+// their slots first. Each round writes new values, so a stale line shows up as a mismatch.
+TEST(HaloExchange, LlLinesCrossTheir32BitWrap) {
+    const uint64_t half = (uint64_t)1 << 31;
+    Case k;
+    setup(k, Config{1, 1, 0, 0, 2, 4, 0, {37, 1, 1}}); // every neighbour another PE, or itself
+    if (!::testing::Test::HasFatalFailure()) {
+        reset_counters(k);
+        for (int r = 0; r < 3; r++)
+            exchange_both(k);
+        jump_exchanges(k, half - 3);
+        for (int r = 0; r < 6; r++)
+            round_of(k, kSame, r);
+        jump_exchanges(k, 2 * half - 3);
+        for (int r = 0; r < 4; r++)
+            round_of(k, kSame, r);
+        for (int r = 0; r < 4; r++)
+            exchange_both(k, true);
+        expect_all_good(k, 1);
+    }
+    teardown(k);
 }
 
 TEST(HaloExchange, NeighborsMatchTheGrid) {

@@ -12,6 +12,7 @@
 #include <vector>
 #include <cuda_runtime.h>
 #include "rma_testing.h"
+#include "stream_delay.cuh"
 #include "symcoll.h"
 
 namespace halo_testing {
@@ -307,6 +308,22 @@ inline void check(Case &k, int f) {
                                                     k.counters, k.counters + 1);
 }
 
+// One round of both fields in one exchange: new interiors, the exchange, the checks; the
+// round count advances on the stream. Late: PE 0 starts the exchange 200 us late, so that
+// the others look into their slots before it writes them.
+inline void exchange_both(Case &k, bool late = false) {
+    fill(k, 0);
+    fill(k, 1);
+    if (late && symcoll_my_pe() == 0)
+        CUDA_OK(delay_stream(k.stream, 200 * 1000));
+    void *both[2] = {k.fields[0], k.fields[1]};
+    SYM_OK(symcoll_halo_exchange_many_on_stream(k.plan, both, 2, k.stream));
+    check(k, 0);
+    check(k, 1);
+    next_round<<<1, 1, 0, k.stream>>>(k.round);
+    CUDA_OK(cudaGetLastError());
+}
+
 // After the rounds: no PE timed out, the device checks found nothing, and field 0, last
 // written back rounds before the current round, matches on the CPU.
 inline void expect_all_good(Case &k, uint32_t back) {
@@ -320,6 +337,26 @@ inline void expect_all_good(Case &k, uint32_t back) {
     std::vector<uint8_t> host(k.bytes);
     CUDA_OK(cudaMemcpy(host.data(), k.fields[0], k.bytes, cudaMemcpyDeviceToHost));
     EXPECT_EQ(host_mismatches(k.geo, host, round - back, 0, k.seed), 0);
+}
+
+// Sets this PE's exchange counts of every direction of the plan to `k`, as if k exchanges had
+// run, once no PE runs a kernel; back to work once every PE has. Only for plans whose
+// messages all travel as LL lines or to this PE itself, which need no neighbour's flag of
+// exchange k.
+inline void jump_exchanges(Case &k, uint64_t exchanges) {
+    symcoll_halo_device_t hh = symcoll_halo_device_handle(k.plan);
+    std::vector<uint64_t> counts(SYMCOLL_HALO_DIRS, exchanges);
+    for (int step = 0; step < 2; step++) {
+        CUDA_OK(cudaDeviceSynchronize());
+        SYM_OK(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, 0));
+        CUDA_OK(cudaStreamSynchronize(0));
+        if (step == 1)
+            break;
+        CUDA_OK(
+            cudaMemcpy(hh.send_epoch, counts.data(), counts.size() * 8, cudaMemcpyHostToDevice));
+        CUDA_OK(
+            cudaMemcpy(hh.recv_epoch, counts.data(), counts.size() * 8, cudaMemcpyHostToDevice));
+    }
 }
 
 } // namespace halo_testing
