@@ -78,6 +78,11 @@
 #else
 #define NVSHMEMI_HOSTDEV
 #endif
+#ifdef __cplusplus
+#define NVSHMEMI_THREAD_LOCAL thread_local
+#else
+#define NVSHMEMI_THREAD_LOCAL _Thread_local
+#endif
 
 #ifdef __cplusplus
 extern "C" {

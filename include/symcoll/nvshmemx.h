@@ -189,10 +189,30 @@ static inline void nvshmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int 
         symcoll_signal_wait_until_on_stream(sig_addr, (symcoll_cmp_t)cmp, cmp_value, stream),
         "nvshmemx_signal_wait_until_on_stream");
 }
-/* Stream-ordered puts are complete when they complete in stream order, and kernels' stores
- * are visible once the kernel ends: there is nothing left to wait for. */
+/* Stream-ordered puts complete in stream order, and kernels' stores are visible once the
+ * kernel ends; what stream must still wait for is the host _nbi puts, which run on the
+ * calling thread's default stream. Each thread records one event there (created on first use,
+ * kept for the thread's life: a captured graph refers to it). In a capture of stream, the wait
+ * becomes an external event node, so a replay waits for that stream's work up to the latest
+ * record, which covers every _nbi put issued before the quiet. */
 static inline void nvshmemx_quiet_on_stream(cudaStream_t stream) {
-    (void)stream;
+    static NVSHMEMI_THREAD_LOCAL cudaEvent_t nbi_done;
+    const char *fn = "nvshmemx_quiet_on_stream";
+    if (stream == cudaStreamPerThread)
+        return;
+    if (!nbi_done &&
+        nvshmemi_report_cuda(cudaEventCreateWithFlags(&nbi_done, cudaEventDisableTiming), fn))
+        return;
+    enum cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone, puts = capturing;
+    if (nvshmemi_report_cuda(cudaStreamIsCapturing(stream, &capturing), fn) ||
+        nvshmemi_report_cuda(cudaStreamIsCapturing(cudaStreamPerThread, &puts), fn) ||
+        nvshmemi_report_cuda(cudaEventRecord(nbi_done, cudaStreamPerThread), fn))
+        return;
+    unsigned int flags =
+        capturing == cudaStreamCaptureStatusActive && puts != cudaStreamCaptureStatusActive
+            ? cudaEventWaitExternal
+            : cudaEventWaitDefault;
+    nvshmemi_report_cuda(cudaStreamWaitEvent(stream, nbi_done, flags), fn);
 }
 
 #define NVSHMEMI_DEFINE_RMA_ON_STREAM(TYPE, NAME)                                                  \
