@@ -3,10 +3,10 @@
 # launcher's report of the victim decide.
 add_executable(dead_peer dead_peer.cpp)
 target_link_libraries(dead_peer PRIVATE symcoll CUDA::cudart_static)
-set(SYMCOLL_DEAD_PEER_REPORT_exit-idle "rank 1 exited with status 0 without calling symcoll_finalize while ranks 0 still run")
+set(SYMCOLL_DEAD_PEER_REPORT_exit-idle "rank 1 exited with status 0 without calling symcoll_finalize while rank 0 still runs")
 set(SYMCOLL_DEAD_PEER_REPORT_exit-mid "${SYMCOLL_DEAD_PEER_REPORT_exit-idle}")
 set(SYMCOLL_DEAD_PEER_REPORT_rma-exit "${SYMCOLL_DEAD_PEER_REPORT_exit-idle}")
-set(SYMCOLL_DEAD_PEER_REPORT_kill-mid "rank 1 killed by signal 9 [^\n]* while ranks 0 still run")
+set(SYMCOLL_DEAD_PEER_REPORT_kill-mid "rank 1 killed by signal 9 [^\n]* while rank 0 still runs")
 set(SYMCOLL_DEAD_PEER_REPORT_stall "PE 1 \\(stalled\\): finalize")
 foreach(mode exit-idle exit-mid kill-mid stall rma-exit)
   add_test(NAME dead_peer_${mode}
