@@ -2,6 +2,7 @@
  * enqueue path only copies them. */
 #include <stdbool.h>
 #include <string.h>
+#include "coll_algorithms.h"
 #include "internal.h"
 #include "tuning_override.h"
 
@@ -12,11 +13,21 @@ typedef struct {
     int blocks, threads;
 } override_t;
 
-static override_t overrides[SYMCOLL_COLL_ALLTOALL + 1];
+/* By symcoll_collective_t value: every tuned collective of the registry has a slot. */
+static override_t overrides[32];
+#define HAS_SLOT(id, name, nccl, tuned, flow, algorithms)                                          \
+    SYMCOLL_IF_TUNED(tuned,                                                                        \
+                     _Static_assert(SYMCOLL_COLL_##id < sizeof overrides / sizeof *overrides,      \
+                                    "no override slot for SYMCOLL_COLL_" #id);)
+SYMCOLL_COLLECTIVES(HAS_SLOT)
+#undef HAS_SLOT
 
 static bool has_choice(symcoll_collective_t collective) {
-    return collective == SYMCOLL_COLL_BROADCAST || collective == SYMCOLL_COLL_REDUCE ||
-           collective == SYMCOLL_COLL_FCOLLECT || collective == SYMCOLL_COLL_ALLTOALL;
+#define TUNED_CASE(id, name, nccl, tuned, flow, algorithms)                                        \
+    SYMCOLL_IF_TUNED(tuned, if (collective == SYMCOLL_COLL_##id) return true;)
+    SYMCOLL_COLLECTIVES(TUNED_CASE)
+#undef TUNED_CASE
+    return false;
 }
 
 static symcoll_status_t check_grid(symcoll_collective_t collective, const char *const *names,

@@ -6,25 +6,45 @@
 
 #include "coll_ll.cuh"
 
-/* The flow from member `from` to member `to`: args.bytes from the range *src of from's src
- * buffer to the range *dst of to's dst buffer, both as this PE's symmetric addresses. False
- * when nothing flows (a broadcast from a non-root, or the root's in-place copy). */
+/* The flow from member `from` to member `to` of each kind (kernels/coll_algorithms.h):
+ * args.bytes from the range *src of from's src buffer to the range *dst of to's dst buffer,
+ * both as this PE's symmetric addresses. False when nothing flows (a broadcast from a
+ * non-root, the root's in-place copy, a synchronization, or a reduction, whose kernel moves
+ * its own data). */
+SYMCOLL_DEV bool coll_flow_ONE_TO_ALL(const symcoll_coll_args_t &a, int from, int to,
+                                      const char **src, char **dst) {
+    *src = a.src;
+    *dst = a.dst;
+    return from == a.root && (from != to || a.src != a.dst);
+}
+SYMCOLL_DEV bool coll_flow_GATHER(const symcoll_coll_args_t &a, int from, int to, const char **src,
+                                  char **dst) {
+    (void)to;
+    *src = a.src;
+    *dst = a.dst + (size_t)from * a.bytes;
+    return true;
+}
+SYMCOLL_DEV bool coll_flow_EXCHANGE(const symcoll_coll_args_t &a, int from, int to,
+                                    const char **src, char **dst) {
+    *src = a.src + (size_t)to * a.bytes;
+    *dst = a.dst + (size_t)from * a.bytes;
+    return true;
+}
+SYMCOLL_DEV bool coll_flow_NONE(const symcoll_coll_args_t &, int, int, const char **, char **) {
+    return false;
+}
+#define coll_flow_SYNC coll_flow_NONE
+#define coll_flow_REDUCE coll_flow_NONE
+
+/* The flow of a collective of the registry (kernels/collectives.def), by its flow column. */
 SYMCOLL_DEV bool coll_flow(const symcoll_coll_args_t &a, int collective, int from, int to,
                            const char **src, char **dst) {
-    switch (collective) {
-    case SYMCOLL_COLL_BROADCAST:
-        *src = a.src;
-        *dst = a.dst;
-        return from == a.root && (from != to || a.src != a.dst);
-    case SYMCOLL_COLL_FCOLLECT:
-        *src = a.src;
-        *dst = a.dst + (size_t)from * a.bytes;
-        return true;
-    default: /* alltoall */
-        *src = a.src + (size_t)to * a.bytes;
-        *dst = a.dst + (size_t)from * a.bytes;
-        return true;
-    }
+#define FLOW_CASE(id, name, nccl, tuned, flow, algorithms)                                         \
+    case SYMCOLL_COLL_##id:                                                                        \
+        return coll_flow_##flow(a, from, to, src, dst);
+    switch (collective) { SYMCOLL_COLLECTIVES(FLOW_CASE) }
+#undef FLOW_CASE
+    return false;
 }
 
 /* LL: this PE's flows to peers go through their scratch; its own flow is a local copy. */

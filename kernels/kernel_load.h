@@ -5,6 +5,7 @@
 #define SYMCOLL_KERNEL_LOAD_H
 
 #include <cuda_runtime_api.h>
+#include "collectives.def"
 
 #ifdef __cplusplus
 extern "C" {
@@ -13,12 +14,12 @@ extern "C" {
 /* Every kernel of the library, on the current device, then a first launch. */
 cudaError_t symcoll_kernels_load(void);
 
-/* The kernels of one source file each; symcoll_kernels_load calls them all. */
-cudaError_t symcoll_barrier_kernels_load(void);
-cudaError_t symcoll_broadcast_kernels_load(void);
-cudaError_t symcoll_reduce_kernels_load(void);
-cudaError_t symcoll_fcollect_kernels_load(void);
-cudaError_t symcoll_alltoall_kernels_load(void);
+/* The kernels of one source file each (kernels/<name>.cu for every collective of the registry,
+ * kernels/collectives.def); symcoll_kernels_load calls them all. */
+#define SYMCOLL_KERNELS_LOAD_DECLARE(id, name, nccl, tuned, flow, algorithms)                      \
+    cudaError_t symcoll_##name##_kernels_load(void);
+SYMCOLL_COLLECTIVES(SYMCOLL_KERNELS_LOAD_DECLARE)
+#undef SYMCOLL_KERNELS_LOAD_DECLARE
 cudaError_t symcoll_rma_kernels_load(void);
 cudaError_t symcoll_halo_kernels_load(void);
 

@@ -389,10 +389,12 @@ static int finish(parser_t *p) {
     if (a->tune && p->mode_given && a->modes != PERF_MODE_GRAPH) {
         return fail(p, "--tune times graph mode only: leave --mode out or give --mode graph");
     }
-    if (a->tune && !a->ops[PERF_OP_BROADCAST] && !a->ops[PERF_OP_REDUCE] &&
-        !a->ops[PERF_OP_FCOLLECT] && !a->ops[PERF_OP_ALLTOALL]) {
-        return fail(p, "--tune: --op selects no collective with algorithms to choose from "
-                       "(broadcast, reduce, fcollect, alltoall)");
+    bool tunable = false;
+    for (int op = 0; op < PERF_NUM_OPS; op++) {
+        tunable = tunable || (a->ops[op] && perf_op_info((perf_op_t)op)->algo_env);
+    }
+    if (a->tune && !tunable) {
+        return fail(p, "--tune: --op selects no collective with algorithms to choose from");
     }
     if (a->tune) {
         a->modes = PERF_MODE_GRAPH;

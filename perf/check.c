@@ -196,10 +196,14 @@ static uint64_t expected_bits(const perf_call_t *c, values_t values, uint64_t se
         return reduced_bits(c, values, seed, npes, j);
     case PERF_OP_FCOLLECT:
         return source_bits(c, values, seed, (int)(j / c->count), j % c->count);
-    default: /* alltoall: block p of my dst is block me of PE p's src */
+    case PERF_OP_ALLTOALL: /* block p of my dst is block me of PE p's src */
         return source_bits(c, values, seed, (int)(j / c->count),
                            (size_t)me * c->count + j % c->count);
+    case PERF_OP_BARRIER:
+    case PERF_NUM_OPS:
+        break;
     }
+    return 0;
 }
 
 void perf_check_fill(void *src, const perf_call_t *c, uint64_t seed, int pe, int npes) {

@@ -2,51 +2,39 @@
 
 #include <string.h>
 
-/* Bus-bandwidth factors of nccl-tests' PERFORMANCE.md: the traffic on the busiest link
- * relative to the algorithm bandwidth. */
-static double busbw_broadcast(int npes) {
+/* Bus-bandwidth factors of nccl-tests' PERFORMANCE.md by flow: the traffic on the busiest
+ * link relative to the algorithm bandwidth; NULL for a synchronization. */
+static double busbw_one_to_all(int npes) {
     (void)npes;
     return 1.0;
 }
-static double busbw_allreduce(int npes) {
+static double busbw_reduce(int npes) {
     return 2.0 * (npes - 1) / npes;
 }
-static double busbw_gather(int npes) {
+static double busbw_share(int npes) {
     return (double)(npes - 1) / npes;
 }
+#define BUSBW_SYNC NULL
+#define BUSBW_ONE_TO_ALL busbw_one_to_all
+#define BUSBW_REDUCE busbw_reduce
+#define BUSBW_GATHER busbw_share
+#define BUSBW_EXCHANGE busbw_share
 
-static const perf_op_info_t op_table[PERF_NUM_OPS] = {
-    [PERF_OP_BARRIER] = {"barrier", SYMCOLL_COLL_BARRIER, NULL, NULL},
-    [PERF_OP_BROADCAST] = {"broadcast", SYMCOLL_COLL_BROADCAST, "SYMCOLL_ALGO_BROADCAST",
-                           busbw_broadcast},
-    [PERF_OP_REDUCE] = {"reduce", SYMCOLL_COLL_REDUCE, "SYMCOLL_ALGO_REDUCE", busbw_allreduce},
-    [PERF_OP_FCOLLECT] = {"fcollect", SYMCOLL_COLL_FCOLLECT, "SYMCOLL_ALGO_FCOLLECT", busbw_gather},
-    [PERF_OP_ALLTOALL] = {"alltoall", SYMCOLL_COLL_ALLTOALL, "SYMCOLL_ALGO_ALLTOALL", busbw_gather},
-};
+/* One row per collective of the registry (kernels/collectives.def). */
+#define OP_ROW(id, name, nccl, tuned, flow, algorithms)                                            \
+    [PERF_OP_##id] = {#name, SYMCOLL_COLL_##id, nccl,                                              \
+                      SYMCOLL_TUNED_SELECT(tuned, "SYMCOLL_ALGO_" #id, NULL), BUSBW_##flow},
+static const perf_op_info_t op_table[PERF_NUM_OPS] = {SYMCOLL_COLLECTIVES(OP_ROW)};
 
 const perf_op_info_t *perf_op_info(perf_op_t op) {
     return &op_table[op];
 }
 
 int perf_op_from_name(const char *name) {
-    /* What NCCL calls the same collectives. */
-    static const struct {
-        const char *alias;
-        perf_op_t op;
-    } nccl_names[] = {
-        {"allreduce", PERF_OP_REDUCE},
-        {"allgather", PERF_OP_FCOLLECT},
-    };
-    for (int op = 0; op < PERF_NUM_OPS; op++) {
-        if (strcmp(name, op_table[op].name) == 0) {
+    for (int op = 0; op < PERF_NUM_OPS; op++)
+        if (strcmp(name, op_table[op].name) == 0 ||
+            (*op_table[op].nccl_name && strcmp(name, op_table[op].nccl_name) == 0))
             return op;
-        }
-    }
-    for (size_t i = 0; i < sizeof nccl_names / sizeof nccl_names[0]; i++) {
-        if (strcmp(name, nccl_names[i].alias) == 0) {
-            return nccl_names[i].op;
-        }
-    }
     return -1;
 }
 

@@ -4,24 +4,22 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "coll_algorithms.h"
 #include "symcoll.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef enum {
-    PERF_OP_BARRIER = 0,
-    PERF_OP_BROADCAST = 1,
-    PERF_OP_REDUCE = 2,
-    PERF_OP_FCOLLECT = 3,
-    PERF_OP_ALLTOALL = 4,
-    PERF_NUM_OPS = 5
-} perf_op_t;
+/* PERF_OP_<ID> for each collective of the registry (kernels/collectives.def), in its order. */
+#define PERF_OP_ENUM(id, name, nccl, tuned, flow, algorithms) PERF_OP_##id,
+typedef enum { SYMCOLL_COLLECTIVES(PERF_OP_ENUM) PERF_NUM_OPS } perf_op_t;
+#undef PERF_OP_ENUM
 
 typedef struct {
     const char *name;                 /* as on the command line and in the CSV */
     symcoll_collective_t collective;  /* for the tuning query */
+    const char *nccl_name;            /* NCCL's name of it, "" where NCCL has none */
     const char *algo_env;             /* SYMCOLL_ALGO_<COLLECTIVE>, which forces an algorithm */
     double (*busbw_factor)(int npes); /* NULL: the operation moves no data */
 } perf_op_info_t;

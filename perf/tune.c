@@ -321,9 +321,9 @@ int perf_tune(const perf_args_t *a) {
     if (tn.reporter) {
         perf_print_gpu_sharing(stdout, &tn.sharing);
     }
-    const perf_op_t ops[] = {PERF_OP_BROADCAST, PERF_OP_REDUCE, PERF_OP_FCOLLECT, PERF_OP_ALLTOALL};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-        if (a->ops[ops[i]] && tune_op(&tn, ops[i], sizes, n_sizes) != 0) {
+    for (int op = 0; op < PERF_NUM_OPS; op++) {
+        if (a->ops[op] && perf_op_info((perf_op_t)op)->algo_env &&
+            tune_op(&tn, (perf_op_t)op, sizes, n_sizes) != 0) {
             return -1;
         }
     }

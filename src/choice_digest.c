@@ -1,5 +1,6 @@
 #include "choice_digest.h"
 #include <ctype.h>
+#include "coll_algorithms.h"
 #include "env.h"
 
 static uint64_t mix(uint64_t h, const void *data, size_t len) {
@@ -20,8 +21,10 @@ static uint64_t mix_name(uint64_t h, const char *name) {
 
 uint64_t symcoll_choice_digest(const symcoll_tuning_file_t *file) {
     uint64_t h = 1469598103934665603ull;
-    for (int c = SYMCOLL_COLL_BROADCAST; c <= SYMCOLL_COLL_ALLTOALL; c++)
-        h = mix_name(h, symcoll_env_algo((symcoll_collective_t)c));
+#define MIX_FORCED(id, name, nccl, tuned, flow, algorithms)                                        \
+    SYMCOLL_IF_TUNED(tuned, h = mix_name(h, symcoll_env_algo(SYMCOLL_COLL_##id));)
+    SYMCOLL_COLLECTIVES(MIX_FORCED)
+#undef MIX_FORCED
     h = mix(h, &file->n_pes, sizeof file->n_pes);
     h = mix(h, &file->topo, sizeof file->topo);
     for (size_t i = 0; i < file->n_rows; i++) {

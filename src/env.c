@@ -309,11 +309,7 @@ static void accepts_SOCKET(const char *name, char *out, size_t len) {
 
 /* The algorithms SYMCOLL_ALGO_<COLLECTIVE> may name, by the part of name after "ALGO_". */
 static const char *const *algorithm_names(const char *name) {
-    const char *collective = name + strlen("ALGO_");
-    for (int c = 0; c <= SYMCOLL_COLL_ALLTOALL; c++)
-        if (!strcasecmp(collective, symcoll_collective_name((symcoll_collective_t)c)))
-            return symcoll_collective_algorithms((symcoll_collective_t)c);
-    return symcoll_collective_algorithms(SYMCOLL_COLL_NONE);
+    return symcoll_collective_algorithms(symcoll_collective_by_name(name + strlen("ALGO_")));
 }
 
 static int parse_ALGO(const char *name, const char *text, const char **out) {
@@ -480,16 +476,9 @@ void symcoll_env_print(FILE *out) {
 
 const char *symcoll_env_algo(symcoll_collective_t collective) {
     const symcoll_env_t *e = symcoll_env();
-    switch (collective) {
-    case SYMCOLL_COLL_BROADCAST:
-        return e->algo_broadcast;
-    case SYMCOLL_COLL_REDUCE:
-        return e->algo_reduce;
-    case SYMCOLL_COLL_FCOLLECT:
-        return e->algo_fcollect;
-    case SYMCOLL_COLL_ALLTOALL:
-        return e->algo_alltoall;
-    default:
-        return "";
-    }
+#define FORCED(id, name, nccl, tuned, flow, algorithms)                                            \
+    SYMCOLL_IF_TUNED(tuned, if (collective == SYMCOLL_COLL_##id) return e->algo_##name;)
+    SYMCOLL_COLLECTIVES(FORCED)
+#undef FORCED
+    return ""; /* a collective without a choice */
 }

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include "coll_algorithms.h"
 #include "symcoll.h"
 
 #ifdef __cplusplus

@@ -21,28 +21,18 @@ typedef struct {
 } algorithm_set_t;
 
 #define COUNT(array) (sizeof(array) / sizeof(array)[0])
-#define GRIDS_MATCH_NAMES(grids, names) _Static_assert(COUNT(grids) + 1 == COUNT(names), #grids)
 
-static const char *const barrier_names[] = SYMCOLL_BARRIER_ALGORITHM_NAMES;
-static const symcoll_grid_kind_t barrier_grids[] = SYMCOLL_BARRIER_ALGORITHM_GRIDS;
-GRIDS_MATCH_NAMES(barrier_grids, barrier_names);
-static const char *const broadcast_names[] = SYMCOLL_BROADCAST_ALGORITHM_NAMES;
-static const symcoll_grid_kind_t broadcast_grids[] = SYMCOLL_BROADCAST_ALGORITHM_GRIDS;
-GRIDS_MATCH_NAMES(broadcast_grids, broadcast_names);
-static const char *const reduce_names[] = SYMCOLL_REDUCE_ALGORITHM_NAMES;
-static const symcoll_grid_kind_t reduce_grids[] = SYMCOLL_REDUCE_ALGORITHM_GRIDS;
-GRIDS_MATCH_NAMES(reduce_grids, reduce_names);
-static const char *const exchange_names[] = SYMCOLL_EXCHANGE_ALGORITHM_NAMES;
-static const symcoll_grid_kind_t exchange_grids[] = SYMCOLL_EXCHANGE_ALGORITHM_GRIDS;
-GRIDS_MATCH_NAMES(exchange_grids, exchange_names);
+/* Each collective's names and grids, from the registry (kernels/collectives.def). */
+#define ALGORITHM_NAME(coll, id, name, grid, syncs, efficiency, traffic) #name,
+#define ALGORITHM_GRID(coll, id, name, grid, syncs, efficiency, traffic) SYMCOLL_GRID_##grid,
+#define ALGORITHM_LISTS(id, name, nccl, tuned, flow, algorithms)                                   \
+    static const char *const name##_names[] = {algorithms(ALGORITHM_NAME) NULL};                   \
+    static const symcoll_grid_kind_t name##_grids[] = {algorithms(ALGORITHM_GRID)};
+SYMCOLL_COLLECTIVES(ALGORITHM_LISTS)
 
-static const algorithm_set_t algorithm_sets[] = {
-    [SYMCOLL_COLL_BARRIER] = {barrier_names, barrier_grids},
-    [SYMCOLL_COLL_BROADCAST] = {broadcast_names, broadcast_grids},
-    [SYMCOLL_COLL_REDUCE] = {reduce_names, reduce_grids},
-    [SYMCOLL_COLL_FCOLLECT] = {exchange_names, exchange_grids},
-    [SYMCOLL_COLL_ALLTOALL] = {exchange_names, exchange_grids},
-};
+#define ALGORITHM_SET(id, name, nccl, tuned, flow, algorithms)                                     \
+    [SYMCOLL_COLL_##id] = {name##_names, name##_grids},
+static const algorithm_set_t algorithm_sets[] = {SYMCOLL_COLLECTIVES(ALGORITHM_SET)};
 
 static const algorithm_set_t *algorithm_set(symcoll_collective_t collective) {
     if ((int)collective < 0 || (size_t)collective >= COUNT(algorithm_sets) ||
@@ -154,13 +144,10 @@ static int parse_count(const where_t *w, const char *what, const char *whose, co
 }
 
 static int parse_collective(const where_t *w, const char *text, symcoll_collective_t *out) {
-    for (int c = SYMCOLL_COLL_BARRIER; c <= SYMCOLL_COLL_ALLTOALL; c++)
-        if (!strcasecmp(text, symcoll_collective_name((symcoll_collective_t)c))) {
-            *out = (symcoll_collective_t)c;
-            return 0;
-        }
-    return fail(w, "unknown collective '%s' (barrier, broadcast, reduce, fcollect, alltoall)",
-                text);
+    *out = symcoll_collective_by_name(text);
+    if (*out != SYMCOLL_COLL_NONE)
+        return 0;
+    return fail(w, "unknown collective '%s' (one of" SYMCOLL_COLLECTIVE_NAME_LIST ")", text);
 }
 
 /* The blocks and threads of a row, within the grid its algorithm (index algo) can take: the

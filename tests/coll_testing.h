@@ -218,8 +218,12 @@ inline symcoll_status_t enqueue(const Case &c, void *dst, const void *src, cudaS
     case SYMCOLL_COLL_FCOLLECT:
         st = symcoll_fcollect_on_stream(c.team, dst, src, c.count, c.type, stream);
         break;
-    default:
+    case SYMCOLL_COLL_ALLTOALL:
         st = symcoll_alltoall_on_stream(c.team, dst, src, c.count, c.type, stream);
+        break;
+    default:
+        ADD_FAILURE() << "no enqueue for collective " << (int)c.coll;
+        st = SYMCOLL_ERROR_INVALID_ARGUMENT;
         break;
     }
     symcoll_tuning_override(c.coll, nullptr, 0, 0);
@@ -246,7 +250,7 @@ inline std::vector<uint8_t> expected(const Case &c, int n, int me,
         }
         return out;
     }
-    default: {
+    case SYMCOLL_COLL_ALLTOALL: {
         size_t block = c.dst_bytes(n) / n;
         std::vector<uint8_t> out;
         for (int m = 0; m < n; m++) {
@@ -255,6 +259,9 @@ inline std::vector<uint8_t> expected(const Case &c, int n, int me,
         }
         return out;
     }
+    default:
+        ADD_FAILURE() << "no reference for collective " << (int)c.coll;
+        return {};
     }
 }
 

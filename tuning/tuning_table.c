@@ -8,44 +8,15 @@
 #define KIB ((size_t)1024)
 #define MIB (KIB * 1024)
 
-static const tuning_algo_model_t barrier_models[] = {
-    {1.0, 1.0, TUNING_TRAFFIC_NONE},
-};
+/* Each collective's cost-model terms, from the registry (kernels/collectives.def). */
+#define ALGORITHM_MODEL(coll, id, name, grid, syncs, efficiency, traffic)                          \
+    {syncs, efficiency, TUNING_TRAFFIC_##traffic},
+#define MODEL_LIST(id, name, nccl, tuned, flow, algorithms)                                        \
+    static const tuning_algo_model_t name##_models[] = {algorithms(ALGORITHM_MODEL)};
+SYMCOLL_COLLECTIVES(MODEL_LIST)
 
-static const tuning_algo_model_t broadcast_models[] = {
-    {0.5, 0.25, TUNING_TRAFFIC_EACH_PEER},
-    {2.0, 1.0, TUNING_TRAFFIC_EACH_PEER},
-    {2.0, 1.0, TUNING_TRAFFIC_EACH_PEER},
-    {4.0, 0.93, TUNING_TRAFFIC_EACH_PEER},
-};
-
-static const tuning_algo_model_t reduce_models[] = {
-    {0.5, 0.25, TUNING_TRAFFIC_EACH_PEER},
-    {2.0, 1.0, TUNING_TRAFFIC_EACH_PEER},
-    {2.0, 1.0, TUNING_TRAFFIC_TWO_SHOT},
-};
-
-static const tuning_algo_model_t exchange_models[] = {
-    {0.5, 0.25, TUNING_TRAFFIC_SHARE},
-    {2.0, 1.0, TUNING_TRAFFIC_SHARE},
-    {2.0, 1.0, TUNING_TRAFFIC_SHARE},
-};
-
-/* One model per name of coll_algorithms.h. */
-#define MODELS_MATCH_NAMES(models, names)                                                          \
-    _Static_assert(sizeof models / sizeof models[0] + 1 ==                                         \
-                       sizeof((const char *[])names) / sizeof(const char *),                       \
-                   #models)
-MODELS_MATCH_NAMES(barrier_models, SYMCOLL_BARRIER_ALGORITHM_NAMES);
-MODELS_MATCH_NAMES(broadcast_models, SYMCOLL_BROADCAST_ALGORITHM_NAMES);
-MODELS_MATCH_NAMES(reduce_models, SYMCOLL_REDUCE_ALGORITHM_NAMES);
-MODELS_MATCH_NAMES(exchange_models, SYMCOLL_EXCHANGE_ALGORITHM_NAMES);
-
-static const tuning_algo_model_t *const algo_models[] = {
-    [SYMCOLL_COLL_BARRIER] = barrier_models,   [SYMCOLL_COLL_BROADCAST] = broadcast_models,
-    [SYMCOLL_COLL_REDUCE] = reduce_models,     [SYMCOLL_COLL_FCOLLECT] = exchange_models,
-    [SYMCOLL_COLL_ALLTOALL] = exchange_models,
-};
+#define MODEL_SET(id, name, nccl, tuned, flow, algorithms) [SYMCOLL_COLL_##id] = name##_models,
+static const tuning_algo_model_t *const algo_models[] = {SYMCOLL_COLLECTIVES(MODEL_SET)};
 
 tuning_algo_set_t symcoll_tuning_algo_set(symcoll_collective_t collective) {
     bool known =
