@@ -544,14 +544,32 @@ static inline NVSHMEMI_HOSTDEV void nvshmem_getmem_nbi(void *dest, const void *s
 /* ---- put with signal (device: symcoll_dev_put_signal; host: symcoll_put_signal_on_stream
  * on the calling thread's default stream, waited for; its source must be GPU memory) ---- */
 
+/* A cmp or sig_op of the program that is none of NVSHMEM's: no status can refuse it on the
+ * device, so the device's printf says so and the call does nothing (a wait returns at once,
+ * a test returns 0, a put with signal neither puts nor signals). The host calls take the
+ * values to symcoll's API, which refuses them with a status. */
+static inline NVSHMEMI_HOSTDEV int nvshmemi_cmp_valid(int cmp, const char *fn) {
+    if (cmp >= NVSHMEM_CMP_EQ && cmp <= NVSHMEM_CMP_LE)
+        return 1;
+    printf("%s: cmp %d is not an NVSHMEM_CMP_ value; the call does nothing\n", fn, cmp);
+    return 0;
+}
+static inline NVSHMEMI_HOSTDEV int nvshmemi_sig_op_valid(int sig_op, const char *fn) {
+    if (sig_op == NVSHMEM_SIGNAL_SET || sig_op == NVSHMEM_SIGNAL_ADD)
+        return 1;
+    printf("%s: sig_op %d is neither NVSHMEM_SIGNAL_SET nor NVSHMEM_SIGNAL_ADD; the call does "
+           "nothing\n",
+           fn, sig_op);
+    return 0;
+}
 static inline NVSHMEMI_HOSTDEV void nvshmemi_putmem_signal(void *dest, const void *source,
                                                            size_t bytes, uint64_t *sig_addr,
                                                            uint64_t signal, int sig_op, int pe,
                                                            const char *fn) {
 #ifdef __CUDA_ARCH__
-    (void)fn;
-    symcoll_dev_put_signal(nvshmemi_device_state()->world, dest, source, bytes, sig_addr, signal,
-                           (symcoll_signal_op_t)sig_op, pe);
+    if (nvshmemi_sig_op_valid(sig_op, fn))
+        symcoll_dev_put_signal(nvshmemi_device_state()->world, dest, source, bytes, sig_addr,
+                               signal, (symcoll_signal_op_t)sig_op, pe);
 #else
     nvshmemi_report(symcoll_put_signal_on_stream(dest, source, bytes, sig_addr, signal,
                                                  (symcoll_signal_op_t)sig_op, pe,
@@ -734,10 +752,13 @@ NVSHMEMI_DEV bool nvshmemi_active(const int *status, size_t i) {
 }
 
 template <typename T> NVSHMEMI_DEV void nvshmemi_wait_until(T *ivar, int cmp, T value) {
-    nvshmemi_wait([&] { return nvshmemi_compare(nvshmemi_load(ivar), cmp, value); });
+    if (nvshmemi_cmp_valid(cmp, "nvshmem_wait_until"))
+        nvshmemi_wait([&] { return nvshmemi_compare(nvshmemi_load(ivar), cmp, value); });
 }
 template <typename T>
 NVSHMEMI_DEV void nvshmemi_wait_until_all(T *ivars, size_t n, const int *status, int cmp, T value) {
+    if (!nvshmemi_cmp_valid(cmp, "nvshmem_wait_until_all"))
+        return;
     nvshmemi_wait([&] {
         for (size_t i = 0; i < n; i++)
             if (nvshmemi_active(status, i) &&
@@ -752,6 +773,8 @@ NVSHMEMI_DEV size_t nvshmemi_wait_until_any(T *ivars, size_t n, const int *statu
                                             T value) {
     size_t found = SIZE_MAX;
     bool any_active = false;
+    if (!nvshmemi_cmp_valid(cmp, "nvshmem_wait_until_any"))
+        return SIZE_MAX;
     for (size_t i = 0; i < n; i++)
         any_active = any_active || nvshmemi_active(status, i);
     if (!any_active)
@@ -780,7 +803,8 @@ NVSHMEMI_DEV size_t nvshmemi_wait_until_some(T *ivars, size_t n, size_t *indices
     return count;
 }
 template <typename T> NVSHMEMI_DEV int nvshmemi_test(T *ivar, int cmp, T value) {
-    if (!nvshmemi_compare(nvshmemi_load(ivar), cmp, value))
+    if (!nvshmemi_cmp_valid(cmp, "nvshmem_test") ||
+        !nvshmemi_compare(nvshmemi_load(ivar), cmp, value))
         return 0;
     symcoll_dev_fence(nvshmemi_symcoll_tu_state.world);
     return 1;
@@ -850,14 +874,16 @@ NVSHMEMI_WAIT_TYPES(NVSHMEMI_DEFINE_WAIT)
 /* Returns the signal's value once (*sig_addr cmp cmp_value) holds. */
 NVSHMEMI_DEV uint64_t nvshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value) {
     const symcoll_device_t &h = nvshmemi_symcoll_tu_state.world;
-    symcoll_dev_signal_wait_until(h, sig_addr, (symcoll_cmp_t)cmp, cmp_value);
+    if (nvshmemi_cmp_valid(cmp, "nvshmem_signal_wait_until"))
+        symcoll_dev_signal_wait_until(h, sig_addr, (symcoll_cmp_t)cmp, cmp_value);
     return nvshmemi_load(sig_addr);
 }
 /* Sets or adds to pe's copy of the signal, with release. */
 NVSHMEMI_DEV void nvshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
     const symcoll_device_t &h = nvshmemi_symcoll_tu_state.world;
-    symcoll_dev_signal_update(symcoll_dev_peer(h, sig_addr, pe), signal,
-                              (symcoll_signal_op_t)sig_op);
+    if (nvshmemi_sig_op_valid(sig_op, "nvshmemx_signal_op"))
+        symcoll_dev_signal_update(symcoll_dev_peer(h, sig_addr, pe), signal,
+                                  (symcoll_signal_op_t)sig_op);
 }
 
 #else  /* host-only units: C, or C++ without nvcc */

@@ -470,8 +470,9 @@ NVSHMEMI_RMA_TYPES(NVSHMEMI_DEFINE_EXCHANGE)
     NVSHMEMI_DEV void nvshmemx_putmem_signal_##SCOPE(void *dest, const void *source,               \
                                                      size_t nelems, uint64_t *sig_addr,            \
                                                      uint64_t signal, int sig_op, int pe) {        \
-        symcoll_dev_put_signal_##SCOPE(nvshmemi_symcoll_tu_state.world, dest, source, nelems,      \
-                                       sig_addr, signal, (symcoll_signal_op_t)sig_op, pe);         \
+        if (nvshmemi_sig_op_valid(sig_op, "nvshmemx_putmem_signal_" #SCOPE))                       \
+            symcoll_dev_put_signal_##SCOPE(nvshmemi_symcoll_tu_state.world, dest, source, nelems,  \
+                                           sig_addr, signal, (symcoll_signal_op_t)sig_op, pe);     \
     }                                                                                              \
     NVSHMEMI_DEV void nvshmemx_putmem_signal_nbi_##SCOPE(void *dest, const void *source,           \
                                                          size_t nelems, uint64_t *sig_addr,        \

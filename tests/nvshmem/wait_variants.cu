@@ -46,6 +46,19 @@ __global__ void waits(int *ivars, long *lvars, uint64_t *sig, long long *checks)
     checks[11] = nvshmem_int_g(ivars + 6, me);
 }
 
+/* A cmp or sig_op that is none of NVSHMEM's does nothing: the test says 0, the wait returns at
+ * once (a value of -1 would never satisfy NVSHMEM_CMP_LE, which an unchecked cmp fell back
+ * to), the signal stays 0; checks[3] says the kernel got past all three. */
+__global__ void bad_arguments(int *ivars, uint64_t *fresh_sig, long long *checks) {
+    const int bad = 42;
+    checks[0] = nvshmem_int_test(ivars + NVARS - 1, bad, 0);
+    nvshmem_int_wait_until(ivars + NVARS - 1, bad, -1);
+    nvshmemx_signal_op(fresh_sig, 7, bad, nvshmem_my_pe());
+    checks[1] = (long long)nvshmem_signal_fetch(fresh_sig);
+    checks[2] = (long long)nvshmem_signal_wait_until(fresh_sig, bad, 1);
+    checks[3] = 1;
+}
+
 int main(void) {
     nvshmem_init();
     int me = nvshmem_my_pe(), n = nvshmem_n_pes();
@@ -73,7 +86,21 @@ int main(void) {
                     want[i]);
             bad++;
         }
+    uint64_t *fresh_sig = (uint64_t *)nvshmem_calloc(1, sizeof(uint64_t));
+    CHECK_CUDA(cudaMemset(checks, 0xff, NCHECKS * sizeof(long long)));
+    bad_arguments<<<1, 1>>>(ivars, fresh_sig, checks);
+    CHECK_CUDA(cudaGetLastError());
+    CHECK_CUDA(cudaDeviceSynchronize());
+    CHECK_CUDA(cudaMemcpy(got, checks, 4 * sizeof(long long), cudaMemcpyDeviceToHost));
+    const long long want_bad[4] = {0, 0, 0, 1};
+    for (int i = 0; i < 4; i++)
+        if (got[i] != want_bad[i]) {
+            fprintf(stderr, "wait_variants: PE %d bad-argument check %d: %lld, expected %lld\n", me,
+                    i, got[i], want_bad[i]);
+            bad++;
+        }
     nvshmem_barrier_all();
+    nvshmem_free(fresh_sig);
     CHECK_CUDA(cudaFree(checks));
     nvshmem_free(sig);
     nvshmem_free(lvars);
