@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "kernel_load.h"
 #include "launcher_report.h"
+#include "symcoll_launch_protocol.h"
 #include "liveness.h"
 #include "topology_probe.h"
 
@@ -346,7 +347,7 @@ symcoll_status_t symcoll_init(const symcoll_init_attr_t *attr) {
         release_runtime(1);
         symcoll_restore_error(reason);
     } else {
-        symcoll_launcher_report("init");
+        symcoll_launcher_report(SYMCOLL_LAUNCH_EVENT_INIT);
     }
     return st;
 }
@@ -374,7 +375,7 @@ symcoll_status_t symcoll_finalize(void) {
         snprintf(reason, sizeof reason, "%s", symcoll_last_error());
     }
     release_runtime(st != SYMCOLL_SUCCESS);
-    symcoll_launcher_report("finalize");
+    symcoll_launcher_report(SYMCOLL_LAUNCH_EVENT_FINALIZE);
     if (st != SYMCOLL_SUCCESS)
         symcoll_restore_error(reason);
     return st;

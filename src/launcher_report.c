@@ -10,6 +10,18 @@
 #include <unistd.h>
 #include "env.h"
 #include "internal.h"
+#include "symcoll_launch_protocol.h"
+
+/* Every variable symcoll-run sets is a setting of env.def: an undeclared ENV_ROW_<NAME> here
+ * is a launcher variable that env.def lacks. */
+#define SYMCOLL_ENV(name, kind, field, def, help) ENV_ROW_##name,
+enum {
+#include "env.def"
+};
+#undef SYMCOLL_ENV
+#define ENV_ROW(NAME) ENV_ROW_##NAME >= 0 &&
+_Static_assert(SYMCOLL_LAUNCH_VARIABLES(ENV_ROW) 1, "a launcher variable is not in env.def");
+#undef ENV_ROW
 
 /* The rank's descendants inherit SYMCOLL_LAUNCHER_FD but maybe not the pipe, and there the
    number may name an unrelated file or socket; a launcher that names no inode is older than
@@ -25,7 +37,7 @@ void symcoll_launcher_report(const char *event) {
     const symcoll_env_t *e = symcoll_env();
     if (e->rank < 0 || !is_launcher_pipe(e))
         return;
-    char line[64];
+    char line[SYMCOLL_LAUNCH_RECORD_MAX];
     int len = snprintf(line, sizeof line, "%ld %s\n", e->rank, event);
     /* One write under PIPE_BUF bytes: the PEs' lines never interleave. */
     if (write((int)e->launcher_fd, line, (size_t)len) != len)

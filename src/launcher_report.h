@@ -6,7 +6,8 @@
 extern "C" {
 #endif
 
-/* event: "init" or "finalize"; nothing when not launched by symcoll-run. */
+/* event: SYMCOLL_LAUNCH_EVENT_INIT or _FINALIZE (symcoll_launch_protocol.h); nothing when not
+ * launched by symcoll-run. */
 void symcoll_launcher_report(const char *event);
 
 #ifdef __cplusplus

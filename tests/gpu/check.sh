@@ -27,7 +27,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # The PEs of the suite's tests: the build's SYMCOLL_TEST_NP (CMake cache), 2 by default.
 NP=$(sed -n 's/^SYMCOLL_TEST_NP:STRING=//p' "$B/CMakeCache.txt" 2>/dev/null)
 NP=${NP:-2}
-RUN=$B/src/launcher/symcoll-run
+RUN=$B/launcher/symcoll-run
 PERF=$B/perf/symcoll-perf
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 GPUS=$(nvidia-smi -L 2>/dev/null | wc -l)
@@ -104,7 +104,7 @@ sanitize() {
 sweep() {
   local build=$1 mode=$2 out=$3 base=${4:-} g=()
   [ "$mode" = graph ] && g=(-G 20)
-  timeout 300 "$build/src/launcher/symcoll-run" -n "$NP" "$build/perf/symcoll-perf" --op all \
+  timeout 300 "$build/launcher/symcoll-run" -n "$NP" "$build/perf/symcoll-perf" --op all \
     --mode "$mode" "${g[@]}" --compare nccl --csv "$out.csv" ${base:+--baseline "$base.csv"} \
     > "$out.txt" 2>&1
 }

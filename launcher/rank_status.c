@@ -1,8 +1,7 @@
-/* What the ranks' symcoll libraries tell the launcher: one pipe that every rank inherits, its
-   write end named by SYMCOLL_LAUNCHER_FD and its inode by SYMCOLL_LAUNCHER_FD_INODE (a rank's
-   descendants inherit the variables but maybe not the pipe); each message is one line, "<rank>
-   init" after a successful symcoll_init and "<rank> finalize" when symcoll_finalize returns. Lines
-   are shorter than PIPE_BUF, so the ranks' writes never interleave. */
+/* What the ranks' symcoll libraries tell the launcher (include/symcoll_launch_protocol.h): one
+   pipe that every rank inherits, its write end named by SYMCOLL_LAUNCHER_FD and its inode by
+   SYMCOLL_LAUNCHER_FD_INODE (a rank's descendants inherit the variables but maybe not the
+   pipe); one record per event. */
 #include "launcher.h"
 
 #include <errno.h>
@@ -48,10 +47,10 @@ static void apply_line(const char *line, struct child *children, int n_children)
     if (end == line || rank < 0 || rank >= n_children || *end != ' ')
         return;
     /* symcoll_init may run again after symcoll_finalize, and then owes another finalize. */
-    if (strcmp(end + 1, "init") == 0) {
+    if (strcmp(end + 1, SYMCOLL_LAUNCH_EVENT_INIT) == 0) {
         children[rank].initialized = true;
         children[rank].finalized = false;
-    } else if (strcmp(end + 1, "finalize") == 0) {
+    } else if (strcmp(end + 1, SYMCOLL_LAUNCH_EVENT_FINALIZE) == 0) {
         children[rank].finalized = true;
     }
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include "symcoll.h"
+#include "symcoll_launch_protocol.h"
 
 #define LAUNCHER_NAME "symcoll-run"
 #define EXIT_SKIPPED 77
@@ -156,13 +157,10 @@ int signal_that_ended(const siginfo_t *info);
 int exit_code_of(const siginfo_t *info);
 bool exit_code_is_failure(int exit_code);
 
-#define LAUNCHER_FD_VARIABLE "SYMCOLL_LAUNCHER_FD"
-#define LAUNCHER_FD_INODE_VARIABLE "SYMCOLL_LAUNCHER_FD_INODE"
-
 struct rank_status {
     int read_fd, write_fd;
     unsigned long long inode; /* of the pipe, so that the ranks can tell it from another fd */
-    char line[64];            /* the line being read */
+    char line[SYMCOLL_LAUNCH_RECORD_MAX]; /* the record being read */
     size_t line_len;
 };
 
