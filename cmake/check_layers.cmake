@@ -1,4 +1,4 @@
-# The layers depend one way: include <- kernels <- src (runtime) <- tuning <- collectives <-
+# The layers depend one way: include <- kernels <- tuning <- src (runtime) <- collectives <-
 # perf/examples. Each quoted #include of a folder's files must resolve to a header of a folder
 # that folder may use (tests/ may use everything and is not checked).
 #   cmake -DSOURCE_DIR=<repository> -P check_layers.cmake
@@ -7,16 +7,15 @@ if(NOT SOURCE_DIR)
   message(FATAL_ERROR "check_layers: SOURCE_DIR is not set")
 endif()
 
-set(roots include kernels src tuning collectives perf examples)
+set(roots include kernels tuning src collectives perf examples)
 set(allowed_include include)
 set(allowed_kernels include kernels)
-set(allowed_src include kernels src)
-# The topology matrix and tuning file headers hold no runtime state (pure data and parsers);
-# tuning and perf's --explain use them. perf's op table comes from the registry of
-# collectives (kernels/coll_algorithms.h, header-only).
-set(allowed_tuning include kernels tuning src/topology.h src/tuning_file.h)
-set(allowed_collectives include kernels src tuning collectives)
-set(allowed_perf include tuning perf src/topology.h src/tuning_file.h kernels/coll_algorithms.h)
+set(allowed_tuning include kernels tuning)
+set(allowed_src include kernels tuning src)
+set(allowed_collectives include kernels tuning src collectives)
+# perf: the public API, the tuning library (--explain, --tune, the "algo" column) and the
+# registry of collectives (kernels/coll_algorithms.h, header-only) for its op table.
+set(allowed_perf include tuning perf kernels/coll_algorithms.h)
 set(allowed_examples include examples)
 
 set(violations "")

@@ -1,5 +1,5 @@
 /* --tune without the GPU: the grids worth timing for a collective, the measured times turned
- * into tuning-table rows, and those rows as a tuning file (src/tuning_file.h's format). */
+ * into tuning-table rows, and those rows as a tuning file (tuning/tuning_file.h's format). */
 #ifndef SYMCOLL_PERF_TUNE_ROWS_H
 #define SYMCOLL_PERF_TUNE_ROWS_H
 

@@ -1,4 +1,4 @@
-// The topology matrix (src/topology.h) from synthetic text: parsing, the slowest link of a
+// The topology matrix (tuning/topology.h) from synthetic text: parsing, the slowest link of a
 // strided team, the text form, and the messages for bad input.
 #include <gtest/gtest.h>
 
