@@ -116,7 +116,13 @@ typedef struct {
     int32_t self;                   /* 1: the neighbour is this PE (periodic with one PE) */
 } symcoll_halo_msg_t;
 
+/* The layout of symcoll_halo_device_t: a new field or a changed one comes with a new version.
+ * A kernel compiled against one version works with a library that fills that version. */
+#define SYMCOLL_HALO_DEVICE_HANDLE_VERSION 1
+
 typedef struct {
+    uint32_t version;              /* SYMCOLL_HALO_DEVICE_HANDLE_VERSION it was filled for */
+    uint32_t size;                 /* sizeof(symcoll_halo_device_t) of that version */
     symcoll_device_t team;         /* the plan's team */
     const symcoll_halo_msg_t *msg; /* SYMCOLL_HALO_DIRS entries (device memory) */
     uint64_t *arrive;              /* symmetric [dir]: the neighbour at dir entered exchange k */
@@ -129,9 +135,23 @@ typedef struct {
     uint32_t dirs;                 /* bit d: a message goes toward direction d */
 } symcoll_halo_device_t;
 
-/* Handle of the plan for user kernels. On error (NULL plan, not a member) the returned handle
- * has dirs 0 and team.team_size 0, and symcoll_last_error() says why. */
-SYMCOLL_API symcoll_halo_device_t symcoll_halo_device_handle(symcoll_halo_t h);
+/* Fills *out with the handle of plan h for user kernels. version and size are those of the
+ * caller's header (SYMCOLL_HALO_DEVICE_HANDLE_VERSION, sizeof(symcoll_halo_device_t)); use
+ * symcoll_halo_device_handle below, which passes them. Errors: INVALID_ARGUMENT (out or h
+ * NULL, this PE outside the plan's team), UNSUPPORTED (a version or size this library does
+ * not fill: rebuild the kernels against the installed headers). On error *out is zeroed
+ * (dirs 0, team.team_size 0). */
+SYMCOLL_API symcoll_status_t symcoll_halo_device_handle_get(symcoll_halo_t h, uint32_t version,
+                                                            size_t size,
+                                                            symcoll_halo_device_t *out);
+
+/* Handle of plan h for user kernels (by value), checked against this header's version. On
+ * error the handle has dirs 0 and team.team_size 0, and symcoll_last_error() says why. */
+static inline symcoll_halo_device_t symcoll_halo_device_handle(symcoll_halo_t h) {
+    symcoll_halo_device_t handle;
+    symcoll_halo_device_handle_get(h, SYMCOLL_HALO_DEVICE_HANDLE_VERSION, sizeof handle, &handle);
+    return handle;
+}
 
 #ifdef __cplusplus
 }

@@ -116,6 +116,8 @@ static symcoll_status_t fill_area(const char *fn, struct symcoll_halo_plan *p,
                                             SYMCOLL_HALO_DIRS * sizeof *in, cudaMemcpyHostToDevice),
                                  fn, "cudaMemcpy of the incoming message table");
     symcoll_halo_device_t *d = &p->dev;
+    d->version = SYMCOLL_HALO_DEVICE_HANDLE_VERSION;
+    d->size = sizeof *d;
     d->team = symcoll_team_device(t);
     d->msg = (const symcoll_halo_msg_t *)(p->area + SYMCOLL_HALO_AREA_MSG);
     d->arrive = (uint64_t *)(p->area + SYMCOLL_HALO_AREA_ARRIVE);
@@ -259,13 +261,17 @@ symcoll_status_t symcoll_halo_grid(symcoll_halo_t h, int pe_grid[3], int coords[
     return SYMCOLL_SUCCESS;
 }
 
-symcoll_halo_device_t symcoll_halo_device_handle(symcoll_halo_t h) {
-    symcoll_halo_device_t none;
-    memset(&none, 0, sizeof none);
-    if (!h || h->team_pe < 0) {
-        symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "symcoll_halo_device_handle: %s",
-                          !h ? "h is NULL" : "this PE is outside the team");
-        return none;
-    }
-    return h->dev;
+symcoll_status_t symcoll_halo_device_handle_get(symcoll_halo_t h, uint32_t version, size_t size,
+                                                symcoll_halo_device_t *out) {
+    const char *fn = "symcoll_halo_device_handle";
+    symcoll_status_t st = symcoll_handle_version_check(fn, "halo device handle", version, size,
+                                                       SYMCOLL_HALO_DEVICE_HANDLE_VERSION,
+                                                       sizeof(symcoll_halo_device_t), out);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    if (!h || h->team_pe < 0)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: %s", fn,
+                                 !h ? "h is NULL" : "this PE is outside the team");
+    *out = h->dev;
+    return SYMCOLL_SUCCESS;
 }

@@ -112,6 +112,12 @@ symcoll_status_t symcoll_check_no_overlap(const char *fn, const char *a_name, co
 symcoll_status_t symcoll_team_for_call(const char *fn, symcoll_team_t team,
                                        symcoll_team_state_t **out);
 symcoll_device_t symcoll_team_device(const symcoll_team_state_t *t);
+/* The check of a caller's handle version and size against what this library fills (version
+ * filled, filled_size bytes); zeroes the caller's out either way. INVALID_ARGUMENT for out
+ * NULL, UNSUPPORTED (naming what) for another version or size. */
+symcoll_status_t symcoll_handle_version_check(const char *fn, const char *what, uint32_t version,
+                                              size_t size, uint32_t filled, size_t filled_size,
+                                              void *out);
 symcoll_status_t symcoll_teams_create_builtin(void);
 /* TIMEOUT naming the first broken team (fn as the message's prefix), or SUCCESS. */
 symcoll_status_t symcoll_teams_check_broken(const char *fn);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "symcoll.h"
+#include "symcoll_halo.h"
 
 namespace {
 
@@ -124,6 +125,31 @@ TEST(DeviceHandle, ALargerHandleIsZeroedWhenRefused) {
                                         reinterpret_cast<symcoll_device_t *>(newer.data())),
               SYMCOLL_ERROR_UNSUPPORTED);
     EXPECT_EQ(std::count(newer.begin(), newer.end(), 0), (long)newer.size());
+}
+
+// The halo plan's handle is versioned the same way; a NULL plan of the right version is an
+// invalid argument, and the handle comes back zeroed (dirs 0) either way.
+TEST(DeviceHandle, OtherHaloHeaderVersionsAreRefused) {
+    symcoll_halo_device_t handle;
+    std::memset(&handle, 0x5a, sizeof handle);
+    EXPECT_EQ(symcoll_halo_device_handle_get(nullptr, SYMCOLL_HALO_DEVICE_HANDLE_VERSION + 1,
+                                             sizeof handle, &handle),
+              SYMCOLL_ERROR_UNSUPPORTED);
+    EXPECT_EQ(handle.dirs, 0u);
+    EXPECT_EQ(handle.version, 0u);
+    std::string why = symcoll_last_error();
+    EXPECT_NE(why.find("halo device handle version 2"), std::string::npos) << why;
+    EXPECT_EQ(symcoll_halo_device_handle_get(nullptr, SYMCOLL_HALO_DEVICE_HANDLE_VERSION,
+                                             sizeof handle + 8, &handle),
+              SYMCOLL_ERROR_UNSUPPORTED);
+    std::memset(&handle, 0x5a, sizeof handle);
+    EXPECT_EQ(symcoll_halo_device_handle_get(nullptr, SYMCOLL_HALO_DEVICE_HANDLE_VERSION,
+                                             sizeof handle, &handle),
+              SYMCOLL_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(handle.dirs, 0u);
+    EXPECT_EQ(symcoll_halo_device_handle_get(nullptr, SYMCOLL_HALO_DEVICE_HANDLE_VERSION,
+                                             sizeof handle, nullptr),
+              SYMCOLL_ERROR_INVALID_ARGUMENT);
 }
 
 TEST(Uninitialized, FinalizeFails) {
