@@ -14,7 +14,7 @@ typedef struct {
     char *err;
     size_t err_len;
     const char *flag; /* the flag being applied, as the user spelled it */
-    bool mode_given, npes_given, iters_given, factor_given, step_given, sm_share_given;
+    bool mode_given, npes_given, iters_given, factor_given, step_given;
     unsigned long long given; /* bit i: flags[i] was given */
 } parser_t;
 
@@ -211,7 +211,6 @@ static int set_npes(parser_t *p, const char *v) {
     return parse_int(p, v, 1, SYMCOLL_TOPO_MAX_PES, &p->args->npes);
 }
 static int set_sm_share(parser_t *p, const char *v) {
-    p->sm_share_given = true;
     return parse_int(p, v, 1, 1 << 16, &p->args->sm_share);
 }
 static int set_help(parser_t *p, const char *v) {
@@ -243,44 +242,74 @@ static int set_tune(parser_t *p, const char *v) {
 
 typedef enum { NO_VALUE, VALUE, OPTIONAL_VALUE } value_kind_t;
 
+/* What one invocation does: the sweep, or the run one flag selects instead. */
+typedef enum {
+    RUN_SWEEP,
+    RUN_EXPLAIN,
+    RUN_TOPOLOGY,
+    RUN_TUNE,
+    RUN_SOAK,
+    RUN_HALO,
+    RUN_DEV,
+    N_RUNS
+} run_t;
+#define IN(run) (1u << (run))
+#define ALL_RUNS (IN(N_RUNS) - 1)
+
+/* Each run as messages name it (a dev run by its op), and why a flag does not apply to it. */
+static const struct {
+    const char *name, *why;
+} runs[N_RUNS] = {
+    [RUN_SWEEP] = {"the sweep", "give --explain to plan for another team"},
+    [RUN_EXPLAIN] = {"--explain", "it runs nothing: give the team size with --npes, or "
+                                  "--topology-file"},
+    [RUN_TOPOLOGY] = {"--topology", "it prints the topology matrix after init and exits"},
+    [RUN_TUNE] = {"--tune", "it times every algorithm in graph mode and writes a tuning file"},
+    [RUN_SOAK] = {"--soak", "it runs random checked traffic instead of the sweep"},
+    [RUN_HALO] = {"--op halo", "it runs halo exchanges instead of the sweep"},
+    [RUN_DEV] = {NULL, "it times syncs inside one kernel: only -n, -w, --timings, --compare "
+                       "nccl and --csv do"},
+};
+#define SWEEPS (ALL_RUNS & ~IN(RUN_DEV))
+
 typedef struct {
     char short_name; /* 0: long form only */
     const char *long_name;
     value_kind_t value; /* OPTIONAL_VALUE: "--name=value", or the next argument unless it is a
                            flag; long form only */
     int (*apply)(parser_t *p, const char *value);
-    bool dev_sync; /* applies to --op dev_barrier and dev_pingpong */
+    unsigned runs; /* the runs it applies to: bit RUN_* */
 } flag_t;
 
 static const flag_t flags[] = {
-    {'b', "minbytes", VALUE, set_min_bytes, false},
-    {'e', "maxbytes", VALUE, set_max_bytes, false},
-    {'i', "stepbytes", VALUE, set_step_bytes, false},
-    {'f', "stepfactor", VALUE, set_step_factor, false},
-    {'n', "iters", VALUE, set_iters, true},
-    {'w', "warmup_iters", VALUE, set_warmup, true},
-    {0, "timings", VALUE, set_timings, true},
-    {'c', "check", VALUE, set_check, false},
-    {'d', "datatype", VALUE, set_types, false},
-    {'o', "redop", VALUE, set_redops, false},
-    {'r', "root", VALUE, set_root, false},
-    {'G', "cudagraph", VALUE, set_graph_calls, false},
-    {'a', "average", VALUE, set_average, false},
-    {0, "op", VALUE, set_ops, true},
-    {0, "team", VALUE, set_team, false},
-    {0, "mode", VALUE, set_mode, false},
-    {0, "compare", VALUE, set_compare, true},
-    {0, "csv", VALUE, set_csv, true},
-    {0, "plot", VALUE, set_plot, false},
-    {0, "baseline", VALUE, set_baseline, false},
-    {0, "explain", NO_VALUE, set_explain, false},
-    {0, "tune", OPTIONAL_VALUE, set_tune, false},
-    {0, "topology-file", VALUE, set_topology_file, false},
-    {0, "npes", VALUE, set_npes, false},
-    {0, "sm-share", VALUE, set_sm_share, false},
-    {0, "topology", NO_VALUE, set_topology, false},
-    {0, "soak", VALUE, set_soak, false},
-    {'h', "help", NO_VALUE, set_help, true},
+    {'b', "minbytes", VALUE, set_min_bytes, SWEEPS},
+    {'e', "maxbytes", VALUE, set_max_bytes, SWEEPS},
+    {'i', "stepbytes", VALUE, set_step_bytes, SWEEPS},
+    {'f', "stepfactor", VALUE, set_step_factor, SWEEPS},
+    {'n', "iters", VALUE, set_iters, ALL_RUNS & ~IN(RUN_EXPLAIN)},
+    {'w', "warmup_iters", VALUE, set_warmup, ALL_RUNS},
+    {0, "timings", VALUE, set_timings, ALL_RUNS},
+    {'c', "check", VALUE, set_check, SWEEPS},
+    {'d', "datatype", VALUE, set_types, SWEEPS},
+    {'o', "redop", VALUE, set_redops, SWEEPS},
+    {'r', "root", VALUE, set_root, SWEEPS},
+    {'G', "cudagraph", VALUE, set_graph_calls, SWEEPS},
+    {'a', "average", VALUE, set_average, SWEEPS},
+    {0, "op", VALUE, set_ops, ALL_RUNS},
+    {0, "team", VALUE, set_team, SWEEPS},
+    {0, "mode", VALUE, set_mode, SWEEPS},
+    {0, "compare", VALUE, set_compare, ALL_RUNS & ~IN(RUN_TUNE)},
+    {0, "csv", VALUE, set_csv, ALL_RUNS & ~IN(RUN_TUNE)},
+    {0, "plot", VALUE, set_plot, SWEEPS & ~IN(RUN_TUNE)},
+    {0, "baseline", VALUE, set_baseline, IN(RUN_SWEEP)},
+    {0, "explain", NO_VALUE, set_explain, IN(RUN_EXPLAIN)},
+    {0, "tune", OPTIONAL_VALUE, set_tune, IN(RUN_TUNE)},
+    {0, "topology-file", VALUE, set_topology_file, IN(RUN_EXPLAIN)},
+    {0, "npes", VALUE, set_npes, IN(RUN_EXPLAIN)},
+    {0, "sm-share", VALUE, set_sm_share, IN(RUN_EXPLAIN)},
+    {0, "topology", NO_VALUE, set_topology, IN(RUN_TOPOLOGY)},
+    {0, "soak", VALUE, set_soak, IN(RUN_SOAK)},
+    {'h', "help", NO_VALUE, set_help, ALL_RUNS},
 };
 
 /* Finds the flag of argument arg; *inline_value is set for "--name=value" and "-bVALUE". */
@@ -317,25 +346,44 @@ static size_t count_valid_reductions(const perf_args_t *a) {
 
 _Static_assert(sizeof flags / sizeof flags[0] <= 64, "parser_t.given has a bit per flag");
 
-/* The in-kernel measurements run one kernel shape with no sizes, types or modes: refuse the
- * flags that would not change them. */
-static int finish_dev_sync(parser_t *p) {
-    perf_args_t *a = p->args;
-    const char *op = a->dev_op == PERF_DEV_BARRIER ? "dev_barrier" : "dev_pingpong";
+static const char *run_name(const perf_args_t *a, run_t run) {
+    if (run != RUN_DEV)
+        return runs[run].name;
+    return a->dev_op == PERF_DEV_BARRIER ? "--op dev_barrier" : "--op dev_pingpong";
+}
+
+/* The run the flags select; two that exclude each other fail, naming both. */
+static int select_run(parser_t *p, run_t *out) {
+    const perf_args_t *a = p->args;
+    const bool selected[N_RUNS] = {
+        [RUN_EXPLAIN] = a->explain, [RUN_TOPOLOGY] = a->topology,
+        [RUN_TUNE] = a->tune,       [RUN_SOAK] = a->soak_seconds > 0,
+        [RUN_HALO] = a->halo,       [RUN_DEV] = a->dev_op != PERF_DEV_NONE,
+    };
+    *out = RUN_SWEEP;
+    for (int r = RUN_SWEEP + 1; r < N_RUNS; r++) {
+        if (!selected[r])
+            continue;
+        if (*out != RUN_SWEEP)
+            return fail(p, "%s and %s exclude each other: give one", run_name(a, *out),
+                        run_name(a, (run_t)r));
+        *out = (run_t)r;
+    }
+    return 0;
+}
+
+/* Each given flag applies to the run, or the run says why not. */
+static int check_flags_apply(parser_t *p, run_t run) {
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
         const flag_t *f = &flags[i];
-        if ((p->given >> i & 1) && !f->dev_sync) {
-            char short_form[4] = "";
-            if (f->short_name != 0)
-                snprintf(short_form, sizeof short_form, "-%c/", f->short_name);
-            return fail(p,
-                        "--op %s: %s--%s does not apply (it times syncs inside one kernel: "
-                        "only -n, -w, --timings, --compare nccl and --csv do)",
-                        op, short_form, f->long_name);
-        }
+        if (!(p->given >> i & 1) || (f->runs & IN(run)))
+            continue;
+        char short_form[4] = "";
+        if (f->short_name != 0)
+            snprintf(short_form, sizeof short_form, "-%c/", f->short_name);
+        return fail(p, "%s--%s does not apply to %s: %s", short_form, f->long_name,
+                    run_name(p->args, run), runs[run].why);
     }
-    if (!p->iters_given)
-        a->iters = PERF_DEV_DEFAULT_ITERS;
     return 0;
 }
 
@@ -343,8 +391,14 @@ static int finish_dev_sync(parser_t *p) {
 static int finish(parser_t *p) {
     perf_args_t *a = p->args;
     p->flag = "arguments";
-    if (a->dev_op != PERF_DEV_NONE)
-        return finish_dev_sync(p);
+    run_t run;
+    if (select_run(p, &run) != 0 || check_flags_apply(p, run) != 0)
+        return -1;
+    if (run == RUN_DEV) {
+        if (!p->iters_given)
+            a->iters = PERF_DEV_DEFAULT_ITERS;
+        return 0;
+    }
     if (p->factor_given && p->step_given) {
         return fail(p, "-f/--stepfactor and -i/--stepbytes exclude each other: give one");
     }
@@ -375,17 +429,6 @@ static int finish(parser_t *p) {
     if ((a->modes & PERF_MODE_GRAPH) && a->graph_calls == 0) {
         a->graph_calls = a->iters;
     }
-    if (a->baseline_path != NULL && (a->explain || a->topology || a->halo || a->soak_seconds > 0)) {
-        return fail(p, "--baseline compares a collectives sweep: it does not apply to --explain, "
-                       "--topology, --op halo or --soak");
-    }
-    if (a->tune &&
-        (a->explain || a->topology || a->halo || a->soak_seconds > 0 || a->baseline_path != NULL ||
-         a->compare_nccl || a->csv_path != NULL || a->plot_path != NULL)) {
-        return fail(p, "--tune times every algorithm and writes a tuning file: it does not "
-                       "apply with --explain, --topology, --op halo, --soak, --baseline, "
-                       "--compare, --csv or --plot");
-    }
     if (a->tune && p->mode_given && a->modes != PERF_MODE_GRAPH) {
         return fail(p, "--tune times graph mode only: leave --mode out or give --mode graph");
     }
@@ -400,28 +443,11 @@ static int finish(parser_t *p) {
         a->modes = PERF_MODE_GRAPH;
         a->graph_calls = a->graph_calls > 0 ? a->graph_calls : a->iters;
     }
-    if (!a->explain && (p->npes_given || a->topology_file != NULL)) {
-        return fail(p,
-                    "%s describes the team --explain plans for; a run uses symcoll-run's -n PEs "
-                    "and their topology",
-                    p->npes_given ? "--npes" : "--topology-file");
-    }
-    if (!a->explain && p->sm_share_given) {
-        return fail(p, "--sm-share is the SM count --explain plans for; a run uses the share "
-                       "the library reports");
-    }
     if (p->npes_given && a->topology_file != NULL) {
         return fail(p,
                     "--npes %d and --topology-file %s exclude each other: the file gives the "
                     "PE count",
                     a->npes, a->topology_file);
-    }
-    if (a->explain && a->topology) {
-        return fail(p, "--explain and --topology exclude each other: give one");
-    }
-    if (a->explain && p->iters_given) {
-        return fail(p, "--explain: -n/--iters is the number of calls per timing, which --explain "
-                       "does not run; give the team size with --npes");
     }
     if (a->explain && a->ops[PERF_OP_BROADCAST] && a->root >= a->npes && a->topology_file == NULL) {
         return fail(p, "-r/--root %d out of range for %d PEs", a->root, a->npes);
