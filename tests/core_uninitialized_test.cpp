@@ -139,9 +139,12 @@ TEST(DeviceHandle, OtherHaloHeaderVersionsAreRefused) {
     EXPECT_EQ(handle.version, 0u);
     std::string why = symcoll_last_error();
     EXPECT_NE(why.find("halo device handle version 2"), std::string::npos) << why;
-    EXPECT_EQ(symcoll_halo_device_handle_get(nullptr, SYMCOLL_HALO_DEVICE_HANDLE_VERSION,
-                                             sizeof handle + 8, &handle),
-              SYMCOLL_ERROR_UNSUPPORTED);
+    std::vector<unsigned char> larger(sizeof handle + 8, 0x5a); // a newer header's handle
+    EXPECT_EQ(
+        symcoll_halo_device_handle_get(nullptr, SYMCOLL_HALO_DEVICE_HANDLE_VERSION, larger.size(),
+                                       reinterpret_cast<symcoll_halo_device_t *>(larger.data())),
+        SYMCOLL_ERROR_UNSUPPORTED);
+    EXPECT_EQ(std::count(larger.begin(), larger.end(), 0), (long)larger.size());
     std::memset(&handle, 0x5a, sizeof handle);
     EXPECT_EQ(symcoll_halo_device_handle_get(nullptr, SYMCOLL_HALO_DEVICE_HANDLE_VERSION,
                                              sizeof handle, &handle),
