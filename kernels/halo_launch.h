@@ -29,8 +29,10 @@ extern "C" {
  * with lines of exchange k at the end of exchange k when 2^31 exchanges have passed since it
  * last did (ll_scrubbed[p]), whether exchange k travelled as LL lines or not. Exchanges made
  * in user kernels (symcoll_halo_device.cuh) move no LL lines and do not rewrite them: the
- * first exchange on the stream afterwards catches up, so only more than 2^31 exchanges in
- * user kernels between two on the stream could leave a line 2^32 exchanges old. */
+ * next exchange on the stream of that parity catches up, after its own reads. So a line stays
+ * less than 2^32 exchanges old as long as every 2^31 exchanges include one on the stream of
+ * each parity; a plan whose stream exchanges all have one parity for longer (user kernels
+ * doing every other exchange) can see a line 2^32 exchanges old. */
 #define SYMCOLL_HALO_LL_NARROW_ROW 64
 #define SYMCOLL_HALO_LL_MAX_BYTES ((size_t)4 << 20)
 

@@ -544,6 +544,16 @@ static inline NVSHMEMI_HOSTDEV void nvshmem_getmem_nbi(void *dest, const void *s
 /* ---- put with signal (device: symcoll_dev_put_signal; host: symcoll_put_signal_on_stream
  * on the calling thread's default stream, waited for; its source must be GPU memory) ---- */
 
+/* The first active thread of the calling warp (the host: always): one line per warp. */
+static inline NVSHMEMI_HOSTDEV int nvshmemi_first_of_warp(void) {
+#ifdef __CUDA_ARCH__
+    unsigned lane;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    return (__activemask() & ((1u << lane) - 1)) == 0;
+#else
+    return 1;
+#endif
+}
 /* A cmp or sig_op of the program that is none of NVSHMEM's: no status can refuse it on the
  * device, so the device's printf says so and the call does nothing (a wait returns at once,
  * a test returns 0, a put with signal neither puts nor signals). The host calls take the
@@ -551,17 +561,20 @@ static inline NVSHMEMI_HOSTDEV void nvshmem_getmem_nbi(void *dest, const void *s
 static inline NVSHMEMI_HOSTDEV int nvshmemi_cmp_valid(int cmp, const char *fn) {
     if (cmp >= NVSHMEM_CMP_EQ && cmp <= NVSHMEM_CMP_LE)
         return 1;
-    printf("%s: cmp %d is not an NVSHMEM_CMP_ value; the call does nothing\n", fn, cmp);
+    if (nvshmemi_first_of_warp())
+        printf("%s: cmp %d is not an NVSHMEM_CMP_ value; the call does nothing\n", fn, cmp);
     return 0;
 }
 static inline NVSHMEMI_HOSTDEV int nvshmemi_sig_op_valid(int sig_op, const char *fn) {
     if (sig_op == NVSHMEM_SIGNAL_SET || sig_op == NVSHMEM_SIGNAL_ADD)
         return 1;
-    printf("%s: sig_op %d is neither NVSHMEM_SIGNAL_SET nor NVSHMEM_SIGNAL_ADD; the call does "
-           "nothing\n",
-           fn, sig_op);
+    if (nvshmemi_first_of_warp())
+        printf("%s: sig_op %d is neither NVSHMEM_SIGNAL_SET nor NVSHMEM_SIGNAL_ADD; the call does "
+               "nothing\n",
+               fn, sig_op);
     return 0;
 }
+
 static inline NVSHMEMI_HOSTDEV void nvshmemi_putmem_signal(void *dest, const void *source,
                                                            size_t bytes, uint64_t *sig_addr,
                                                            uint64_t signal, int sig_op, int pe,
@@ -769,11 +782,11 @@ NVSHMEMI_DEV void nvshmemi_wait_until_all(T *ivars, size_t n, const int *status,
 }
 /* Index of one satisfied element, or SIZE_MAX when none takes part (or on timeout). */
 template <typename T>
-NVSHMEMI_DEV size_t nvshmemi_wait_until_any(T *ivars, size_t n, const int *status, int cmp,
-                                            T value) {
+NVSHMEMI_DEV size_t nvshmemi_wait_until_any(T *ivars, size_t n, const int *status, int cmp, T value,
+                                            const char *fn = "nvshmem_wait_until_any") {
     size_t found = SIZE_MAX;
     bool any_active = false;
-    if (!nvshmemi_cmp_valid(cmp, "nvshmem_wait_until_any"))
+    if (!nvshmemi_cmp_valid(cmp, fn))
         return SIZE_MAX;
     for (size_t i = 0; i < n; i++)
         any_active = any_active || nvshmemi_active(status, i);
@@ -795,7 +808,8 @@ template <typename T>
 NVSHMEMI_DEV size_t nvshmemi_wait_until_some(T *ivars, size_t n, size_t *indices, const int *status,
                                              int cmp, T value) {
     size_t count = 0;
-    if (nvshmemi_wait_until_any(ivars, n, status, cmp, value) == SIZE_MAX)
+    if (nvshmemi_wait_until_any(ivars, n, status, cmp, value, "nvshmem_wait_until_some") ==
+        SIZE_MAX)
         return 0;
     for (size_t i = 0; i < n; i++)
         if (nvshmemi_active(status, i) && nvshmemi_compare(nvshmemi_load(ivars + i), cmp, value))

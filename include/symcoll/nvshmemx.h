@@ -191,22 +191,33 @@ static inline void nvshmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int 
 }
 /* Stream-ordered puts complete in stream order, and kernels' stores are visible once the
  * kernel ends; what stream must still wait for is the host _nbi puts, which run on the
- * calling thread's default stream. Each thread records one event there (created on first use,
- * kept for the thread's life: a captured graph refers to it). In a capture of stream, the wait
- * becomes an external event node, so a replay waits for that stream's work up to the latest
- * record, which covers every _nbi put issued before the quiet. */
+ * calling thread's default stream. Each thread records one event there per compilation unit
+ * (created on first use, kept for the thread's life: a captured graph refers to it). In a
+ * capture of stream, the wait becomes an external event node: a replay waits for the puts
+ * issued before the latest quiet call of this thread and unit, not for puts issued later
+ * (call the quiet again, outside the capture, before the replay). While the calling thread's
+ * default stream is itself being captured and stream is not, its puts are graph work that
+ * stream cannot wait for: the call says so on stderr and does nothing. */
 static inline void nvshmemx_quiet_on_stream(cudaStream_t stream) {
     static NVSHMEMI_THREAD_LOCAL cudaEvent_t nbi_done;
     const char *fn = "nvshmemx_quiet_on_stream";
     if (stream == cudaStreamPerThread)
         return;
+    enum cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone, puts = capturing;
+    if (nvshmemi_report_cuda(cudaStreamIsCapturing(stream, &capturing), fn) ||
+        nvshmemi_report_cuda(cudaStreamIsCapturing(cudaStreamPerThread, &puts), fn))
+        return;
+    if (puts == cudaStreamCaptureStatusActive && capturing != cudaStreamCaptureStatusActive) {
+        fprintf(stderr,
+                "%s: the calling thread's default stream is being captured and the stream is "
+                "not: quiet after the graph has run\n",
+                fn);
+        return;
+    }
     if (!nbi_done &&
         nvshmemi_report_cuda(cudaEventCreateWithFlags(&nbi_done, cudaEventDisableTiming), fn))
         return;
-    enum cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone, puts = capturing;
-    if (nvshmemi_report_cuda(cudaStreamIsCapturing(stream, &capturing), fn) ||
-        nvshmemi_report_cuda(cudaStreamIsCapturing(cudaStreamPerThread, &puts), fn) ||
-        nvshmemi_report_cuda(cudaEventRecord(nbi_done, cudaStreamPerThread), fn))
+    if (nvshmemi_report_cuda(cudaEventRecord(nbi_done, cudaStreamPerThread), fn))
         return;
     unsigned int flags =
         capturing == cudaStreamCaptureStatusActive && puts != cudaStreamCaptureStatusActive
