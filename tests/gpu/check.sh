@@ -17,9 +17,10 @@
 # When PEs outnumber the GPUs, MPS runs with a private pipe directory, each PE gets
 # CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=100/PEs (except where a step says otherwise), and a test that
 # leaves the server refusing clients gets it restarted. NCCL must be on LD_LIBRARY_PATH for the
-# NCCL columns. Logs go to LOG_DIR (default gpu-logs); a summary is printed last.
+# NCCL columns. Logs go to LOG_DIR (default gpu-logs); a summary is printed last. TESTS (a
+# ctest -R regex) narrows the ctest steps (suite, the labels of wide), to split them over runs.
 set -u
-[ $# -ge 1 ] || { sed -n '2,22p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,21p' "$0"; exit 2; }
 B=$(cd "$1" && pwd) || exit 2
 L=$(mkdir -p "${2:-gpu-logs}" && cd "${2:-gpu-logs}" && pwd) || exit 2
 STEPS=${3:-suite,wide,sanitize,perf}
@@ -46,10 +47,11 @@ share_for() {
   fi
 }
 
-# Every test of label $1 alone, logged into $2; MPS restarted after a failure that broke it.
+# Every test of label $1 (and of TESTS, a ctest -R regex, when set) alone, logged into $2;
+# MPS restarted after a failure that broke it.
 run_label() {
   local label=$1 log=$2 t
-  for t in $(ctest --test-dir "$B" -N -L "$label" | sed -n 's/^ *Test *#[0-9]*: //p'); do
+  for t in $(ctest --test-dir "$B" -N -L "$label" -R "${TESTS:-.}" | sed -n 's/^ *Test *#[0-9]*: //p'); do
     ctest --test-dir "$B" -R "^$t\$" --timeout "${TEST_TIMEOUT:-300}" --output-on-failure \
       >> "$log" 2>&1 || mps_ensure
   done
