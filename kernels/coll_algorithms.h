@@ -38,14 +38,9 @@ SYMCOLL_COLLECTIVES(SYMCOLL_ALGORITHM_ENUM)
 #undef SYMCOLL_ALGORITHM_ENUM
 #undef SYMCOLL_ALGORITHM_INDEX
 
-#ifdef __CUDACC__
-#define SYMCOLL_REGISTRY_FN __host__ __device__ __forceinline__ static
-#else
-#define SYMCOLL_REGISTRY_FN static inline
-#endif
-
-/* The flow of a collective of the registry; SYMCOLL_FLOW_SYNC for any other value. */
-SYMCOLL_REGISTRY_FN symcoll_flow_t symcoll_collective_flow(int collective) {
+/* The flow of a collective of the registry; SYMCOLL_FLOW_SYNC for any other value. (The
+ * kernels switch on the collective itself: coll_flow in coll_move.cuh.) */
+static inline symcoll_flow_t symcoll_collective_flow(int collective) {
 #define SYMCOLL_FLOW_CASE(id, name, nccl, tuned, flow, algorithms)                                 \
     case SYMCOLL_COLL_##id:                                                                        \
         return SYMCOLL_FLOW_##flow;

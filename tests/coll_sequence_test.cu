@@ -209,13 +209,6 @@ class Sequence : public ::testing::Test {
     }
 };
 
-// A barrier over WORLD, waited for on the host.
-void barrier_and_wait() {
-    ASSERT_EQ(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, 0), SYMCOLL_SUCCESS)
-        << symcoll_last_error();
-    CUDA_OK(cudaStreamSynchronize(0));
-}
-
 // This PE's LL epoch of each block (zeros if they cannot be read).
 std::vector<uint64_t> ll_epochs() {
     symcoll_device_t h = symcoll_device_handle(SYMCOLL_TEAM_WORLD);

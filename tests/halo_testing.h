@@ -344,19 +344,14 @@ inline void expect_all_good(Case &k, uint32_t back) {
 // messages all travel as LL lines or to this PE itself, which need no neighbour's flag of
 // exchange k.
 inline void jump_exchanges(Case &k, uint64_t exchanges) {
+    using rma_testing::barrier_and_wait;
     symcoll_halo_device_t hh = symcoll_halo_device_handle(k.plan);
     std::vector<uint64_t> counts(SYMCOLL_HALO_DIRS, exchanges);
-    for (int step = 0; step < 2; step++) {
-        CUDA_OK(cudaDeviceSynchronize());
-        SYM_OK(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, 0));
-        CUDA_OK(cudaStreamSynchronize(0));
-        if (step == 1)
-            break;
-        CUDA_OK(
-            cudaMemcpy(hh.send_epoch, counts.data(), counts.size() * 8, cudaMemcpyHostToDevice));
-        CUDA_OK(
-            cudaMemcpy(hh.recv_epoch, counts.data(), counts.size() * 8, cudaMemcpyHostToDevice));
-    }
+    CUDA_OK(cudaDeviceSynchronize());
+    ASSERT_NO_FATAL_FAILURE(barrier_and_wait());
+    CUDA_OK(cudaMemcpy(hh.send_epoch, counts.data(), counts.size() * 8, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(hh.recv_epoch, counts.data(), counts.size() * 8, cudaMemcpyHostToDevice));
+    ASSERT_NO_FATAL_FAILURE(barrier_and_wait());
 }
 
 } // namespace halo_testing

@@ -104,6 +104,13 @@ inline long first_unpoisoned(const uint8_t *got, size_t n) {
     return -1;
 }
 
+// A barrier over WORLD on the legacy stream, waited for on the host: no PE runs a kernel of
+// the test when it returns.
+inline void barrier_and_wait() {
+    SYM_OK(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, 0));
+    CUDA_OK(cudaStreamSynchronize(0));
+}
+
 // A symmetric allocation for the lifetime of a test (collective on construction and
 // destruction: every PE builds and drops the same buffers in the same order).
 struct SymBuffer {
