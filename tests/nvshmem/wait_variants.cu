@@ -8,6 +8,7 @@
 
 #define NVARS 8
 #define NCHECKS 12
+#define ACK 4 /* lvars[ACK]: the next PE has seen our first put */
 
 __global__ void waits(int *ivars, long *lvars, uint64_t *sig, long long *checks) {
     int me = nvshmem_my_pe(), n = nvshmem_n_pes();
@@ -20,7 +21,10 @@ __global__ void waits(int *ivars, long *lvars, uint64_t *sig, long long *checks)
     checks[1] = nvshmem_int_test(ivars + 0, NVSHMEM_CMP_EQ, 5);
     checks[2] = nvshmem_int_test(ivars + 3, NVSHMEM_CMP_EQ, 5);
 
-    nvshmem_fence();
+    /* Index 6 is written only once the reader has seen index 3 alone: a writer that ran ahead
+     * could land both before the reader's scan passed index 3, and the scan would say 6. */
+    nvshmem_long_p(lvars + ACK, 1, (me + n - 1) % n);
+    nvshmem_long_wait_until(lvars + ACK, NVSHMEM_CMP_EQ, 1);
     nvshmem_int_p(ivars + 6, 5, next);
     status[3] = 1; /* leave index 3 out: only 6 can satisfy */
     checks[3] = (long long)nvshmem_int_wait_until_any(ivars, NVARS, status, NVSHMEM_CMP_EQ, 5);
@@ -65,7 +69,7 @@ int main(void) {
     int prev = (me + n - 1) % n;
     set_device_of_node_pe();
     int *ivars = (int *)nvshmem_calloc(NVARS, sizeof(int));
-    long *lvars = (long *)nvshmem_calloc(4, sizeof(long));
+    long *lvars = (long *)nvshmem_calloc(ACK + 1, sizeof(long));
     uint64_t *sig = (uint64_t *)nvshmem_calloc(1, sizeof(uint64_t));
     long long *checks;
     CHECK_CUDA(cudaMalloc(&checks, NCHECKS * sizeof(long long)));
