@@ -1,5 +1,6 @@
-/* Host steps shared by broadcast, reduce, fcollect and alltoall: argument checks, algorithm
- * choice and the kernel arguments. No host sync, allocation or copy on any of these paths. */
+/* Host steps shared by broadcast, reduce, fcollect, alltoall and reduce_scatter: argument checks,
+ * algorithm choice and the kernel arguments. No host sync, allocation or copy on any of these
+ * paths. */
 #ifndef SYMCOLL_COLLECTIVE_COMMON_H
 #define SYMCOLL_COLLECTIVE_COMMON_H
 
@@ -37,6 +38,12 @@ symcoll_status_t symcoll_coll_check_buffers(const symcoll_coll_call_t *call, voi
 symcoll_status_t symcoll_coll_prepare(const symcoll_coll_call_t *call, size_t tuning_bytes,
                                       void *dst, const void *src, size_t bytes,
                                       symcoll_coll_args_t *args, symcoll_choice_t *choice);
+
+/* reduce and reduce_scatter: op is a symcoll_op_t defined for type, and dst and src are
+ * aligned to the element size (the kernels load whole elements). */
+symcoll_status_t symcoll_coll_check_reduction(const symcoll_coll_call_t *call,
+                                              symcoll_datatype_t type, symcoll_op_t op,
+                                              const void *dst, const void *src);
 
 /* The call's status after its launch function returned err. */
 symcoll_status_t symcoll_coll_launched(const symcoll_coll_call_t *call, cudaError_t err);

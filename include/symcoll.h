@@ -243,6 +243,10 @@ SYMCOLL_API symcoll_status_t symcoll_barrier_on_stream(symcoll_team_t team, cuda
  *   element size, and every PE calls in place (dst == src) or none does.
  * fcollect: dst (count_per_pe * n elements) = concatenation of every PE's src in PE order.
  * alltoall: block j of this PE's src (count_per_pe elements) goes to block me of PE j's dst.
+ * reduce_scatter: this PE's dst (count_per_pe elements) = op over all PEs' block me of src
+ *   (src: count_per_pe * n elements, block j for PE j), as ncclReduceScatter; every type and
+ *   op of reduce, with its rules (NaN, alignment); in place when dst is block me of src
+ *   (dst == src + me * count_per_pe elements), on every PE or none.
  * Errors: INVALID_ARGUMENT (names the argument), NOT_INITIALIZED, UNSUPPORTED (members without
  * a P2P path between them), TIMEOUT, CUDA. */
 SYMCOLL_API symcoll_status_t symcoll_broadcast_on_stream(symcoll_team_t team, void *dst,
@@ -261,6 +265,10 @@ SYMCOLL_API symcoll_status_t symcoll_alltoall_on_stream(symcoll_team_t team, voi
                                                         const void *src, size_t count_per_pe,
                                                         symcoll_datatype_t type,
                                                         cudaStream_t stream);
+SYMCOLL_API symcoll_status_t symcoll_reduce_scatter_on_stream(symcoll_team_t team, void *dst,
+                                                              const void *src, size_t count_per_pe,
+                                                              symcoll_datatype_t type,
+                                                              symcoll_op_t op, cudaStream_t stream);
 
 /* Teams. A handle names the same team on every PE that holds it.
  * split_strided: collective over WORLD (not only the parent), so that every PE agrees on the
@@ -345,7 +353,8 @@ typedef enum {
     SYMCOLL_COLL_ALLTOALL = 5,
     SYMCOLL_COLL_SIGNAL_WAIT = 6,
     SYMCOLL_COLL_DEVICE_API = 7,
-    SYMCOLL_COLL_HALO = 8
+    SYMCOLL_COLL_HALO = 8,
+    SYMCOLL_COLL_REDUCE_SCATTER = 9
 } symcoll_collective_t;
 
 /* Constant name of a collective ("reduce"), "none" for an unknown value. */

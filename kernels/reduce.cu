@@ -1,9 +1,14 @@
 /* reduce: every member's dst = op over the members' src, combined in team PE order, so that
- * every PE gets the same bits. One kernel per valid (type, op) pair.
- * ll: every PE sends its src to every peer's scratch and reduces what it receives.
- * one_shot: every PE loads every member's src and writes its own dst.
- * two_shot: member c reduces chunk c of each block's part and stores it into every member's
- * dst (in place is safe: chunk c of any src is only read by member c, before it stores). */
+ * every PE gets the same bits. One kernel per valid (type, op) pair, which also runs
+ * reduce_scatter (args.collective): there member m's dst is the reduction of block m of every
+ * member's src, args.bytes the block.
+ * ll: every PE sends its src (reduce_scatter: block m to member m) to every peer's scratch
+ * and reduces what it receives.
+ * one_shot: every PE loads every member's src (reduce_scatter: their block of this PE) and
+ * writes its own dst.
+ * two_shot (reduce only): member c reduces chunk c of each block's part and stores it into
+ * every member's dst (in place is safe: chunk c of any src is only read by member c, before
+ * it stores). */
 #include "coll_ll.cuh"
 #include "kernel_load.h"
 #include "reduce_ops.cuh"
@@ -11,28 +16,36 @@
 /* Units each thread holds in registers between its loads and its stores. */
 #define REDUCE_STAGE 4
 
+/* Member m's part of src in a reduction: all of it for reduce, block m for reduce_scatter. */
+SYMCOLL_DEV const char *reduce_src_of(const symcoll_coll_args_t &a, int m) {
+    return a.collective == SYMCOLL_COLL_REDUCE_SCATTER ? a.src + (size_t)m * a.bytes : a.src;
+}
+
 template <typename T, typename Op> SYMCOLL_DEV void reduce_ll(const symcoll_coll_args_t &a) {
     const symcoll_device_t &h = a.h;
     const int me = h.team_my_pe;
+    const char *mine = reduce_src_of(a, me);
     uint64_t epoch = coll_ll_epoch(h);
     size_t rounds = coll_ll_rounds(a.bytes);
     for (size_t round = 0; round < rounds; round++) {
         size_t offset, len;
         coll_ll_piece(a.bytes, round, &offset, &len);
         epoch++;
-        if (!coll_ll_wait_credit(h, epoch, SYMCOLL_COLL_REDUCE))
+        if (!coll_ll_wait_credit(h, epoch, a.collective))
             return;
-        for (int step = 1; step < h.team_size; step++)
-            coll_ll_send(h, coll_member_after(h, step), epoch, a.src + offset, len);
+        for (int step = 1; step < h.team_size; step++) {
+            int m = coll_member_after(h, step);
+            coll_ll_send(h, m, epoch, reduce_src_of(a, m) + offset, len);
+        }
         bool ok = true;
         for (size_t w = threadIdx.x; ok && w * 8 < len; w += blockDim.x) {
             coll_lanes<T, Op, uint64_t> acc;
             for (int m = 0; ok && m < h.team_size; m++) {
                 uint64_t word = 0;
                 if (m == me)
-                    word = coll_load_word(a.src + offset + 8 * w, len - 8 * w);
+                    word = coll_load_word(mine + offset + 8 * w, len - 8 * w);
                 else
-                    ok = coll_ll_recv_word(h, m, epoch, w, &word, SYMCOLL_COLL_REDUCE);
+                    ok = coll_ll_recv_word(h, m, epoch, w, &word, a.collective);
                 acc.add(word, m == 0);
             }
             if (ok)
@@ -51,10 +64,11 @@ typedef struct {
     size_t head, vectors, total;
 } reduce_units_t;
 
-template <typename T> SYMCOLL_DEV reduce_units_t reduce_units(const symcoll_coll_args_t &a) {
-    size_t count = a.bytes / sizeof(T), head = count, vectors = 0;
-    if ((((uintptr_t)a.src ^ (uintptr_t)a.dst) & 15) == 0) {
-        size_t to_boundary = (16 - (uintptr_t)a.src % 16) % 16 / sizeof(T);
+template <typename T>
+SYMCOLL_DEV reduce_units_t reduce_units(const char *src, const char *dst, size_t bytes) {
+    size_t count = bytes / sizeof(T), head = count, vectors = 0;
+    if ((((uintptr_t)src ^ (uintptr_t)dst) & 15) == 0) {
+        size_t to_boundary = (16 - (uintptr_t)src % 16) % 16 / sizeof(T);
         head = to_boundary < count ? to_boundary : count;
         vectors = (count - head) * sizeof(T) / 16;
     }
@@ -96,7 +110,8 @@ template <typename T> SYMCOLL_DEV void reduce_store(char *p, const uint4 &v, boo
 template <typename T, typename Op>
 SYMCOLL_DEV void reduce_bw(const symcoll_coll_args_t &a, bool two_shot) {
     const symcoll_device_t &h = a.h;
-    reduce_units_t units = reduce_units<T>(a);
+    const char *mine = reduce_src_of(a, h.team_my_pe); /* what every member reduces, here */
+    reduce_units_t units = reduce_units<T>(mine, a.dst, a.bytes);
     size_t begin, end;
     coll_share(units.total, gridDim.x, blockIdx.x, 1, &begin, &end);
     if (two_shot) {
@@ -106,9 +121,11 @@ SYMCOLL_DEV void reduce_bw(const symcoll_coll_args_t &a, bool two_shot) {
         begin += first;
     }
     /* One-shot in place overwrites src that peers still load: the stores of each stage wait
-     * until every member has loaded it. */
-    const bool stage_sync = !two_shot && a.src == a.dst && h.team_size > 1;
-    if (!symcoll_dev_sync_slot(h, blockIdx.x, SYMCOLL_COLL_REDUCE))
+     * until every member has loaded it. Not so for reduce_scatter, where only this PE loads
+     * its own block of src. */
+    const bool stage_sync =
+        !two_shot && a.collective == SYMCOLL_COLL_REDUCE && a.src == a.dst && h.team_size > 1;
+    if (!symcoll_dev_sync_slot(h, blockIdx.x, a.collective))
         return;
     for (size_t base = begin; base < end; base += REDUCE_STAGE * blockDim.x) {
         coll_lanes<T, Op, uint4> acc[REDUCE_STAGE];
@@ -121,7 +138,7 @@ SYMCOLL_DEV void reduce_bw(const symcoll_coll_args_t &a, bool two_shot) {
             offset[k] = reduce_unit_offset<T>(units, i, &vector[k]);
         }
         for (int m = 0; m < h.team_size; m++) {
-            const char *src = coll_member_ptr(h, a.src, m);
+            const char *src = coll_member_ptr(h, mine, m);
             uint4 x[REDUCE_STAGE];
 #pragma unroll
             for (int k = 0; k < REDUCE_STAGE; k++)
@@ -132,7 +149,7 @@ SYMCOLL_DEV void reduce_bw(const symcoll_coll_args_t &a, bool two_shot) {
                 if (valid[k])
                     acc[k].add(x[k], m == 0);
         }
-        if (stage_sync && !symcoll_dev_sync_slot(h, blockIdx.x, SYMCOLL_COLL_REDUCE))
+        if (stage_sync && !symcoll_dev_sync_slot(h, blockIdx.x, a.collective))
             return;
         /* one_shot: this PE's dst; two_shot: every member's, starting at one that depends on
          * the block. */
@@ -145,15 +162,20 @@ SYMCOLL_DEV void reduce_bw(const symcoll_coll_args_t &a, bool two_shot) {
                     reduce_store<T>(dst + offset[k], acc[k].result(), vector[k]);
         }
     }
-    symcoll_dev_sync_slot_final(h, blockIdx.x, SYMCOLL_COLL_REDUCE);
+    symcoll_dev_sync_slot_final(h, blockIdx.x, a.collective);
 }
+
+static_assert((int)SYMCOLL_REDUCE_SCATTER_LL == (int)SYMCOLL_REDUCE_LL &&
+                  (int)SYMCOLL_REDUCE_SCATTER_ONE_SHOT == (int)SYMCOLL_REDUCE_ONE_SHOT,
+              "reduce_scatter's algorithms are reduce's, by index");
 
 template <typename T, typename Op>
 static __global__ void COLL_LAUNCH_BOUNDS reduce_kernel(symcoll_coll_args_t a) {
     if (a.algo == SYMCOLL_REDUCE_LL)
         reduce_ll<T, Op>(a);
     else
-        reduce_bw<T, Op>(a, a.algo == SYMCOLL_REDUCE_TWO_SHOT);
+        reduce_bw<T, Op>(a,
+                         a.collective == SYMCOLL_COLL_REDUCE && a.algo == SYMCOLL_REDUCE_TWO_SHOT);
 }
 
 #define REDUCE_COMMON_OPS(T)                                                                       \
@@ -201,5 +223,10 @@ extern "C" cudaError_t symcoll_reduce_kernels_load(void) {
             if (err != cudaSuccess)
                 return err;
         }
+    return cudaSuccess;
+}
+
+/* reduce_scatter runs the reduce kernels, which symcoll_reduce_kernels_load loads. */
+extern "C" cudaError_t symcoll_reduce_scatter_kernels_load(void) {
     return cudaSuccess;
 }

@@ -333,6 +333,15 @@ static const flag_t *find_flag(const char *arg, const char **inline_value) {
     return NULL;
 }
 
+static bool reduction_selected(const perf_args_t *a) {
+    for (int op = 0; op < PERF_NUM_OPS; op++) {
+        if (a->ops[op] && perf_op_reduces((perf_op_t)op)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static size_t count_valid_reductions(const perf_args_t *a) {
     size_t n = 0;
     for (int t = 0; t < SYMCOLL_NUM_DATATYPES; t++) {
@@ -419,7 +428,7 @@ static int finish(parser_t *p) {
         return fail(p, "-b %zu to -e %zu gives more than %d sizes: raise -f or -i", a->min_bytes,
                     a->max_bytes, PERF_MAX_SIZES);
     }
-    if (a->ops[PERF_OP_REDUCE] && count_valid_reductions(a) == 0) {
+    if (reduction_selected(a) && count_valid_reductions(a) == 0) {
         return fail(p, "-o/--redop: no selected reduction op applies to the selected datatypes "
                        "(and, or, xor are for integer types)");
     }
@@ -529,8 +538,8 @@ bool perf_args_first_call(const perf_args_t *a, perf_op_t op, perf_call_t *call)
         for (int r = 0; r < SYMCOLL_NUM_OPS && a->types[t]; r++) {
             call->type = (symcoll_datatype_t)t;
             call->redop = (symcoll_op_t)r;
-            if (op == PERF_OP_REDUCE ? a->redops[r] && perf_redop_valid(call->type, call->redop)
-                                     : r == 0) {
+            if (perf_op_reduces(op) ? a->redops[r] && perf_redop_valid(call->type, call->redop)
+                                    : r == 0) {
                 return true;
             }
         }
@@ -593,12 +602,15 @@ void perf_args_usage(FILE *out) {
           "\n"
           "What to run:\n"
           "      --op LIST            comma-separated, or all (default all); NCCL's names work\n"
-          "                           too (allreduce, allgather):\n"
+          "                           too (allreduce, allgather, reducescatter):\n"
           "                             barrier    team barrier (NCCL has none)\n"
           "                             broadcast  ncclBroadcast\n"
           "                             reduce     ncclAllReduce: every PE gets the result\n"
           "                             fcollect   ncclAllGather\n"
           "                             alltoall   ncclAlltoAll\n"
+          "                             reduce_scatter ncclReduceScatter: every PE gets the\n"
+          "                                        reduction of its block (sizes: the whole\n"
+          "                                        source, as nccl-tests)\n"
           "                             halo       alone: the halo exchange of 2 float faces\n"
           "                                        per PE (sizes: face bytes) for 2D rows, 2D\n"
           "                                        columns and 3D faces, beside NCCL send/recv\n"

@@ -13,6 +13,9 @@ symcoll_status_t perf_call_enqueue(const perf_call_t *c, symcoll_team_t team, vo
         return symcoll_fcollect_on_stream(team, dst, src, c->count, c->type, stream);
     case PERF_OP_ALLTOALL:
         return symcoll_alltoall_on_stream(team, dst, src, c->count, c->type, stream);
+    case PERF_OP_REDUCE_SCATTER:
+        return symcoll_reduce_scatter_on_stream(team, dst, src, c->count, c->type, c->redop,
+                                                stream);
     case PERF_NUM_OPS:
         break;
     }

@@ -17,7 +17,7 @@ static bool is_signed_int(symcoll_datatype_t type) {
 }
 
 static values_t values_for(const perf_call_t *c) {
-    if (c->op != PERF_OP_REDUCE) {
+    if (!perf_op_reduces(c->op)) {
         return VALUES_BITS;
     }
     switch (c->redop) {
@@ -196,6 +196,8 @@ static uint64_t expected_bits(const perf_call_t *c, values_t values, uint64_t se
         return reduced_bits(c, values, seed, npes, j);
     case PERF_OP_FCOLLECT:
         return source_bits(c, values, seed, (int)(j / c->count), j % c->count);
+    case PERF_OP_REDUCE_SCATTER: /* my dst is the reduction of every PE's block me */
+        return reduced_bits(c, values, seed, npes, (size_t)me * c->count + j);
     case PERF_OP_ALLTOALL: /* block p of my dst is block me of PE p's src */
         return source_bits(c, values, seed, (int)(j / c->count),
                            (size_t)me * c->count + j % c->count);

@@ -78,7 +78,7 @@ static ncclRedOp_t nccl_op(symcoll_op_t op) {
 }
 
 bool perf_nccl_supports(const perf_call_t *c) {
-    return c->op != PERF_OP_REDUCE || c->redop == SYMCOLL_SUM || c->redop == SYMCOLL_PROD ||
+    return !perf_op_reduces(c->op) || c->redop == SYMCOLL_SUM || c->redop == SYMCOLL_PROD ||
            c->redop == SYMCOLL_MIN || c->redop == SYMCOLL_MAX;
 }
 
@@ -102,6 +102,9 @@ int perf_nccl_enqueue(const perf_nccl_t *nc, const perf_call_t *c, bool symmetri
         break;
     case PERF_OP_ALLTOALL:
         PERF_NCCL(ncclAlltoAll(src, dst, c->count, type, nc->comm, stream));
+        break;
+    case PERF_OP_REDUCE_SCATTER:
+        PERF_NCCL(ncclReduceScatter(src, dst, c->count, type, nccl_op(c->redop), nc->comm, stream));
         break;
     case PERF_NUM_OPS:
         break;

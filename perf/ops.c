@@ -19,6 +19,7 @@ static double busbw_share(int npes) {
 #define BUSBW_REDUCE busbw_reduce
 #define BUSBW_GATHER busbw_share
 #define BUSBW_EXCHANGE busbw_share
+#define BUSBW_REDUCE_SCATTER busbw_share
 
 /* One row per collective of the registry (kernels/collectives.def). */
 #define OP_ROW(id, name, nccl, tuned, flow, algorithms)                                            \
@@ -75,12 +76,24 @@ bool perf_redop_valid(symcoll_datatype_t type, symcoll_op_t redop) {
     return !(bitwise && symcoll_datatype_is_float(type));
 }
 
+static symcoll_flow_t flow_of(perf_op_t op) {
+    return symcoll_collective_flow(op_table[op].collective);
+}
+
+bool perf_op_reduces(perf_op_t op) {
+    symcoll_flow_t flow = flow_of(op);
+    return flow == SYMCOLL_FLOW_REDUCE || flow == SYMCOLL_FLOW_REDUCE_SCATTER;
+}
+
+/* Whether the call's count is per PE (the size is every PE's blocks together). */
 static bool counts_per_pe(perf_op_t op) {
-    return op == PERF_OP_FCOLLECT || op == PERF_OP_ALLTOALL;
+    symcoll_flow_t flow = flow_of(op);
+    return flow == SYMCOLL_FLOW_GATHER || flow == SYMCOLL_FLOW_EXCHANGE ||
+           flow == SYMCOLL_FLOW_REDUCE_SCATTER;
 }
 
 size_t perf_op_count(perf_op_t op, size_t bytes, size_t elem_size, int npes) {
-    if (op == PERF_OP_BARRIER || elem_size == 0) {
+    if (flow_of(op) == SYMCOLL_FLOW_SYNC || elem_size == 0) {
         return 0;
     }
     return counts_per_pe(op) ? bytes / elem_size / (size_t)npes : bytes / elem_size;
@@ -91,11 +104,15 @@ size_t perf_op_bytes(perf_op_t op, size_t count, size_t elem_size, int npes) {
 }
 
 size_t perf_op_src_bytes(perf_op_t op, size_t count, size_t elem_size, int npes) {
-    return op == PERF_OP_ALLTOALL ? count * elem_size * (size_t)npes : count * elem_size;
+    symcoll_flow_t flow = flow_of(op);
+    bool blocks = flow == SYMCOLL_FLOW_EXCHANGE || flow == SYMCOLL_FLOW_REDUCE_SCATTER;
+    return blocks ? count * elem_size * (size_t)npes : count * elem_size;
 }
 
 size_t perf_op_dst_bytes(perf_op_t op, size_t count, size_t elem_size, int npes) {
-    return perf_op_bytes(op, count, elem_size, npes);
+    symcoll_flow_t flow = flow_of(op);
+    bool blocks = flow == SYMCOLL_FLOW_GATHER || flow == SYMCOLL_FLOW_EXCHANGE;
+    return blocks ? count * elem_size * (size_t)npes : count * elem_size;
 }
 
 double perf_algbw_gbps(size_t bytes, double time_us) {

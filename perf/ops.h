@@ -43,14 +43,16 @@ int perf_op_from_name(const char *name);
 int perf_datatype_from_name(const char *name);
 /* The reduction op named name ("sum", "prod", ...), or -1. */
 int perf_redop_from_name(const char *name);
+/* Whether op reduces (reduce, reduce_scatter): it takes -o/--redop. */
+bool perf_op_reduces(perf_op_t op);
 /* False for bitwise ops on floating-point types. */
 bool perf_redop_valid(symcoll_datatype_t type, symcoll_op_t redop);
 
 /* The count of the API call for a requested size (rounded down, as nccl-tests does); 0 when
  * the size holds less than one element (per PE, for fcollect and alltoall). */
 size_t perf_op_count(perf_op_t op, size_t bytes, size_t elem_size, int npes);
-/* Bytes in the nccl-tests convention: broadcast and reduce count * size, fcollect and
- * alltoall the whole destination, count * size * npes. */
+/* Bytes in the nccl-tests convention: broadcast and reduce count * size; fcollect and
+ * alltoall the whole destination, reduce_scatter the whole source, count * size * npes. */
 size_t perf_op_bytes(perf_op_t op, size_t count, size_t elem_size, int npes);
 /* Bytes of each PE's source and destination buffer for a call. */
 size_t perf_op_src_bytes(perf_op_t op, size_t count, size_t elem_size, int npes);

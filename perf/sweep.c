@@ -193,7 +193,7 @@ static int run_case(sweep_t *sw, const char *mode, int graph_calls, const perf_c
         .bytes = bytes,
         .count = call->count,
         .type = barrier ? "none" : symcoll_datatype_name(call->type),
-        .redop = call->op == PERF_OP_REDUCE ? symcoll_op_name(call->redop) : "none",
+        .redop = perf_op_reduces(call->op) ? symcoll_op_name(call->redop) : "none",
         .root = call->op == PERF_OP_BROADCAST ? call->root : -1,
         .npes = sw->npes,
         .algorithm = choice.name,
@@ -244,7 +244,7 @@ static int run_mode(sweep_t *sw, const char *mode, int graph_calls, const size_t
                 call.type = (symcoll_datatype_t)t;
                 call.redop = (symcoll_op_t)r;
                 /* The reduction op matters to reduce only: the others run once per type. */
-                bool wanted = op == PERF_OP_REDUCE
+                bool wanted = perf_op_reduces(op)
                                   ? a->redops[r] && perf_redop_valid(call.type, call.redop)
                                   : r == 0;
                 if (wanted && run_sizes(sw, mode, graph_calls, call, sizes, n_sizes) != 0) {
@@ -372,7 +372,7 @@ static int report_first_calls(sweep_t *sw) {
                 .bytes = f->bytes,
                 .count = f->call.count,
                 .type = type,
-                .redop = op == PERF_OP_REDUCE ? symcoll_op_name(f->call.redop) : "none",
+                .redop = perf_op_reduces(op) ? symcoll_op_name(f->call.redop) : "none",
                 .root = op == PERF_OP_BROADCAST ? f->call.root : -1,
                 .npes = sw->npes,
                 .algorithm = "",

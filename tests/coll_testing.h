@@ -152,7 +152,8 @@ inline std::vector<uint8_t> reduce_reference(symcoll_datatype_t type, symcoll_op
 inline std::vector<uint8_t> make_input(symcoll_collective_t coll, symcoll_datatype_t type,
                                        symcoll_op_t op, size_t count, uint64_t seed, int member) {
     size_t size = symcoll_datatype_size(type);
-    if (coll != SYMCOLL_COLL_REDUCE || !symcoll_datatype_is_float(type))
+    bool reduces = coll == SYMCOLL_COLL_REDUCE || coll == SYMCOLL_COLL_REDUCE_SCATTER;
+    if (!reduces || !symcoll_datatype_is_float(type))
         return random_bytes(count * size, seed, member);
     std::vector<uint8_t> raw = random_bytes(count, seed, member), out(count * size);
     static const int kFactors[] = {-2, -1, 1, 2};
@@ -175,28 +176,31 @@ struct Case {
     symcoll_team_t team = SYMCOLL_TEAM_WORLD;
     symcoll_datatype_t type = SYMCOLL_INT32;
     symcoll_op_t op = SYMCOLL_SUM;
-    size_t count = 0; // fcollect and alltoall: count per PE
+    size_t count = 0; // fcollect, alltoall and reduce_scatter: count per PE
     int root = 0;
     size_t dst_shift = 0, src_shift = 0; // elements past the arena's 256-byte aligned start
-    bool in_place = false;               // dst == src, at dst_shift
-    const char *algo = nullptr;          // forced algorithm, nullptr for automatic
+    bool in_place = false;      // dst == src (reduce_scatter: dst is block me of src), at dst_shift
+    const char *algo = nullptr; // forced algorithm, nullptr for automatic
 
     bool exchange() const {
         return coll == SYMCOLL_COLL_FCOLLECT || coll == SYMCOLL_COLL_ALLTOALL;
+    }
+    bool reduces() const {
+        return coll == SYMCOLL_COLL_REDUCE || coll == SYMCOLL_COLL_REDUCE_SCATTER;
     }
     size_t dst_bytes(int n) const {
         return count * symcoll_datatype_size(type) * (exchange() ? n : 1);
     }
     size_t src_bytes(int n) const {
-        return count * symcoll_datatype_size(type) * (coll == SYMCOLL_COLL_ALLTOALL ? n : 1);
+        bool blocks = coll == SYMCOLL_COLL_ALLTOALL || coll == SYMCOLL_COLL_REDUCE_SCATTER;
+        return count * symcoll_datatype_size(type) * (blocks ? n : 1);
     }
     std::string describe() const {
         char text[256];
         std::snprintf(text, sizeof text,
                       "%s %s%s%s count %zu root %d dst+%zu src+%zu%s team %d algo %s",
                       symcoll_collective_name(coll), symcoll_datatype_name(type),
-                      coll == SYMCOLL_COLL_REDUCE ? " " : "",
-                      coll == SYMCOLL_COLL_REDUCE ? symcoll_op_name(op) : "", count, root,
+                      reduces() ? " " : "", reduces() ? symcoll_op_name(op) : "", count, root,
                       dst_shift, in_place ? dst_shift : src_shift, in_place ? " in place" : "",
                       (int)team, algo ? algo : "auto");
         return text;
@@ -220,6 +224,9 @@ inline symcoll_status_t enqueue(const Case &c, void *dst, const void *src, cudaS
         break;
     case SYMCOLL_COLL_ALLTOALL:
         st = symcoll_alltoall_on_stream(c.team, dst, src, c.count, c.type, stream);
+        break;
+    case SYMCOLL_COLL_REDUCE_SCATTER:
+        st = symcoll_reduce_scatter_on_stream(c.team, dst, src, c.count, c.type, c.op, stream);
         break;
     default:
         ADD_FAILURE() << "no enqueue for collective " << (int)c.coll;
@@ -258,6 +265,15 @@ inline std::vector<uint8_t> expected(const Case &c, int n, int me,
             out.insert(out.end(), in.begin() + me * block, in.begin() + (me + 1) * block);
         }
         return out;
+    }
+    case SYMCOLL_COLL_REDUCE_SCATTER: {
+        size_t block = c.dst_bytes(n);
+        std::vector<std::vector<uint8_t>> all;
+        for (int m = 0; m < n; m++) {
+            std::vector<uint8_t> in = input(m);
+            all.emplace_back(in.begin() + me * block, in.begin() + (me + 1) * block);
+        }
+        return reduce_reference(c.type, c.op, all);
     }
     default:
         ADD_FAILURE() << "no reference for collective " << (int)c.coll;
@@ -315,17 +331,23 @@ inline bool run_case(const Case &c, const Arena &arena, cudaStream_t stream, uin
         ADD_FAILURE() << c.describe() << ": larger than the test arena";
         return false;
     }
-    char *dst = arena.dst_at(c.dst_shift * size);
-    char *src = c.in_place ? dst : arena.src_at(c.src_shift * size);
+    // In place, reduce_scatter's dst is block me of src: the checked range is all of src, of
+    // which only block me changes.
+    const bool scatter_in_place = c.in_place && c.coll == SYMCOLL_COLL_REDUCE_SCATTER;
+    const size_t dst_at = scatter_in_place ? (size_t)me * dst_bytes : 0;
+    const size_t checked = scatter_in_place ? src_bytes : dst_bytes;
+    char *base = arena.dst_at(c.dst_shift * size);
+    char *dst = base + dst_at;
+    char *src = c.in_place ? base : arena.src_at(c.src_shift * size);
     std::vector<uint8_t> mine = case_input(c, n, seed, me);
     uint8_t poison = (uint8_t)mix(seed, 0x9015);
-    std::vector<uint8_t> window(dst_bytes + 2 * kGuard);
+    std::vector<uint8_t> window(checked + 2 * kGuard);
     bool ok =
-        cudaMemsetAsync(dst - kGuard, poison, window.size(), stream) == cudaSuccess &&
+        cudaMemsetAsync(base - kGuard, poison, window.size(), stream) == cudaSuccess &&
         cudaMemcpyAsync(src, mine.data(), src_bytes, cudaMemcpyHostToDevice, stream) == cudaSuccess;
     symcoll_status_t st = enqueue(c, dst, src, stream);
     ok = ok && cudaStreamSynchronize(stream) == cudaSuccess &&
-         cudaMemcpy(window.data(), dst - kGuard, window.size(), cudaMemcpyDeviceToHost) ==
+         cudaMemcpy(window.data(), base - kGuard, window.size(), cudaMemcpyDeviceToHost) ==
              cudaSuccess;
     if (st != SYMCOLL_SUCCESS || !ok) {
         ADD_FAILURE() << c.describe() << ": " << symcoll_status_string(st) << ": "
@@ -334,12 +356,17 @@ inline bool run_case(const Case &c, const Arena &arena, cudaStream_t stream, uin
     }
     std::vector<uint8_t> want =
         expected(c, n, me, [&](int m) { return m == me ? mine : case_input(c, n, seed, m); });
-    long bad = first_mismatch(window.data() + kGuard, want.data(), dst_bytes);
+    if (scatter_in_place) {
+        std::vector<uint8_t> whole = mine;
+        std::copy(want.begin(), want.end(), whole.begin() + dst_at);
+        want = whole;
+    }
+    long bad = first_mismatch(window.data() + kGuard, want.data(), checked);
     long before = -1, after = -1;
     for (size_t i = 0; i < kGuard; i++) {
         if (before < 0 && window[i] != poison)
             before = (long)i;
-        if (after < 0 && window[kGuard + dst_bytes + i] != poison)
+        if (after < 0 && window[kGuard + checked + i] != poison)
             after = (long)i;
     }
     long src_bad = -1;
@@ -357,7 +384,7 @@ inline bool run_case(const Case &c, const Arena &arena, cudaStream_t stream, uin
         if (bad >= 0) {
             size_t e = (size_t)bad / size * size;
             detail += " element " + std::to_string(e / size) + " of " +
-                      std::to_string(dst_bytes / size) + ": got 0x" +
+                      std::to_string(checked / size) + ": got 0x" +
                       hex(window.data() + kGuard + e, size) + " want 0x" +
                       hex(want.data() + e, size) + ";";
         }

@@ -27,13 +27,16 @@ TEST(PerfOps, BusBandwidthFactorsOfNcclTests) {
     EXPECT_DOUBLE_EQ(factor(PERF_OP_FCOLLECT, 2), 0.5);
     EXPECT_DOUBLE_EQ(factor(PERF_OP_FCOLLECT, 8), 0.875);
     EXPECT_DOUBLE_EQ(factor(PERF_OP_ALLTOALL, 4), 0.75);
+    EXPECT_DOUBLE_EQ(factor(PERF_OP_REDUCE_SCATTER, 4), 0.75);
 }
 
 TEST(PerfOps, NamesAndTheirCollectives) {
-    const char *names[] = {"barrier", "broadcast", "reduce", "fcollect", "alltoall"};
-    const symcoll_collective_t colls[] = {SYMCOLL_COLL_BARRIER, SYMCOLL_COLL_BROADCAST,
-                                          SYMCOLL_COLL_REDUCE, SYMCOLL_COLL_FCOLLECT,
-                                          SYMCOLL_COLL_ALLTOALL};
+    const char *names[] = {"barrier",  "broadcast", "reduce",
+                           "fcollect", "alltoall",  "reduce_scatter"};
+    const symcoll_collective_t colls[] = {SYMCOLL_COLL_BARRIER,  SYMCOLL_COLL_BROADCAST,
+                                          SYMCOLL_COLL_REDUCE,   SYMCOLL_COLL_FCOLLECT,
+                                          SYMCOLL_COLL_ALLTOALL, SYMCOLL_COLL_REDUCE_SCATTER};
+    static_assert(sizeof names / sizeof names[0] == PERF_NUM_OPS, "a name per op");
     for (int op = 0; op < PERF_NUM_OPS; op++) {
         EXPECT_STREQ(perf_op_info((perf_op_t)op)->name, names[op]);
         EXPECT_EQ(perf_op_from_name(names[op]), op);
@@ -50,7 +53,8 @@ TEST(PerfOps, NamesAndTheirCollectives) {
     }
     EXPECT_EQ(perf_op_from_name("allreduce"), PERF_OP_REDUCE);
     EXPECT_EQ(perf_op_from_name("allgather"), PERF_OP_FCOLLECT);
-    EXPECT_EQ(perf_op_from_name("reduce_scatter"), -1);
+    EXPECT_EQ(perf_op_from_name("reducescatter"), PERF_OP_REDUCE_SCATTER);
+    EXPECT_EQ(perf_op_from_name("allreduce_rs"), -1);
     EXPECT_EQ(perf_datatype_from_name("float32"), SYMCOLL_FLOAT32);
     EXPECT_EQ(perf_datatype_from_name("float"), SYMCOLL_FLOAT32);
     EXPECT_EQ(perf_datatype_from_name("half"), SYMCOLL_FLOAT16);

@@ -32,7 +32,8 @@ static int clamp_int(size_t value, int lo, int hi) {
 /* Payload that one PE sends to one peer in the LL algorithms. */
 static size_t ll_payload_per_peer(const symcoll_tuning_query_t *q) {
     symcoll_flow_t flow = symcoll_collective_flow(q->collective);
-    int exchange = flow == SYMCOLL_FLOW_GATHER || flow == SYMCOLL_FLOW_EXCHANGE;
+    int exchange = flow == SYMCOLL_FLOW_GATHER || flow == SYMCOLL_FLOW_EXCHANGE ||
+                   flow == SYMCOLL_FLOW_REDUCE_SCATTER;
     return exchange && q->team_size > 0 ? q->bytes / (size_t)q->team_size : q->bytes;
 }
 

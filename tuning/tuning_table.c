@@ -42,6 +42,9 @@ const symcoll_tuning_row_t symcoll_tuning_rows[] = {
     {SYMCOLL_COLL_FCOLLECT, TOPO_NVLINK, 2, SIZE_MAX, "push", 128, 512},
     {SYMCOLL_COLL_ALLTOALL, TOPO_NVLINK, 2, 512 * KIB, "ll", 16, 512},
     {SYMCOLL_COLL_ALLTOALL, TOPO_NVLINK, 2, SIZE_MAX, "push", 128, 512},
+    /* reduce_scatter: estimates from fcollect's thresholds (the same traffic) until swept. */
+    {SYMCOLL_COLL_REDUCE_SCATTER, TOPO_NVLINK, 2, 512 * KIB, "ll", 16, 512},
+    {SYMCOLL_COLL_REDUCE_SCATTER, TOPO_NVLINK, 2, SIZE_MAX, "one_shot", 128, 512},
     /* Up to 8 PEs over NVLink: estimates until swept on 4 and 8 GPUs. */
     {SYMCOLL_COLL_BROADCAST, TOPO_NVLINK, 8, 64 * KIB, "ll", 16, 512},
     {SYMCOLL_COLL_BROADCAST, TOPO_NVLINK, 8, SIZE_MAX, "pull", 128, 512},
@@ -52,6 +55,8 @@ const symcoll_tuning_row_t symcoll_tuning_rows[] = {
     {SYMCOLL_COLL_FCOLLECT, TOPO_NVLINK, 8, SIZE_MAX, "push", 128, 512},
     {SYMCOLL_COLL_ALLTOALL, TOPO_NVLINK, 8, 64 * KIB, "ll", 16, 512},
     {SYMCOLL_COLL_ALLTOALL, TOPO_NVLINK, 8, SIZE_MAX, "push", 128, 512},
+    {SYMCOLL_COLL_REDUCE_SCATTER, TOPO_NVLINK, 8, 64 * KIB, "ll", 16, 512},
+    {SYMCOLL_COLL_REDUCE_SCATTER, TOPO_NVLINK, 8, SIZE_MAX, "one_shot", 128, 512},
     {SYMCOLL_COLL_BROADCAST, TOPO_PCIE_P2P, 8, 16 * KIB, "ll", 16, 512},
     {SYMCOLL_COLL_BROADCAST, TOPO_PCIE_P2P, 8, SIZE_MAX, "pull", 32, 512},
     {SYMCOLL_COLL_REDUCE, TOPO_PCIE_P2P, 8, 16 * KIB, "ll", 16, 512},
@@ -60,6 +65,8 @@ const symcoll_tuning_row_t symcoll_tuning_rows[] = {
     {SYMCOLL_COLL_FCOLLECT, TOPO_PCIE_P2P, 8, SIZE_MAX, "push", 32, 512},
     {SYMCOLL_COLL_ALLTOALL, TOPO_PCIE_P2P, 8, 16 * KIB, "ll", 16, 512},
     {SYMCOLL_COLL_ALLTOALL, TOPO_PCIE_P2P, 8, SIZE_MAX, "push", 32, 512},
+    {SYMCOLL_COLL_REDUCE_SCATTER, TOPO_PCIE_P2P, 8, 16 * KIB, "ll", 16, 512},
+    {SYMCOLL_COLL_REDUCE_SCATTER, TOPO_PCIE_P2P, 8, SIZE_MAX, "one_shot", 32, 512},
 };
 const size_t symcoll_tuning_n_rows = sizeof symcoll_tuning_rows / sizeof symcoll_tuning_rows[0];
 

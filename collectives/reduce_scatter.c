@@ -1,0 +1,36 @@
+/* reduce_scatter (ncclReduceScatter semantics): this PE's dst (count_per_pe elements) = op
+ * over every member's block me of src (count_per_pe * n elements); in place when dst is
+ * block me of src. The reduce kernels run it. */
+#include "collective_common.h"
+
+symcoll_status_t symcoll_reduce_scatter_on_stream(symcoll_team_t team, void *dst, const void *src,
+                                                  size_t count_per_pe, symcoll_datatype_t type,
+                                                  symcoll_op_t op, cudaStream_t stream) {
+    symcoll_coll_call_t call;
+    size_t total = 0;
+    symcoll_status_t st = symcoll_coll_begin(&call, "symcoll_reduce_scatter_on_stream",
+                                             SYMCOLL_COLL_REDUCE_SCATTER, team, type, stream);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_coll_check_reduction(&call, type, op, dst, src);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_coll_bytes(&call, "count_per_pe", count_per_pe, (size_t)call.team->size,
+                                &total);
+    size_t block = st == SYMCOLL_SUCCESS ? total / (size_t)call.team->size : 0;
+    const char *mine = (const char *)src + (size_t)(call.team ? call.team->my_pe : 0) * block;
+    bool in_place = st == SYMCOLL_SUCCESS && (const char *)dst == mine;
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_check_symmetric(call.fn, "src", src, total);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_check_symmetric(call.fn, "dst", dst, block);
+    if (st == SYMCOLL_SUCCESS && !in_place)
+        st = symcoll_check_no_overlap(call.fn, "dst", dst, block, "src", src, total);
+    if (st != SYMCOLL_SUCCESS || block == 0)
+        return st;
+    symcoll_coll_args_t args;
+    symcoll_choice_t choice;
+    st = symcoll_coll_prepare(&call, total, dst, src, block, &args, &choice);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    return symcoll_coll_launched(
+        &call, symcoll_reduce_launch(&args, type, op, choice.blocks, choice.threads, stream));
+}
