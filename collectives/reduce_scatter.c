@@ -19,9 +19,9 @@ symcoll_status_t symcoll_reduce_scatter_on_stream(symcoll_team_t team, void *dst
     const char *mine = (const char *)src + (size_t)(call.team ? call.team->my_pe : 0) * block;
     bool in_place = st == SYMCOLL_SUCCESS && (const char *)dst == mine;
     if (st == SYMCOLL_SUCCESS)
-        st = symcoll_check_symmetric(call.fn, "src", src, total);
-    if (st == SYMCOLL_SUCCESS)
         st = symcoll_check_symmetric(call.fn, "dst", dst, block);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_check_symmetric(call.fn, "src", src, total);
     if (st == SYMCOLL_SUCCESS && !in_place)
         st = symcoll_check_no_overlap(call.fn, "dst", dst, block, "src", src, total);
     if (st != SYMCOLL_SUCCESS || block == 0)

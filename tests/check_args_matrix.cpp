@@ -243,6 +243,28 @@ std::vector<Row> rows() {
          INVALID,
          {"team 64"}},
 
+        {"symcoll_reduce_scatter_on_stream",
+         [](auto &m) {
+             return symcoll_reduce_scatter_on_stream(SYMCOLL_TEAM_WORLD, m.a, m.b, 4,
+                                                     SYMCOLL_FLOAT32, SYMCOLL_AND, kStream);
+         },
+         INVALID,
+         {"and", "float32"}},
+        {"symcoll_reduce_scatter_on_stream",
+         [](auto &m) {
+             return symcoll_reduce_scatter_on_stream(SYMCOLL_TEAM_WORLD, m.a + 1, m.b, 4,
+                                                     SYMCOLL_INT32, SYMCOLL_SUM, kStream);
+         },
+         INVALID,
+         {"dst", "is not aligned to its 4-byte elements"}},
+        {"symcoll_reduce_scatter_on_stream",
+         [](auto &m) {
+             return symcoll_reduce_scatter_on_stream(SYMCOLL_TEAM_WORLD, m.a, m.b, kAllocBytes / 4,
+                                                     SYMCOLL_INT32, SYMCOLL_SUM, kStream);
+         },
+         INVALID,
+         {"src", "past the end"}},
+
         {"symcoll_team_split_strided",
          [](auto &) {
              symcoll_team_t t;

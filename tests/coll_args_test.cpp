@@ -1,6 +1,6 @@
-// Argument checks of broadcast, reduce, fcollect and alltoall, on the CPU against the faked
-// runtime of fake_runtime.h. Calls that pass every check are stopped by a team without a P2P
-// path (UNSUPPORTED) or have count 0 (SUCCESS, nothing enqueued), so nothing launches.
+// Argument checks of broadcast, reduce, fcollect, alltoall and reduce_scatter, on the CPU against
+// the faked runtime of fake_runtime.h. Calls that pass every check are stopped by a team without a
+// P2P path (UNSUPPORTED) or have count 0 (SUCCESS, nothing enqueued), so nothing launches.
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -14,10 +14,11 @@ using fake_runtime::kAllocBytes;
 using fake_runtime::kHeapBytes;
 using fake_runtime::kOtherTeam;
 
-enum Coll { BROADCAST, REDUCE, FCOLLECT, ALLTOALL };
-const Coll kColls[] = {BROADCAST, REDUCE, FCOLLECT, ALLTOALL};
+enum Coll { BROADCAST, REDUCE, FCOLLECT, ALLTOALL, REDUCE_SCATTER };
+const Coll kColls[] = {BROADCAST, REDUCE, FCOLLECT, ALLTOALL, REDUCE_SCATTER};
 const char *const kNames[] = {"symcoll_broadcast_on_stream", "symcoll_reduce_on_stream",
-                              "symcoll_fcollect_on_stream", "symcoll_alltoall_on_stream"};
+                              "symcoll_fcollect_on_stream", "symcoll_alltoall_on_stream",
+                              "symcoll_reduce_scatter_on_stream"};
 
 struct Args {
     symcoll_team_t team = SYMCOLL_TEAM_WORLD;
@@ -38,9 +39,13 @@ symcoll_status_t call(Coll c, const Args &a) {
         return symcoll_reduce_on_stream(a.team, a.dst, a.src, a.count, a.type, a.op, a.stream);
     case FCOLLECT:
         return symcoll_fcollect_on_stream(a.team, a.dst, a.src, a.count, a.type, a.stream);
-    default:
+    case ALLTOALL:
         return symcoll_alltoall_on_stream(a.team, a.dst, a.src, a.count, a.type, a.stream);
+    case REDUCE_SCATTER:
+        return symcoll_reduce_scatter_on_stream(a.team, a.dst, a.src, a.count, a.type, a.op,
+                                                a.stream);
     }
+    return SYMCOLL_ERROR_INTERNAL;
 }
 
 class CollArgs : public ::testing::Test {
@@ -122,11 +127,13 @@ TEST_F(CollArgs, BadDatatype) {
 }
 
 TEST_F(CollArgs, BadOp) {
-    Args args = valid();
-    args.op = (symcoll_op_t)SYMCOLL_NUM_OPS;
-    expect_error(REDUCE, args, SYMCOLL_ERROR_INVALID_ARGUMENT, {"op 7"});
-    args.op = (symcoll_op_t)-2;
-    expect_error(REDUCE, args, SYMCOLL_ERROR_INVALID_ARGUMENT, {"op -2"});
+    for (Coll c : {REDUCE, REDUCE_SCATTER}) {
+        Args args = valid();
+        args.op = (symcoll_op_t)SYMCOLL_NUM_OPS;
+        expect_error(c, args, SYMCOLL_ERROR_INVALID_ARGUMENT, {"op 7"});
+        args.op = (symcoll_op_t)-2;
+        expect_error(c, args, SYMCOLL_ERROR_INVALID_ARGUMENT, {"op -2"});
+    }
 }
 
 TEST_F(CollArgs, BitwiseOpsAreForIntegersOnly) {
@@ -136,8 +143,9 @@ TEST_F(CollArgs, BitwiseOpsAreForIntegersOnly) {
             Args args = valid();
             args.type = type;
             args.op = op;
-            expect_error(REDUCE, args, SYMCOLL_ERROR_INVALID_ARGUMENT,
-                         {symcoll_op_name(op), symcoll_datatype_name(type)});
+            for (Coll c : {REDUCE, REDUCE_SCATTER})
+                expect_error(c, args, SYMCOLL_ERROR_INVALID_ARGUMENT,
+                             {symcoll_op_name(op), symcoll_datatype_name(type)});
         }
     for (int type = 0; type < SYMCOLL_NUM_DATATYPES; type++)
         for (int op = 0; op < SYMCOLL_NUM_OPS; op++) {
@@ -148,8 +156,9 @@ TEST_F(CollArgs, BitwiseOpsAreForIntegersOnly) {
             args.count = 4;
             args.type = (symcoll_datatype_t)type;
             args.op = (symcoll_op_t)op;
-            EXPECT_EQ(call(REDUCE, args), SYMCOLL_ERROR_UNSUPPORTED)
-                << type << " " << op << ": " << symcoll_last_error();
+            for (Coll c : {REDUCE, REDUCE_SCATTER})
+                EXPECT_EQ(call(c, args), SYMCOLL_ERROR_UNSUPPORTED)
+                    << kNames[c] << " " << type << " " << op << ": " << symcoll_last_error();
         }
 }
 
@@ -198,7 +207,8 @@ TEST_F(CollArgs, RangesPastTheEndOfTheAllocation) {
         args.count = 3;
         expect_error(c, args, SYMCOLL_ERROR_INVALID_ARGUMENT, {"dst", "past the end"});
     }
-    // fcollect's dst and alltoall's src and dst hold count x team size elements.
+    // fcollect's dst, alltoall's src and dst and reduce_scatter's src hold count x team size
+    // elements.
     Args args = valid();
     args.count = kAllocBytes / 4 / 2 + 1;
     args.src = b + kAllocBytes / 2;
@@ -207,20 +217,27 @@ TEST_F(CollArgs, RangesPastTheEndOfTheAllocation) {
     args.count = kAllocBytes / 4 / 2;
     args.src = b + 4;
     expect_error(ALLTOALL, args, SYMCOLL_ERROR_INVALID_ARGUMENT, {"src", "past the end"});
+    expect_error(REDUCE_SCATTER, args, SYMCOLL_ERROR_INVALID_ARGUMENT, {"src", "past the end"});
     args.src = b;
+    EXPECT_EQ(call(REDUCE_SCATTER, args), SYMCOLL_ERROR_UNSUPPORTED) << symcoll_last_error();
     EXPECT_EQ(call(ALLTOALL, args), SYMCOLL_ERROR_UNSUPPORTED) << symcoll_last_error();
     args.count = kAllocBytes / 4 / 2;
     args.src = b + kAllocBytes / 2;
     EXPECT_EQ(call(FCOLLECT, args), SYMCOLL_ERROR_UNSUPPORTED) << symcoll_last_error();
 }
 
-TEST_F(CollArgs, InPlaceOnlyForBroadcastAndReduce) {
+// In place is dst == src for broadcast and reduce, dst == block me of src for reduce_scatter
+// (this PE is PE 0 of the faked team of 2).
+TEST_F(CollArgs, InPlaceOnlyForBroadcastReduceAndReduceScatter) {
     Args args = valid();
     args.src = a;
     EXPECT_EQ(call(BROADCAST, args), SYMCOLL_ERROR_UNSUPPORTED) << symcoll_last_error();
     EXPECT_EQ(call(REDUCE, args), SYMCOLL_ERROR_UNSUPPORTED) << symcoll_last_error();
+    EXPECT_EQ(call(REDUCE_SCATTER, args), SYMCOLL_ERROR_UNSUPPORTED) << symcoll_last_error();
     expect_error(FCOLLECT, args, SYMCOLL_ERROR_INVALID_ARGUMENT, {"overlaps"});
     expect_error(ALLTOALL, args, SYMCOLL_ERROR_INVALID_ARGUMENT, {"overlaps"});
+    args.dst = a + args.count * 4; // block 1 of src, another PE's
+    expect_error(REDUCE_SCATTER, args, SYMCOLL_ERROR_INVALID_ARGUMENT, {"dst", "overlaps"});
 }
 
 TEST_F(CollArgs, PartialOverlapIsForbidden) {

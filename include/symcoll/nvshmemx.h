@@ -289,7 +289,7 @@ static inline int nvshmemi_blocking_end(symcoll_status_t status, const char *fn)
 #endif
 
 /* Reductions: every PE of the team gets the result (an all-reduce, as NVSHMEM's team
- * reductions). X(TYPE, TYPENAME, symcoll datatype). */
+ * reductions), and reduce-scatters. X(TYPE, TYPENAME, symcoll datatype). */
 #define NVSHMEMI_REDUCE_INTEGER_TYPES(X)                                                           \
     X(char, char, NVSHMEMI_CHAR_DATATYPE)                                                          \
     X(signed char, schar, SYMCOLL_INT8)                                                            \
@@ -312,24 +312,28 @@ static inline int nvshmemi_blocking_end(symcoll_status_t status, const char *fn)
     X(float, float, SYMCOLL_FLOAT32)                                                               \
     X(double, double, SYMCOLL_FLOAT64)
 
-#define NVSHMEMI_DEFINE_REDUCE(TYPE, NAME, DT, OPNAME, OP)                                         \
-    static inline int nvshmemx_##NAME##_##OPNAME##_reduce_on_stream(                               \
+/* KIND reduce (every PE gets the reduction of all of source) or reducescatter (nreduce elements
+ * per PE: PE i's dest gets the reduction of every PE's block i of source), run by FN. */
+#define NVSHMEMI_DEFINE_REDUCTION(TYPE, NAME, DT, OPNAME, OP, KIND, FN)                            \
+    static inline int nvshmemx_##NAME##_##OPNAME##_##KIND##_on_stream(                             \
         nvshmem_team_t team, TYPE *dest, const TYPE *source, size_t nreduce,                       \
         cudaStream_t stream) {                                                                     \
-        return nvshmemi_report(                                                                    \
-            symcoll_reduce_on_stream(nvshmemi_team(team), dest, source, nreduce, DT, OP, stream),  \
-            "nvshmemx_" #NAME "_" #OPNAME "_reduce_on_stream");                                    \
+        return nvshmemi_report(FN(nvshmemi_team(team), dest, source, nreduce, DT, OP, stream),     \
+                               "nvshmemx_" #NAME "_" #OPNAME "_" #KIND "_on_stream");              \
     }                                                                                              \
-    static inline int nvshmem_##NAME##_##OPNAME##_reduce(nvshmem_team_t team, TYPE *dest,          \
+    static inline int nvshmem_##NAME##_##OPNAME##_##KIND(nvshmem_team_t team, TYPE *dest,          \
                                                          const TYPE *source, size_t nreduce) {     \
-        const char *fn = "nvshmem_" #NAME "_" #OPNAME "_reduce";                                   \
+        const char *fn = "nvshmem_" #NAME "_" #OPNAME "_" #KIND;                                   \
         int status = nvshmemi_blocking_begin(fn);                                                  \
         return status ? status                                                                     \
-                      : nvshmemi_blocking_end(symcoll_reduce_on_stream(nvshmemi_team(team), dest,  \
-                                                                       source, nreduce, DT, OP,    \
-                                                                       cudaStreamPerThread),       \
+                      : nvshmemi_blocking_end(FN(nvshmemi_team(team), dest, source, nreduce, DT,   \
+                                                 OP, cudaStreamPerThread),                         \
                                               fn);                                                 \
     }
+#define NVSHMEMI_DEFINE_REDUCE(TYPE, NAME, DT, OPNAME, OP)                                         \
+    NVSHMEMI_DEFINE_REDUCTION(TYPE, NAME, DT, OPNAME, OP, reduce, symcoll_reduce_on_stream)        \
+    NVSHMEMI_DEFINE_REDUCTION(TYPE, NAME, DT, OPNAME, OP, reducescatter,                           \
+                              symcoll_reduce_scatter_on_stream)
 #define NVSHMEMI_DEFINE_REDUCE_ARITHMETIC(TYPE, NAME, DT)                                          \
     NVSHMEMI_DEFINE_REDUCE(TYPE, NAME, DT, sum, SYMCOLL_SUM)                                       \
     NVSHMEMI_DEFINE_REDUCE(TYPE, NAME, DT, prod, SYMCOLL_PROD)                                     \

@@ -1,6 +1,6 @@
 /* Stream-ordered collectives over NVSHMEM_TEAM_WORLD: all-reduces (every PE gets the result)
- * of several types and ops, broadcast from the last PE, fcollect and alltoall; outputs
- * poisoned first, results checked against the CPU, small and large counts; an all-reduce
+ * of several types and ops, broadcast from the last PE, fcollect, alltoall and a reducescatter;
+ * outputs poisoned first, results checked against the CPU, small and large counts; an all-reduce
  * captured into a CUDA graph and replayed; the blocking host forms. */
 #include <nvshmem.h>
 #include <nvshmemx.h>
@@ -115,6 +115,17 @@ static long check_exchanges(size_t count, cudaStream_t stream, int me, int n) {
     for (int p = 0; p < n; p++)
         for (size_t i = 0; i < count; i++)
             bad += got[p * count + i] != (long)p * 100000000 + (long)(me * count + i);
+    free(got);
+
+    /* reducescatter: PE me gets the sum over p of block me of PE p's src. */
+    CHECK_CUDA(cudaMemset(dst, 0xff, count * n * sizeof(long)));
+    nvshmem_barrier_all();
+    bad +=
+        nvshmemx_long_sum_reducescatter_on_stream(NVSHMEM_TEAM_WORLD, dst, src, count, stream) != 0;
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    got = (long *)to_host(dst, count * sizeof(long));
+    for (size_t i = 0; i < count; i++)
+        bad += got[i] != (long)n * (n - 1) / 2 * 100000000 + (long)n * (long)(me * count + i);
     free(got);
 
     free(h);
