@@ -404,15 +404,15 @@ typedef struct {
 /* Fills *out with the algorithm and grid that the call of query would use, and why: the
  * choice of symcoll_tuning_override, SYMCOLL_ALGO_<COLLECTIVE>, SYMCOLL_TUNING_FILE, the
  * built-in table and the cost model, in that order, as the collective itself makes it.
- * For a team of this job the settings are those init read and the override of now. For a
- * described job (team SYMCOLL_TEAM_INVALID) the variables are read now (as init would: before
- * init only; after it, init's) and SYMCOLL_TUNING_FILE is checked against the topology's PE
- * count and slowest link; it needs no init and no GPU (symcoll-perf --explain). Moves no data
- * and touches no GPU. Errors: INVALID_ARGUMENT (query or out NULL, a collective without
- * algorithms, a bad type, count overflowing, team and topology both or neither given, a
- * topology that does not parse, sm_count negative, a bad SYMCOLL_* variable or tuning file;
- * the message names it and its value), NOT_INITIALIZED (a team before init), TIMEOUT (a team
- * broken by a timeout). */
+ * For a team of this job the settings are those init read and the override of now. A
+ * described job (team SYMCOLL_TEAM_INVALID) needs no init and no GPU (symcoll-perf --explain):
+ * before init the SYMCOLL_* variables are read now, as init would read them, after init
+ * init's values stand; SYMCOLL_TUNING_FILE is checked against the topology's PE count and
+ * slowest link. Moves no data and touches no GPU. Errors: INVALID_ARGUMENT (query or out NULL,
+ * a collective without algorithms, a bad type, count overflowing, team and topology both or
+ * neither given, a topology that does not parse, sm_count negative or given with a team, a bad
+ * SYMCOLL_* variable or tuning file; the message names it and its value), NOT_INITIALIZED (a
+ * team before init), TIMEOUT (a team broken by a timeout). */
 SYMCOLL_API symcoll_status_t symcoll_explain(const symcoll_explain_query_t *query,
                                              symcoll_explanation_t *out);
 
