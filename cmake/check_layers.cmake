@@ -13,7 +13,7 @@ set(allowed_kernels include kernels)
 set(allowed_tuning include kernels tuning)
 set(allowed_src include kernels tuning src)
 set(allowed_collectives include kernels tuning src collectives)
-# perf: the public API, the tuning library (--explain, --tune, the "algo" column) and the
+# perf: the public API, the tuning library (--tune, topology matrices) and the
 # registry of collectives (kernels/coll_algorithms.h, header-only) for its op table.
 set(allowed_perf include tuning perf kernels/coll_algorithms.h)
 set(allowed_examples include examples)

@@ -86,5 +86,6 @@ bool symcoll_tuning_override_apply(symcoll_tuning_query_t *q) {
     q->forced = o->algo;
     q->forced_blocks = o->blocks;
     q->forced_threads = o->threads;
+    q->forced_by = SYMCOLL_CHOICE_OVERRIDE;
     return true;
 }

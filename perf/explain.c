@@ -52,19 +52,20 @@ static char *all_nvlink_text(int npes) {
     return text;
 }
 
-static int load_topology(const perf_args_t *a, symcoll_topology_t *topo, FILE *err) {
+/* The text of the topology to explain, and its matrix; NULL after saying why on err. */
+static char *load_topology(const perf_args_t *a, symcoll_topology_t *topo, FILE *err) {
     const char *source = a->topology_file ? a->topology_file : "the assumed all-NVLink topology";
     char *text = a->topology_file ? read_file(a->topology_file, err) : all_nvlink_text(a->npes);
     if (text == NULL) {
-        return -1;
+        return NULL;
     }
     char why[256];
-    int rc = symcoll_topology_parse(text, topo, why, sizeof why);
-    free(text);
-    if (rc != 0) {
+    if (symcoll_topology_parse(text, topo, why, sizeof why) != 0) {
         fprintf(err, "symcoll-perf: --topology-file %s: %s\n", source, why);
+        free(text);
+        return NULL;
     }
-    return rc;
+    return text;
 }
 
 void perf_print_topology(FILE *out, const symcoll_topology_t *topo, const char *prefix) {
@@ -91,23 +92,21 @@ void perf_print_topology(FILE *out, const symcoll_topology_t *topo, const char *
 typedef struct {
     FILE *out, *err;
     int npes;
-    topo_class_t cls;
-    int sm_share; /* 0: tuning's default */
-    const symcoll_tuning_file_t *file;
+    const char *topology; /* the text the library explains for */
+    int sm_share;         /* 0: tuning's default */
 } explainer_t;
 
-static int explain_row(const explainer_t *x, perf_op_t op, const char *type_name, size_t bytes,
-                       size_t count, size_t elem_size) {
-    FILE *out = x->out, *err = x->err;
-    symcoll_choice_t choice;
-    symcoll_status_t st =
-        perf_choose(op, bytes, elem_size, x->npes, x->cls, x->sm_share, x->file, &choice);
-    if (st != SYMCOLL_SUCCESS) {
-        fprintf(err, "symcoll-perf: %s: %s\n", perf_op_info(op)->name, choice.why);
+static int explain_row(const explainer_t *x, const perf_call_t *call, const char *type_name,
+                       size_t bytes) {
+    const char *name = perf_op_info(call->op)->name;
+    symcoll_explanation_t choice;
+    if (perf_choose(call, SYMCOLL_TEAM_INVALID, x->topology, x->sm_share, &choice) !=
+        SYMCOLL_SUCCESS) {
+        fprintf(x->err, "symcoll-perf: %s: %s\n", name, symcoll_last_error());
         return -1;
     }
-    fprintf(out, "  %9s %12zu %12zu %9s  %-16s %6d %7d  %s\n", perf_op_info(op)->name, bytes, count,
-            type_name, choice.name, choice.blocks, choice.threads, choice.why);
+    fprintf(x->out, "  %9s %12zu %12zu %9s  %-16s %6d %7d  %s\n", name, bytes, call->count,
+            type_name, choice.algorithm, choice.blocks, choice.threads, choice.why);
     return 0;
 }
 
@@ -120,7 +119,8 @@ static int explain_rows(const perf_args_t *a, const explainer_t *x) {
             continue;
         }
         if (op == PERF_OP_BARRIER) {
-            if (explain_row(x, PERF_OP_BARRIER, "none", 0, 0, 0) != 0) {
+            perf_call_t barrier = {.op = PERF_OP_BARRIER};
+            if (explain_row(x, &barrier, "none", 0) != 0) {
                 return 1;
             }
             continue;
@@ -129,15 +129,15 @@ static int explain_rows(const perf_args_t *a, const explainer_t *x) {
             if (!a->types[t]) {
                 continue;
             }
-            size_t elem = symcoll_datatype_size((symcoll_datatype_t)t);
-            const char *type_name = symcoll_datatype_name((symcoll_datatype_t)t);
+            perf_call_t call = {.op = (perf_op_t)op, .type = (symcoll_datatype_t)t};
+            size_t elem = symcoll_datatype_size(call.type);
             for (size_t s = 0; s < n_sizes; s++) {
-                size_t count = perf_op_count((perf_op_t)op, sizes[s], elem, x->npes);
-                if (count == 0) {
+                call.count = perf_op_count(call.op, sizes[s], elem, x->npes);
+                if (call.count == 0) {
                     continue;
                 }
-                size_t bytes = perf_op_bytes((perf_op_t)op, count, elem, x->npes);
-                if (explain_row(x, (perf_op_t)op, type_name, bytes, count, elem) != 0) {
+                size_t bytes = perf_op_bytes(call.op, call.count, elem, x->npes);
+                if (explain_row(x, &call, symcoll_datatype_name(call.type), bytes) != 0) {
                     return 1;
                 }
             }
@@ -163,40 +163,49 @@ static void print_gpu_sharing(FILE *out, const symcoll_topology_t *topo, int sm_
     }
 }
 
-int perf_explain(const perf_args_t *a, FILE *out, FILE *err) {
-    symcoll_topology_t topo;
-    if (load_topology(a, &topo, err) != 0) {
-        return 2;
-    }
-    int npes = topo.n_pes;
-    if (a->ops[PERF_OP_BROADCAST] && a->root >= npes) {
-        fprintf(err, "symcoll-perf: -r/--root %d out of range for %d PEs\n", a->root, npes);
-        return 2;
-    }
-    topo_class_t cls = symcoll_topology_team_class(&topo, 0, 1, npes);
-    symcoll_tuning_file_t file;
-    if (perf_load_tuning_file(&file, npes, cls, err) != 0) {
-        return 2;
-    }
-    fprintf(out, "# symcoll-perf --explain: %d PEs, slowest link %s, topology from %s\n", npes,
-            symcoll_topo_class_name(cls),
-            a->topology_file ? a->topology_file : "--npes (all NVLink, assumed)");
-    perf_print_topology(out, &topo, "#   ");
-    print_gpu_sharing(out, &topo, a->sm_share);
-    if (file.n_rows > 0) {
-        fprintf(out,
-                "# rows: tuning file %s (%zu rows, measured on %d PEs over %s) ahead of the "
-                "built-in table\n",
-                file.path, file.n_rows, file.n_pes, symcoll_topo_class_name(file.topo));
+/* Where the rows come from: the library has checked SYMCOLL_TUNING_FILE against the topology. */
+static void print_rows_source(FILE *out) {
+    const char *path = getenv("SYMCOLL_TUNING_FILE");
+    if (path != NULL && path[0] != '\0') {
+        fprintf(out, "# rows: tuning file %s ahead of the built-in table\n", path);
     } else {
         fputs("# rows: the built-in table (SYMCOLL_TUNING_FILE unset)\n", out);
     }
-    fputs("# SYMCOLL_ALGO_<COLLECTIVE> forces a choice:\n", out);
-    perf_print_algorithms(out, "#   ");
-    fprintf(out, "# %9s %12s %12s %9s  %-16s %6s %7s  %s\n", "op", "size (B)", "count", "type",
-            "algorithm", "blocks", "threads", "why");
-    explainer_t x = {out, err, npes, cls, a->sm_share, &file};
-    int rc = explain_rows(a, &x);
-    symcoll_tuning_file_free(&file);
+}
+
+int perf_explain(const perf_args_t *a, FILE *out, FILE *err) {
+    symcoll_topology_t topo;
+    char *text = load_topology(a, &topo, err);
+    if (text == NULL) {
+        return 2;
+    }
+    int npes = topo.n_pes;
+    /* A barrier has no size: its explanation checks the settings and the tuning file once,
+     * before any row, and names the team's slowest link. */
+    perf_call_t barrier = {.op = PERF_OP_BARRIER};
+    symcoll_explanation_t job;
+    int rc = 0;
+    if (a->ops[PERF_OP_BROADCAST] && a->root >= npes) {
+        fprintf(err, "symcoll-perf: -r/--root %d out of range for %d PEs\n", a->root, npes);
+        rc = 2;
+    } else if (perf_choose(&barrier, SYMCOLL_TEAM_INVALID, text, a->sm_share, &job) !=
+               SYMCOLL_SUCCESS) {
+        fprintf(err, "symcoll-perf: %s\n", symcoll_last_error());
+        rc = 2;
+    }
+    if (rc == 0) {
+        fprintf(out, "# symcoll-perf --explain: %d PEs, slowest link %s, topology from %s\n", npes,
+                job.link, a->topology_file ? a->topology_file : "--npes (all NVLink, assumed)");
+        perf_print_topology(out, &topo, "#   ");
+        print_gpu_sharing(out, &topo, a->sm_share);
+        print_rows_source(out);
+        fputs("# SYMCOLL_ALGO_<COLLECTIVE> forces a choice:\n", out);
+        perf_print_algorithms(out, "#   ");
+        fprintf(out, "# %9s %12s %12s %9s  %-16s %6s %7s  %s\n", "op", "size (B)", "count", "type",
+                "algorithm", "blocks", "threads", "why");
+        explainer_t x = {out, err, npes, text, a->sm_share};
+        rc = explain_rows(a, &x);
+    }
+    free(text);
     return rc;
 }

@@ -35,8 +35,6 @@ typedef struct {
     bool reporter;                 /* world PE 0 prints */
     symcoll_gpu_sharing_t sharing; /* its sm_share sizes the grids of the algorithm column */
     perf_nccl_columns_t nccl;
-    topo_class_t topo;
-    symcoll_tuning_file_t tuning_file; /* what the library chooses by, for the algorithm column */
     cudaStream_t stream;
     perf_exchange_t ex;
     perf_bench_t bench;
@@ -166,10 +164,9 @@ static int run_case(sweep_t *sw, const char *mode, int graph_calls, const perf_c
     bool barrier = call->op == PERF_OP_BARRIER;
     size_t elem = barrier ? 0 : symcoll_datatype_size(call->type);
     size_t bytes = barrier ? 0 : perf_op_bytes(call->op, call->count, elem, sw->npes);
-    symcoll_choice_t choice;
-    if (perf_choose(call->op, bytes, elem, sw->npes, sw->topo, sw->sharing.sm_share,
-                    &sw->tuning_file, &choice) != SYMCOLL_SUCCESS) {
-        return perf_fail("%s: %s", info->name, choice.why);
+    symcoll_explanation_t choice;
+    if (perf_choose(call, sw->team, NULL, 0, &choice) != SYMCOLL_SUCCESS) {
+        return perf_fail("%s: %s", info->name, symcoll_last_error());
     }
     double mine[N_RESULTS] = {0, -1, -1, -1};
     case_t ours = {.sw = sw, .call = *call};
@@ -196,7 +193,7 @@ static int run_case(sweep_t *sw, const char *mode, int graph_calls, const perf_c
         .redop = perf_op_reduces(call->op) ? symcoll_op_name(call->redop) : "none",
         .root = call->op == PERF_OP_BROADCAST ? call->root : -1,
         .npes = sw->npes,
-        .algorithm = choice.name,
+        .algorithm = choice.algorithm,
         .blocks = choice.blocks,
         .threads = choice.threads,
     };
@@ -423,11 +420,7 @@ static int setup(sweep_t *sw, int failed_before, size_t buffer_bytes, size_t fir
         free(topo);
         return -1;
     }
-    sw->topo = perf_team_class(topo, sw->team);
     int rc = failed_before;
-    if (rc == 0) {
-        rc = perf_load_tuning_file(&sw->tuning_file, 0, sw->topo, stderr);
-    }
     if (rc == 0 && sw->reporter) {
         rc = open_outputs(sw, temp_csv, temp_len);
     }
@@ -446,7 +439,6 @@ static int setup(sweep_t *sw, int failed_before, size_t buffer_bytes, size_t fir
  * elsewhere. */
 static int teardown(sweep_t *sw, bool failed) {
     int rc = 0;
-    symcoll_tuning_file_free(&sw->tuning_file);
     if (sw->csv != NULL && fclose(sw->csv) != 0) {
         rc = perf_fail("cannot write %s", sw->args->csv_path ? sw->args->csv_path
                                                              : "the CSV for --plot or --baseline");

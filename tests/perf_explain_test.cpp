@@ -179,7 +179,7 @@ TEST(PerfExplain, ForcedAlgorithmIsShownAndABadOneFails) {
     setenv("SYMCOLL_ALGO_REDUCE", "no_such_algorithm", 1);
     e = explain({"--op", "reduce"});
     unsetenv("SYMCOLL_ALGO_REDUCE");
-    EXPECT_EQ(e.rc, 1);
+    EXPECT_EQ(e.rc, 2);
     EXPECT_NE(e.err.find("SYMCOLL_ALGO_REDUCE"), std::string::npos) << e.err;
 }
 
