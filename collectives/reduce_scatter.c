@@ -29,8 +29,8 @@ symcoll_status_t symcoll_reduce_scatter_on_stream(symcoll_team_t team, void *dst
     symcoll_coll_args_t args;
     symcoll_choice_t choice;
     st = symcoll_coll_prepare(&call, total, dst, src, block, &args, &choice);
-    if (st != SYMCOLL_SUCCESS)
-        return st;
-    return symcoll_coll_launched(
-        &call, symcoll_reduce_launch(&args, type, op, choice.blocks, choice.threads, stream));
+    return st != SYMCOLL_SUCCESS
+               ? st
+               : symcoll_coll_launched(&call, symcoll_reduce_launch(&args, type, op, choice.blocks,
+                                                                    choice.threads, stream));
 }
