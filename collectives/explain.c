@@ -102,6 +102,7 @@ static symcoll_status_t tuning_bytes(const symcoll_explain_query_t *q, int team_
         return SYMCOLL_SUCCESS;
     case SYMCOLL_FLOW_GATHER:
     case SYMCOLL_FLOW_EXCHANGE:
+    case SYMCOLL_FLOW_REDUCE_SCATTER:
         return symcoll_check_count(FN, "query->count", q->count,
                                    symcoll_datatype_size(q->type) * (size_t)team_size, bytes);
     case SYMCOLL_FLOW_ONE_TO_ALL:

@@ -387,9 +387,10 @@ typedef enum {
 
 /* A call to explain: a collective of a team of this job, or of a job described by its links. */
 typedef struct {
-    symcoll_collective_t collective; /* barrier, broadcast, reduce, fcollect or alltoall */
+    symcoll_collective_t collective; /* barrier, broadcast, reduce, fcollect, alltoall or
+                                        reduce_scatter */
     size_t count;            /* as the call takes it: count (broadcast, reduce), count_per_pe
-                                (fcollect, alltoall); barrier ignores it */
+                                (fcollect, alltoall, reduce_scatter); barrier ignores it */
     symcoll_datatype_t type; /* barrier ignores it */
     symcoll_team_t team;     /* a team this PE is a member of (after symcoll_init), or
                                 SYMCOLL_TEAM_INVALID for the job that topology describes */

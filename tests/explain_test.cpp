@@ -108,6 +108,7 @@ TEST_F(Explain, TheChoiceIsTuningsOwn) {
         {SYMCOLL_COLL_BROADCAST, MiB, kFourPcie, 4, TOPO_PCIE_P2P, 4 * MiB, 0},
         {SYMCOLL_COLL_ALLTOALL, MiB, kFourPcie, 4, TOPO_PCIE_P2P, 16 * MiB, 0},
         {SYMCOLL_COLL_FCOLLECT, 64, kTwoNvlink, 2, TOPO_NVLINK, 512, 0},
+        {SYMCOLL_COLL_REDUCE_SCATTER, 1024, kTwoNvlink, 2, TOPO_NVLINK, 8 * 1024, 0},
         {SYMCOLL_COLL_BARRIER, 0, kFourPcie, 4, TOPO_PCIE_P2P, 0, 0},
     };
     for (const Case &c : cases) {
