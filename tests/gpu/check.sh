@@ -40,13 +40,15 @@ export MPS_CHECK="$RUN -n 1 $B/examples/allreduce_stream"
 # shellcheck source=tests/gpu/mps.sh
 . "$HERE/mps.sh"
 
-# MPS and each PE's share, for a job of $1 PEs.
+# MPS and each PE's share in SHARE (empty when no GPU is shared), for a job of $1 PEs. Not to be
+# called in a subshell: MPS's pipe directory must reach the PEs that this shell starts.
 share_for() {
   local pes=$1
+  SHARE=
   if [ "$pes" -gt "$GPUS" ]; then
     [ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ] || mps_start
     mps_ensure
-    awk -v p="$pes" -v g="$GPUS" 'BEGIN { printf "%g", 100 * g / p }'
+    SHARE=$(awk -v p="$pes" -v g="$GPUS" 'BEGIN { printf "%g", 100 * g / p }')
   fi
 }
 
@@ -63,18 +65,20 @@ run_label() {
 }
 
 suite() {
-  local pct; pct=$(share_for "$NP")
+  share_for "$NP"
+  local pct=$SHARE
   echo "== ctest -L gpu ($NP PEs on $GPUS GPUs${pct:+, MPS $pct %})"
   CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=${pct:-100} run_label '^gpu$' "$L/ctest-gpu.log"
 }
 
 wide() {
-  share_for 4 > /dev/null
+  share_for 4
   echo "== ctest -L 4pe (no MPS limit)"; run_label 4pe "$L/ctest-4pe.log"
-  local pct; pct=$(share_for 8)
+  share_for 8
+  local pct=$SHARE
   echo "== ctest -L 8pe${pct:+ (MPS $pct %)}"
   CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=${pct:-100} run_label 8pe "$L/ctest-8pe.log"
-  share_for 4 > /dev/null
+  share_for 4
   SYMCOLL_DEBUG=warn timeout $((${SOAK_SECONDS:-60} + 120)) "$RUN" -n 4 \
     --timeout $((${SOAK_SECONDS:-60} + 100)) "$PERF" --soak "${SOAK_SECONDS:-60}" > "$L/soak-4pe.log" 2>&1
   echo "== soak, 4 PEs, no MPS limit: rc=$?"; grep -E "soak|wrong" "$L/soak-4pe.log" | tail -3
@@ -115,7 +119,8 @@ sweep() {
 }
 
 perf() {
-  local pct; pct=$(share_for "$NP")
+  share_for "$NP"
+  local pct=$SHARE
   export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=${pct:-100}
   for mode in stream graph; do
     if [ -n "${BASE_BUILD:-}" ]; then
@@ -141,7 +146,9 @@ perf() {
 
 ab() {
   [ -n "${BASE_BUILD:-}" ] || { echo "check.sh: ab needs BASE_BUILD"; return 2; }
-  local pct r; pct=$(share_for "$NP")
+  local r
+  share_for "$NP"
+  local pct=$SHARE
   export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=${pct:-100}
   echo "== A/B, graph mode ($NP PEs${pct:+, MPS $pct %}): $BASE_BUILD, then $B"
   for r in $(seq "${AB_ROUNDS:-4}"); do
