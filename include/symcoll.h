@@ -270,6 +270,26 @@ SYMCOLL_API symcoll_status_t symcoll_reduce_scatter_on_stream(symcoll_team_t tea
                                                               symcoll_datatype_t type,
                                                               symcoll_op_t op, cudaStream_t stream);
 
+/* alltoallv with the counts in device memory, as earlier kernels on the stream wrote them: no
+ * host sync, no host copy, and a captured graph replayed with new counts moves the new
+ * amounts. send_counts[j] (team size entries) is how many elements this PE sends to team PE
+ * j; src (symmetric) holds them packed in team order, sum(send_counts) elements. dst
+ * (symmetric) holds dst_capacity elements; what PE i sends lands at recv_offsets[i], the
+ * sources packed in team order, and the kernel writes recv_counts[i] and recv_offsets[i]
+ * (team size entries each, device memory) for the kernels that follow. Zero counts, a PE
+ * that sends nothing and a PE that receives nothing are fine; dst and src must not overlap.
+ * Overflow: when any PE of the team would receive more than its dst_capacity, no PE moves
+ * any data (nothing is written to any dst), every PE still writes recv_counts and
+ * recv_offsets (the counts that were sent, so that the sum tells the capacity needed), and
+ * every PE records it: the next call on the team on this PE (or symcoll_team_status) returns
+ * INVALID_ARGUMENT naming the PE, the total and the capacity, once. Tuning picks the
+ * algorithm by dst_capacity / team size elements per PE (SYMCOLL_ALGO_ALLTOALLV: ll, push,
+ * pull). send_counts, recv_counts and recv_offsets must not overlap each other. Errors:
+ * INVALID_ARGUMENT (names the argument), NOT_INITIALIZED, UNSUPPORTED, TIMEOUT, CUDA. */
+SYMCOLL_API symcoll_status_t symcoll_alltoallv_on_stream(
+    symcoll_team_t team, void *dst, size_t dst_capacity, const void *src, const size_t *send_counts,
+    size_t *recv_counts, size_t *recv_offsets, symcoll_datatype_t type, cudaStream_t stream);
+
 /* Teams. A handle names the same team on every PE that holds it.
  * split_strided: collective over WORLD (not only the parent), so that every PE agrees on the
  * new handle and on its synchronization area: every PE calls it, in the same order relative
@@ -354,7 +374,8 @@ typedef enum {
     SYMCOLL_COLL_SIGNAL_WAIT = 6,
     SYMCOLL_COLL_DEVICE_API = 7,
     SYMCOLL_COLL_HALO = 8,
-    SYMCOLL_COLL_REDUCE_SCATTER = 9
+    SYMCOLL_COLL_REDUCE_SCATTER = 9,
+    SYMCOLL_COLL_ALLTOALLV = 10
 } symcoll_collective_t;
 
 /* Constant name of a collective ("reduce"), "none" for an unknown value. */

@@ -4,6 +4,7 @@
 #define SYMCOLL_COLL_LAUNCH_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "coll_algorithms.h"
 #include "symcoll.h"
 
@@ -23,6 +24,31 @@ typedef struct {
     int collective;     /* symcoll_collective_t: which of the kernel's collectives */
 } symcoll_coll_args_t;
 
+/* alltoallv: what a receiver past its capacity leaves for the host (host-mapped, one per
+ * team; the first overflow is kept until the host reports it). */
+typedef struct {
+    volatile int32_t overflowed; /* 0, or 1 once the counts did not fit */
+    int32_t pe;                  /* the PE they did not fit, a WORLD PE */
+    int32_t src;                 /* 0: it would receive past dst's capacity; 1: it would send
+                                    past the end of src's allocation */
+    int32_t unused;
+    uint64_t total;    /* elements sent to it (src: by it) */
+    uint64_t capacity; /* its dst capacity (src: the elements from src to its allocation's end) */
+} symcoll_overflow_record_t;
+
+typedef struct {
+    symcoll_coll_args_t c;               /* c.bytes unused: the counts are on the device */
+    size_t elem_size;                    /* bytes of one element */
+    size_t capacity;                     /* elements this PE's dst holds */
+    size_t src_room;                     /* elements from src to the end of its allocation */
+    const size_t *send_counts;           /* device memory, team size entries */
+    size_t *recv_counts;                 /* device memory, team size entries */
+    size_t *recv_offsets;                /* device memory, team size entries */
+    symcoll_overflow_record_t *overflow; /* the team's record, device address */
+} symcoll_alltoallv_args_t;
+
+cudaError_t symcoll_alltoallv_launch(const symcoll_alltoallv_args_t *args, int blocks, int threads,
+                                     cudaStream_t stream);
 cudaError_t symcoll_broadcast_launch(const symcoll_coll_args_t *args, int blocks, int threads,
                                      cudaStream_t stream);
 cudaError_t symcoll_fcollect_launch(const symcoll_coll_args_t *args, int blocks, int threads,

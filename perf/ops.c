@@ -20,6 +20,7 @@ static double busbw_share(int npes) {
 #define BUSBW_GATHER busbw_share
 #define BUSBW_EXCHANGE busbw_share
 #define BUSBW_REDUCE_SCATTER busbw_share
+#define BUSBW_EXCHANGE_COUNTED busbw_share
 
 /* One row per collective of the registry (kernels/collectives.def). */
 #define OP_ROW(id, name, nccl, tuned, flow, algorithms)                                            \

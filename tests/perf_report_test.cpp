@@ -31,11 +31,12 @@ TEST(PerfOps, BusBandwidthFactorsOfNcclTests) {
 }
 
 TEST(PerfOps, NamesAndTheirCollectives) {
-    const char *names[] = {"barrier",  "broadcast", "reduce",
-                           "fcollect", "alltoall",  "reduce_scatter"};
+    const char *names[] = {"barrier",  "broadcast",      "reduce",   "fcollect",
+                           "alltoall", "reduce_scatter", "alltoallv"};
     const symcoll_collective_t colls[] = {SYMCOLL_COLL_BARRIER,  SYMCOLL_COLL_BROADCAST,
                                           SYMCOLL_COLL_REDUCE,   SYMCOLL_COLL_FCOLLECT,
-                                          SYMCOLL_COLL_ALLTOALL, SYMCOLL_COLL_REDUCE_SCATTER};
+                                          SYMCOLL_COLL_ALLTOALL, SYMCOLL_COLL_REDUCE_SCATTER,
+                                          SYMCOLL_COLL_ALLTOALLV};
     static_assert(sizeof names / sizeof names[0] == PERF_NUM_OPS, "a name per op");
     for (int op = 0; op < PERF_NUM_OPS; op++) {
         EXPECT_STREQ(perf_op_info((perf_op_t)op)->name, names[op]);
