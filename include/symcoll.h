@@ -274,7 +274,9 @@ SYMCOLL_API symcoll_status_t symcoll_reduce_scatter_on_stream(symcoll_team_t tea
  * host sync, no host copy, and a captured graph replayed with new counts moves the new
  * amounts. send_counts[j] (team size entries) is how many elements this PE sends to team PE
  * j; src (symmetric) holds them packed in team order, sum(send_counts) elements. dst
- * (symmetric) holds dst_capacity elements; what PE i sends lands at recv_offsets[i], the
+ * (symmetric) holds dst_capacity elements, the same number on every PE (the algorithm and
+ * grid follow it, and every PE must launch alike; PEs that pass different capacities move
+ * nothing and are told as for an overflow). What PE i sends lands at recv_offsets[i], the
  * sources packed in team order, and the kernel writes recv_counts[i] and recv_offsets[i]
  * (team size entries each, device memory) for the kernels that follow. Zero counts, a PE
  * that sends nothing and a PE that receives nothing are fine; dst and src must not overlap.
@@ -284,8 +286,9 @@ SYMCOLL_API symcoll_status_t symcoll_reduce_scatter_on_stream(symcoll_team_t tea
  * every PE records it: the next call on the team on this PE (or symcoll_team_status) returns
  * INVALID_ARGUMENT naming the PE, the total and the capacity, once. Tuning picks the
  * algorithm by dst_capacity / team size elements per PE (SYMCOLL_ALGO_ALLTOALLV: ll, push,
- * pull). send_counts, recv_counts and recv_offsets must not overlap each other. Errors:
- * INVALID_ARGUMENT (names the argument), NOT_INITIALIZED, UNSUPPORTED, TIMEOUT, CUDA. */
+ * pull). A sender whose counts run past the end of src's allocation is refused the same way.
+ * send_counts, recv_counts and recv_offsets must not overlap each other. Errors: INVALID_ARGUMENT
+ * (names the argument), NOT_INITIALIZED, UNSUPPORTED, TIMEOUT, CUDA. */
 SYMCOLL_API symcoll_status_t symcoll_alltoallv_on_stream(
     symcoll_team_t team, void *dst, size_t dst_capacity, const void *src, const size_t *send_counts,
     size_t *recv_counts, size_t *recv_offsets, symcoll_datatype_t type, cudaStream_t stream);

@@ -5,11 +5,12 @@
  * The counts travel as the first packets of an LL epoch: every member sends its whole row of
  * counts and its dst capacity to every other member, so that after one trip every member
  * knows the whole matrix, hence where its data lands at every receiver, and whether any
- * receiver would overflow its capacity (or any sender read past its src allocation). Then no
- * member moves any data, and every member records it: the members agree without a second
- * trip. Under ll, the same epoch also carries the first piece
- * of data; under push and pull only block 0 exchanges the counts, and the kernel's other
- * blocks read them from block 0's buffers once it publishes their epoch. */
+ * receiver would overflow its capacity (or any sender read past its src allocation, or the
+ * members passed different capacities). Then no member moves any data, and every member
+ * records it: the members agree without a second trip. The grid and algorithm follow
+ * dst_capacity, which is therefore the same on every member. Under ll, the same epoch also carries
+ * the first piece of data; under push and pull only block 0 exchanges the counts, and the kernel's
+ * other blocks read them from block 0's buffers once it publishes their epoch. */
 #include "coll_ll.cuh"
 #include "kernel_load.h"
 
@@ -28,6 +29,8 @@ typedef struct {
     unsigned long long longest;         /* the longest flow between two members, elements */
     int overflow_pe;                    /* the first receiver past its capacity, or team size */
     int overread_pe;                    /* the first sender past its src allocation, or team size */
+    int mismatch_pe; /* the first member whose dst_capacity differs from this one's, or
+                        team size */
 } a2av_plan_t;
 
 /* Packets of the header: the row of counts, the dst capacity, the room in src. */
@@ -75,6 +78,7 @@ SYMCOLL_DEV bool a2av_plan(const symcoll_alltoallv_args_t &a, int block, uint64_
         p->longest = 0;
         p->overflow_pe = n;
         p->overread_pe = n;
+        p->mismatch_pe = n;
     }
     __syncthreads();
     for (int j = threadIdx.x; ok && j < n; j += blockDim.x) {
@@ -96,6 +100,8 @@ SYMCOLL_DEV bool a2av_plan(const symcoll_alltoallv_args_t &a, int block, uint64_
         p->capacity[j] = capacity;
         if (ok && total > capacity)
             atomicMin(&p->overflow_pe, j);
+        if (ok && capacity != a.capacity)
+            atomicMin(&p->mismatch_pe, j);
     }
     for (int i = threadIdx.x; ok && i < n; i += blockDim.x) {
         uint64_t off = 0, sent = 0, c, room = 0;
@@ -126,9 +132,11 @@ SYMCOLL_DEV bool a2av_plan(const symcoll_alltoallv_args_t &a, int block, uint64_
     return true;
 }
 
-/* Whether the counts let data move: no receiver past its capacity, no sender past its src. */
+/* Whether the counts let data move: one dst_capacity on every member, no sender past its src,
+ * no receiver past its capacity. */
 SYMCOLL_DEV bool a2av_fits(const symcoll_device_t &h, const a2av_plan_t *p) {
-    return p->overflow_pe == h.team_size && p->overread_pe == h.team_size;
+    return p->mismatch_pe == h.team_size && p->overflow_pe == h.team_size &&
+           p->overread_pe == h.team_size;
 }
 
 /* Block 0's results: recv_counts and recv_offsets for the kernels that follow, and the
@@ -143,13 +151,26 @@ SYMCOLL_DEV void a2av_report(const symcoll_alltoallv_args_t &a, const a2av_plan_
     }
     symcoll_overflow_record_t *r = a.overflow;
     if (threadIdx.x == 0 && !a2av_fits(h, p) && r->overflowed == 0) {
-        /* A sender past its src is the cause where both happen. */
-        bool dst = p->overread_pe == h.team_size;
-        int pe = dst ? p->overflow_pe : p->overread_pe;
-        r->src = !dst;
+        /* The first cause that applies: capacities that differ, a sender past its src, a
+         * receiver past its capacity. */
+        int pe;
+        if (p->mismatch_pe < h.team_size) {
+            pe = p->mismatch_pe;
+            r->kind = SYMCOLL_OVERFLOW_CAPACITY_MISMATCH;
+            r->total = p->capacity[pe];
+            r->capacity = a.capacity;
+        } else if (p->overread_pe < h.team_size) {
+            pe = p->overread_pe;
+            r->kind = SYMCOLL_OVERFLOW_SRC;
+            r->total = p->sent[pe];
+            r->capacity = p->room[pe];
+        } else {
+            pe = p->overflow_pe;
+            r->kind = SYMCOLL_OVERFLOW_DST;
+            r->total = p->total[pe];
+            r->capacity = p->capacity[pe];
+        }
         r->pe = symcoll_dev_team_to_world(h, pe);
-        r->total = dst ? p->total[pe] : p->sent[pe];
-        r->capacity = dst ? p->capacity[pe] : p->room[pe];
         __threadfence_system();
         r->overflowed = 1;
     }

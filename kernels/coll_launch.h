@@ -26,14 +26,20 @@ typedef struct {
 
 /* alltoallv: what a receiver past its capacity leaves for the host (host-mapped, one per
  * team; the first overflow is kept until the host reports it). */
+typedef enum {
+    SYMCOLL_OVERFLOW_DST,              /* pe would receive total past its capacity */
+    SYMCOLL_OVERFLOW_SRC,              /* pe's counts add up to total, past the capacity
+                                          elements from src to its allocation's end */
+    SYMCOLL_OVERFLOW_CAPACITY_MISMATCH /* pe passed dst_capacity total, this PE capacity */
+} symcoll_overflow_kind_t;
+
 typedef struct {
     volatile int32_t overflowed; /* 0, or 1 once the counts did not fit */
     int32_t pe;                  /* the PE they did not fit, a WORLD PE */
-    int32_t src;                 /* 0: it would receive past dst's capacity; 1: it would send
-                                    past the end of src's allocation */
+    int32_t kind;                /* symcoll_overflow_kind_t */
     int32_t unused;
-    uint64_t total;    /* elements sent to it (src: by it) */
-    uint64_t capacity; /* its dst capacity (src: the elements from src to its allocation's end) */
+    uint64_t total;
+    uint64_t capacity;
 } symcoll_overflow_record_t;
 
 typedef struct {

@@ -119,16 +119,25 @@ static symcoll_status_t broken_team(const char *fn, const symcoll_team_state_t *
 static symcoll_status_t overflowed(const char *fn, symcoll_team_state_t *t) {
     symcoll_overflow_record_t r = *t->overflow;
     memset(t->overflow, 0, sizeof *t->overflow);
-    if (r.src)
-        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
-                                 "%s: an earlier symcoll_alltoallv_on_stream on team %d moved "
-                                 "nothing: PE %d's send_counts add up to %" PRIu64
-                                 " elements, past the %" PRIu64 " from src to its allocation's end",
-                                 fn, (int)t->handle, r.pe, r.total, r.capacity);
+    char why[160];
+    if (r.kind == SYMCOLL_OVERFLOW_CAPACITY_MISMATCH)
+        snprintf(why, sizeof why,
+                 "PE %d passed dst_capacity %" PRIu64 ", this PE %" PRIu64
+                 " (it must be the same on every PE)",
+                 r.pe, r.total, r.capacity);
+    else if (r.kind == SYMCOLL_OVERFLOW_SRC)
+        snprintf(why, sizeof why,
+                 "PE %d's send_counts add up to %" PRIu64 " elements, past the %" PRIu64
+                 " from src to its allocation's end",
+                 r.pe, r.total, r.capacity);
+    else
+        snprintf(why, sizeof why,
+                 "PE %d was sent %" PRIu64 " elements for a dst_capacity of %" PRIu64, r.pe,
+                 r.total, r.capacity);
     return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
-                             "%s: an earlier symcoll_alltoallv_on_stream on team %d moved nothing: "
-                             "PE %d was sent %" PRIu64 " elements for a dst_capacity of %" PRIu64,
-                             fn, (int)t->handle, r.pe, r.total, r.capacity);
+                             "%s: an earlier symcoll_alltoallv_on_stream on team %d moved "
+                             "nothing: %s",
+                             fn, (int)t->handle, why);
 }
 
 static symcoll_status_t lookup(const char *fn, symcoll_team_t team, symcoll_team_state_t **out) {

@@ -32,6 +32,13 @@ struct Matrix {
             s += at(i, j);
         return s;
     }
+    // The most any PE receives: a dst_capacity that fits every PE (it is the same on all).
+    size_t widest_column() const {
+        size_t most = 0;
+        for (int j = 0; j < n; j++)
+            most = std::max(most, column(j));
+        return most;
+    }
 };
 
 enum Pattern { RANDOM, ONE_SENDS_NOTHING, ONE_RECEIVES_NOTHING, ALL_ZERO };
@@ -116,9 +123,10 @@ class Alltoallv : public ::testing::Test {
         }
     }
 
-    // One call with algo (nullptr: tuning's choice); capacity is what arrives plus slack.
+    // One call with algo (nullptr: tuning's choice); capacity is the most any PE receives plus
+    // slack, on every PE.
     void run(const Matrix &m, symcoll_datatype_t type, const char *algo, uint64_t seed) {
-        size_t elem = symcoll_datatype_size(type), capacity = m.column(me) + 3;
+        size_t elem = symcoll_datatype_size(type), capacity = m.widest_column() + 3;
         std::string what = std::string(symcoll_datatype_name(type)) + " " +
                            (algo ? algo : "tuned") + " " + std::to_string(m.row(me)) +
                            " elements out";
@@ -188,7 +196,7 @@ TEST_F(Alltoallv, GraphReplayedWithNewCounts) {
     }
 }
 
-// PE `short_pe` offers one element less than it is sent: no PE moves data, every PE writes
+// PE `short_pe` is sent one element more than the capacity: no PE moves data, every PE writes
 // its counts, and every PE's next call on the team reports the overflow once.
 TEST_F(Alltoallv, OverflowMovesNothingAndEveryPeReportsIt) {
     SEED_TRACE();
@@ -196,8 +204,9 @@ TEST_F(Alltoallv, OverflowMovesNothingAndEveryPeReportsIt) {
         uint64_t seed = next_case_seed();
         Matrix m = random_matrix(n, seed, 3000, RANDOM);
         const int short_pe = n - 1;
-        m.c[short_pe] += 1; // PE 0 sends it at least one element
-        size_t capacity = m.column(me) - (me == short_pe ? 1 : 0);
+        const size_t capacity = m.widest_column();
+        m.c[short_pe] += capacity - m.column(short_pe) + 1; // from PE 0
+        const size_t sent = m.column(short_pe);
         stage(m, 4, seed, capacity);
         barrier_and_wait();
         SYM_OK(symcoll_tuning_override(SYMCOLL_COLL_ALLTOALLV, algo, 0, 0));
@@ -209,9 +218,8 @@ TEST_F(Alltoallv, OverflowMovesNothingAndEveryPeReportsIt) {
         verify(m, 4, seed, capacity, false, std::string("overflow ") + (algo ? algo : "tuned"));
         EXPECT_EQ(symcoll_team_status(SYMCOLL_TEAM_WORLD), SYMCOLL_ERROR_INVALID_ARGUMENT);
         std::string why = symcoll_last_error();
-        std::string pe = "PE " + std::to_string(short_pe) + " was sent " +
-                         std::to_string(m.column(short_pe)) + " elements for a dst_capacity of " +
-                         std::to_string(m.column(short_pe) - 1);
+        std::string pe = "PE " + std::to_string(short_pe) + " was sent " + std::to_string(sent) +
+                         " elements for a dst_capacity of " + std::to_string(capacity);
         EXPECT_NE(why.find(pe), std::string::npos) << why;
         EXPECT_EQ(symcoll_team_status(SYMCOLL_TEAM_WORLD), SYMCOLL_SUCCESS) << symcoll_last_error();
         barrier_and_wait();
@@ -225,7 +233,7 @@ TEST_F(Alltoallv, CountsPastTheSourceMoveNothing) {
     Matrix m = random_matrix(n, seed, 100, RANDOM);
     const size_t room = arena.src.bytes - kGuard;
     m.c[(size_t)0 * n + (n - 1)] += room / 4 + 1;
-    size_t capacity = std::min(m.column(me), (arena.dst.bytes - 2 * kGuard) / 4);
+    size_t capacity = std::min(m.widest_column(), (arena.dst.bytes - 2 * kGuard) / 4);
     std::vector<size_t> row(m.c.begin() + (size_t)me * n, m.c.begin() + (size_t)(me + 1) * n);
     CUDA_OK(cudaMemset(arena.dst_at(0), kPoison, 4096));
     CUDA_OK(cudaMemcpy(counts.send(), row.data(), n * sizeof(size_t), cudaMemcpyHostToDevice));
@@ -242,6 +250,28 @@ TEST_F(Alltoallv, CountsPastTheSourceMoveNothing) {
     EXPECT_NE(why.find("PE 0's send_counts add up to " + std::to_string(m.row(0))),
               std::string::npos)
         << why;
+    barrier_and_wait();
+}
+
+// dst_capacity differs on one PE: every PE is told, nothing moves. (The capacities are small
+// and close, so that every PE still launches the same grid.)
+TEST_F(Alltoallv, CapacitiesThatDifferMoveNothing) {
+    SEED_TRACE();
+    uint64_t seed = next_case_seed();
+    Matrix m = random_matrix(n, seed, 10, RANDOM);
+    size_t capacity = m.widest_column() + (me == 0 ? 1 : 2);
+    stage(m, 4, seed, capacity);
+    barrier_and_wait();
+    SYM_OK(symcoll_alltoallv_on_stream(SYMCOLL_TEAM_WORLD, arena.dst_at(0), capacity,
+                                       arena.src_at(0), counts.send(), counts.recv(),
+                                       counts.offsets(), SYMCOLL_FLOAT32, stream));
+    CUDA_OK(cudaStreamSynchronize(stream));
+    verify(m, 4, seed, capacity, n == 1, "capacities that differ");
+    if (n > 1) {
+        EXPECT_EQ(symcoll_team_status(SYMCOLL_TEAM_WORLD), SYMCOLL_ERROR_INVALID_ARGUMENT);
+        std::string why = symcoll_last_error();
+        EXPECT_NE(why.find("(it must be the same on every PE)"), std::string::npos) << why;
+    }
     barrier_and_wait();
 }
 
