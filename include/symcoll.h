@@ -293,6 +293,31 @@ SYMCOLL_API symcoll_status_t symcoll_alltoallv_on_stream(
     symcoll_team_t team, void *dst, size_t dst_capacity, const void *src, const size_t *send_counts,
     size_t *recv_counts, size_t *recv_offsets, symcoll_datatype_t type, cudaStream_t stream);
 
+/* The expert-grouped all-to-all of mixture-of-experts layers, with the counts in device memory
+ * as for alltoallv (no host sync, graph-capturable, the same overflow rules, dst_capacity the
+ * same on every PE). A team of n PEs holds n * n_experts experts; PE j holds experts
+ * j * n_experts .. (j + 1) * n_experts - 1, its local experts 0 .. n_experts - 1.
+ * dispatch: send_counts[g] (n * n_experts entries) is how many elements this PE sends to
+ *   expert g; src holds them packed in g order (rank-major). On PE j, dst receives them grouped
+ *   by local expert, then by source PE (expert-major): group e starts at a multiple of
+ *   major_align elements (an empty group takes major_align elements when major_align > 1),
+ *   and recv_counts[e * n + i] and recv_offsets[e * n + i] say what PE i sent to local expert
+ *   e and where it is. These are the semantics of PyTorch's all_to_all_vdev_2d.
+ * combine: the inverse of a dispatch with the same send_counts (this PE's, as passed to the
+ *   dispatch), n_experts and major_align: src is laid out as the dispatch left its dst (the
+ *   experts' outputs in place of their inputs), and dst receives every element at the position
+ *   it had in the dispatch's src. Unlike PyTorch's all_to_all_vdev_2d_offset, the layout of
+ *   src is the dispatch's, given by the counts, not arbitrary offsets.
+ * n * n_experts is at most 512. Errors: INVALID_ARGUMENT (names the argument), NOT_INITIALIZED,
+ * UNSUPPORTED, TIMEOUT, CUDA. */
+SYMCOLL_API symcoll_status_t symcoll_moe_dispatch_on_stream(
+    symcoll_team_t team, void *dst, size_t dst_capacity, const void *src, const size_t *send_counts,
+    size_t *recv_counts, size_t *recv_offsets, int n_experts, size_t major_align,
+    symcoll_datatype_t type, cudaStream_t stream);
+SYMCOLL_API symcoll_status_t symcoll_moe_combine_on_stream(
+    symcoll_team_t team, void *dst, size_t dst_capacity, const void *src, const size_t *send_counts,
+    int n_experts, size_t major_align, symcoll_datatype_t type, cudaStream_t stream);
+
 /* Teams. A handle names the same team on every PE that holds it.
  * split_strided: collective over WORLD (not only the parent), so that every PE agrees on the
  * new handle and on its synchronization area: every PE calls it, in the same order relative

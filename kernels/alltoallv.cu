@@ -1,173 +1,50 @@
-/* alltoallv with counts in device memory. Member i's src holds send_counts[j] elements for
- * each member j, packed in team order; they land in j's dst at recv_offsets[i] (the sources'
- * counts packed in team order).
+/* alltoallv and the expert-grouped dispatch and combine, with counts in device memory: one
+ * kernel, whose layout kernels/alltoallv_plan.cuh computes.
  *
  * The counts travel as the first packets of an LL epoch: every member sends its whole row of
- * counts and its dst capacity to every other member, so that after one trip every member
- * knows the whole matrix, hence where its data lands at every receiver, and whether any
- * receiver would overflow its capacity (or any sender read past its src allocation, or the
- * members passed different capacities). Then no member moves any data, and every member
- * records it: the members agree without a second trip. The grid and algorithm follow
- * dst_capacity, which is therefore the same on every member. Under ll, the same epoch also carries
- * the first piece of data; under push and pull only block 0 exchanges the counts, and the kernel's
- * other blocks read them from block 0's buffers once it publishes their epoch. */
-#include "coll_ll.cuh"
+ * counts, its dst capacity and the room in its src to every other member, so that after one
+ * trip every member knows the whole matrix, hence where its data lands at every receiver, and
+ * whether the call fits: one capacity on every member (the grid and algorithm follow it), no
+ * receiver past it, no sender past its src allocation. When it does not fit, no member moves
+ * any data, and every member records the cause: the members agree without a second trip.
+ * Under ll the same epoch also carries the first piece of data; under push and pull only
+ * block 0 exchanges the counts, and the kernel's other blocks read them from block 0's
+ * buffers once it publishes their epoch. */
+#include "alltoallv_plan.cuh"
 #include "kernel_load.h"
 
-/* Where a member's data goes, from the matrix of counts (elements). */
-typedef struct {
-    uint64_t recv[SYMCOLL_MAX_PES];     /* from member i to me */
-    uint64_t recv_off[SYMCOLL_MAX_PES]; /* where member i's data starts in my dst */
-    uint64_t send[SYMCOLL_MAX_PES];     /* from me to member j */
-    uint64_t send_off[SYMCOLL_MAX_PES]; /* where my data for member j starts in my src */
-    uint64_t dst_off[SYMCOLL_MAX_PES];  /* where my data starts in member j's dst */
-    uint64_t src_off[SYMCOLL_MAX_PES];  /* where member i's data for me starts in its src */
-    uint64_t total[SYMCOLL_MAX_PES];    /* what member j receives */
-    uint64_t capacity[SYMCOLL_MAX_PES]; /* member j's dst capacity */
-    uint64_t sent[SYMCOLL_MAX_PES];     /* what member i sends */
-    uint64_t room[SYMCOLL_MAX_PES];     /* elements in member i's src allocation from src */
-    unsigned long long longest;         /* the longest flow between two members, elements */
-    int overflow_pe;                    /* the first receiver past its capacity, or team size */
-    int overread_pe;                    /* the first sender past its src allocation, or team size */
-    int mismatch_pe; /* the first member whose dst_capacity differs from this one's, or
-                        team size */
-} a2av_plan_t;
-
-/* Packets of the header: the row of counts, the dst capacity, the room in src. */
-SYMCOLL_DEV int a2av_header_words(const symcoll_device_t &h) {
-    return h.team_size + 2;
-}
-
-/* Word w of this member's own header. */
-SYMCOLL_DEV uint64_t a2av_my_word(const symcoll_alltoallv_args_t &a, int w) {
-    const int n = a.c.h.team_size;
-    return w < n ? a.send_counts[w] : w == n ? a.capacity : a.src_room;
-}
-
-/* Word w of member i's header of epoch, read from LL block `block`'s buffers on this PE (this
- * member's own from its arguments); false on timeout. */
-SYMCOLL_DEV bool a2av_header_word(const symcoll_alltoallv_args_t &a, int block, int i,
-                                  uint64_t epoch, int w, uint64_t *v) {
-    const symcoll_device_t &h = a.c.h;
-    if (i == h.team_my_pe) {
-        *v = a2av_my_word(a, w);
-        return true;
-    }
-    const char *buffer = symcoll_dev_ll_buffer(h, block, i, epoch);
-    return symcoll_dev_ll_load(h, buffer + 16 * w, (uint32_t)epoch, v, SYMCOLL_COLL_ALLTOALLV,
-                               symcoll_dev_team_to_world(h, i));
-}
-
-/* Sends this member's header to member m as the first packets of epoch. */
-SYMCOLL_DEV void a2av_send_header(const symcoll_alltoallv_args_t &a, int m, uint64_t epoch) {
-    const symcoll_device_t &h = a.c.h;
-    char *buffer = coll_member_ptr(h, symcoll_dev_ll_buffer(h, blockIdx.x, h.team_my_pe, epoch), m);
-    for (int w = threadIdx.x; w < a2av_header_words(h); w += blockDim.x)
-        symcoll_dev_ll_store(buffer + 16 * w, a2av_my_word(a, w), (uint32_t)epoch);
-}
-
-/* Fills *p from every member's header of epoch in LL block `block`'s buffers. Thread t takes
- * column j = t (what every member sends to j) and row i = t (member i's offset for me).
- * Whole block; false on timeout. */
-SYMCOLL_DEV bool a2av_plan(const symcoll_alltoallv_args_t &a, int block, uint64_t epoch,
-                           a2av_plan_t *p) {
-    const symcoll_device_t &h = a.c.h;
-    const int n = h.team_size, me = h.team_my_pe;
-    bool ok = true;
-    if (threadIdx.x == 0) {
-        p->longest = 0;
-        p->overflow_pe = n;
-        p->overread_pe = n;
-        p->mismatch_pe = n;
-    }
-    __syncthreads();
-    for (int j = threadIdx.x; ok && j < n; j += blockDim.x) {
-        uint64_t total = 0, before = 0, c, capacity = 0;
-        for (int i = 0; ok && i < n; i++) {
-            ok = a2av_header_word(a, block, i, epoch, j, &c);
-            total += c;
-            before += i < me ? c : 0;
-            if (i != j)
-                atomicMax(&p->longest, (unsigned long long)c);
-            if (j == me)
-                p->recv[i] = c;
-            if (i == me)
-                p->send[j] = c;
-        }
-        ok = ok && a2av_header_word(a, block, j, epoch, n, &capacity);
-        p->dst_off[j] = before;
-        p->total[j] = total;
-        p->capacity[j] = capacity;
-        if (ok && total > capacity)
-            atomicMin(&p->overflow_pe, j);
-        if (ok && capacity != a.capacity)
-            atomicMin(&p->mismatch_pe, j);
-    }
-    for (int i = threadIdx.x; ok && i < n; i += blockDim.x) {
-        uint64_t off = 0, sent = 0, c, room = 0;
-        for (int k = 0; ok && k < n; k++) {
-            ok = a2av_header_word(a, block, i, epoch, k, &c);
-            off += k < me ? c : 0;
-            sent += c;
-        }
-        ok = ok && a2av_header_word(a, block, i, epoch, n + 1, &room);
-        p->src_off[i] = off;
-        p->sent[i] = sent;
-        p->room[i] = room;
-        if (ok && sent > room)
-            atomicMin(&p->overread_pe, i);
-    }
-    if (!__syncthreads_and(ok))
-        return false;
-    if (threadIdx.x == 0) {
-        uint64_t recv = 0, send = 0;
-        for (int m = 0; m < n; m++) {
-            p->recv_off[m] = recv;
-            p->send_off[m] = send;
-            recv += p->recv[m];
-            send += p->send[m];
-        }
-    }
-    __syncthreads();
-    return true;
-}
-
-/* Whether the counts let data move: one dst_capacity on every member, no sender past its src,
- * no receiver past its capacity. */
-SYMCOLL_DEV bool a2av_fits(const symcoll_device_t &h, const a2av_plan_t *p) {
-    return p->mismatch_pe == h.team_size && p->overflow_pe == h.team_size &&
-           p->overread_pe == h.team_size;
-}
-
-/* Block 0's results: recv_counts and recv_offsets for the kernels that follow, and the
- * overflow, recorded on every member for the host's next call on the team. */
+/* Block 0's results: recv_counts and recv_offsets of a dispatch (expert-major, [e * n + i])
+ * for the kernels that follow, and the cause when the call did not fit, recorded on every
+ * member for the host's next call on the team. */
 SYMCOLL_DEV void a2av_report(const symcoll_alltoallv_args_t &a, const a2av_plan_t *p) {
     const symcoll_device_t &h = a.c.h;
+    const int n = h.team_size, experts = a.experts;
     if (blockIdx.x != 0)
         return;
-    for (int m = threadIdx.x; m < h.team_size; m += blockDim.x) {
-        a.recv_counts[m] = p->recv[m];
-        a.recv_offsets[m] = p->recv_off[m];
+    for (int k = threadIdx.x; a.recv_counts && k < n * experts; k += blockDim.x) {
+        const int i = k / experts, e = k % experts;
+        a.recv_counts[e * n + i] = p->in.count[k];
+        a.recv_offsets[e * n + i] = p->in.local[k];
     }
     symcoll_overflow_record_t *r = a.overflow;
     if (threadIdx.x == 0 && !a2av_fits(h, p) && r->overflowed == 0) {
         /* The first cause that applies: capacities that differ, a sender past its src, a
          * receiver past its capacity. */
         int pe;
-        if (p->mismatch_pe < h.team_size) {
+        if (p->mismatch_pe < n) {
             pe = p->mismatch_pe;
             r->kind = SYMCOLL_OVERFLOW_CAPACITY_MISMATCH;
             r->total = p->capacity[pe];
             r->capacity = a.capacity;
-        } else if (p->overread_pe < h.team_size) {
+        } else if (p->overread_pe < n) {
             pe = p->overread_pe;
             r->kind = SYMCOLL_OVERFLOW_SRC;
-            r->total = p->sent[pe];
+            r->total = a.combine ? p->laid_out[pe] : p->row[pe];
             r->capacity = p->room[pe];
         } else {
             pe = p->overflow_pe;
             r->kind = SYMCOLL_OVERFLOW_DST;
-            r->total = p->total[pe];
+            r->total = a.combine ? p->row[pe] : p->laid_out[pe];
             r->capacity = p->capacity[pe];
         }
         r->pe = symcoll_dev_team_to_world(h, pe);
@@ -176,74 +53,108 @@ SYMCOLL_DEV void a2av_report(const symcoll_alltoallv_args_t &a, const a2av_plan_
     }
 }
 
-/* Bytes [*offset, *offset + *len) of a flow of `bytes` that this block moves in LL round
- * `round`: round 0 carries `first` bytes per block after the header, later rounds a full
- * payload per block. */
-SYMCOLL_DEV void a2av_ll_piece(uint64_t bytes, size_t first, size_t round, size_t *offset,
-                               size_t *len) {
-    size_t begin =
-        round == 0 ? (size_t)blockIdx.x * first
-                   : gridDim.x * first + ((round - 1) * gridDim.x + blockIdx.x) * COLL_LL_PAYLOAD;
-    size_t size = round == 0 ? first : COLL_LL_PAYLOAD;
-    *offset = begin < bytes ? begin : bytes;
-    *len = bytes - *offset < size ? bytes - *offset : size;
+/* [*begin, *end): the bytes of a stream that this block moves in LL round `round`. Round 0
+ * carries `first` bytes per block after the header (none in a combine, whose segments are
+ * known only from the plan: lead is what round 0 carried in all), later rounds a full payload
+ * per block. */
+SYMCOLL_DEV void a2av_ll_piece(size_t first, size_t lead, size_t round, size_t *begin,
+                               size_t *end) {
+    *begin = round == 0 ? (size_t)blockIdx.x * first
+                        : lead + ((round - 1) * gridDim.x + blockIdx.x) * COLL_LL_PAYLOAD;
+    *end = *begin + (round == 0 ? first : COLL_LL_PAYLOAD);
+}
+
+/* The LL stream between this member and peer p: the peer's segments of `list` in e order,
+ * each from an 8-byte boundary, so that every packet belongs to one segment. Sends (or, with
+ * receive, takes) the packets of stream bytes [begin, end) as packets skip + 0, 1, ... of
+ * epoch; false on timeout. */
+SYMCOLL_DEV bool a2av_ll_stream(const symcoll_alltoallv_args_t &a, const a2av_list_t &list, int p,
+                                uint64_t epoch, size_t skip, size_t begin, size_t end,
+                                bool receive) {
+    const symcoll_device_t &h = a.c.h;
+    const size_t es = a.elem_size;
+    char *peer_buffer =
+        receive ? NULL
+                : coll_member_ptr(h, symcoll_dev_ll_buffer(h, blockIdx.x, h.team_my_pe, epoch), p);
+    bool ok = true;
+    size_t at = 0;
+    for (int e = 0; ok && e < a.experts; e++) {
+        const int s = p * a.experts + e;
+        const size_t bytes = list.count[s] * es, from = at > begin ? at : begin;
+        const size_t to = at + a2av_round8(bytes) < end ? at + a2av_round8(bytes) : end;
+        for (size_t w = from / 8 + threadIdx.x; ok && w < to / 8; w += blockDim.x) {
+            const size_t in_segment = 8 * w - at, packet = skip + w - begin / 8;
+            if (receive) {
+                uint64_t data;
+                ok = coll_ll_recv_word(h, p, epoch, packet, &data, SYMCOLL_COLL_ALLTOALLV);
+                coll_store_word(a.c.dst + list.local[s] * es + in_segment, data,
+                                bytes - in_segment);
+            } else {
+                symcoll_dev_ll_store(
+                    peer_buffer + 16 * packet,
+                    coll_load_word(a.c.src + list.local[s] * es + in_segment, bytes - in_segment),
+                    (uint32_t)epoch);
+            }
+        }
+        at += a2av_round8(bytes);
+    }
+    return ok;
+}
+
+/* This member's own segments, src to dst, part blockIdx.x of each. */
+SYMCOLL_DEV void a2av_copy_own(const symcoll_alltoallv_args_t &a, const a2av_plan_t *p) {
+    const a2av_list_t &sends = a2av_sends(a, p);
+    const size_t es = a.elem_size;
+    for (int e = 0; e < a.experts; e++) {
+        const int s = a.c.h.team_my_pe * a.experts + e;
+        size_t begin, end;
+        coll_share(sends.count[s] * es, gridDim.x, blockIdx.x, 16, &begin, &end);
+        coll_copy(a.c.dst + sends.remote[s] * es + begin, a.c.src + sends.local[s] * es + begin,
+                  end - begin);
+    }
 }
 
 /* ll: every block exchanges the header in its own LL slot with the first piece of data after
- * it, then as many rounds of data as the longest flow needs (every member computes the same
+ * it, then as many rounds of data as the longest stream needs (every member computes the same
  * count from the same matrix). */
 SYMCOLL_DEV void a2av_ll(const symcoll_alltoallv_args_t &a, a2av_plan_t *p) {
     const symcoll_device_t &h = a.c.h;
-    const int me = h.team_my_pe, words = a2av_header_words(h);
-    const size_t first = COLL_LL_PAYLOAD - 8 * (size_t)words, es = a.elem_size;
+    const int words = a2av_header_words(a);
+    const size_t first = a.combine ? 0 : COLL_LL_PAYLOAD - 8 * (size_t)words;
+    const size_t lead = gridDim.x * first;
     uint64_t epoch = coll_ll_epoch(h) + 1;
-    if (threadIdx.x == 0) {
-        uint64_t off = 0;
-        for (int m = 0; m < h.team_size; m++) {
-            p->send_off[m] = off;
-            off += a.send_counts[m];
-        }
-    }
     if (!coll_ll_wait_credit(h, epoch, SYMCOLL_COLL_ALLTOALLV))
         return;
+    /* Before the matrix is known, a dispatch's first piece of each stream comes from its own
+     * row of counts: its segments are packed in src. */
+    for (int g = threadIdx.x; g < h.team_size * a.experts; g += blockDim.x)
+        p->out.count[g] = a.send_counts[g];
+    __syncthreads();
+    a2av_exclusive_scan(p->out.count, p->out.local, p->before, h.team_size * a.experts);
     size_t rounds = 1;
     for (size_t round = 0; round < rounds; round++) {
         if (round > 0 && (++epoch, !coll_ll_wait_credit(h, epoch, SYMCOLL_COLL_ALLTOALLV)))
             return;
         const size_t skip = round == 0 ? (size_t)words : 0;
+        size_t begin, end;
+        a2av_ll_piece(first, lead, round, &begin, &end);
         for (int step = 1; step < h.team_size; step++) {
-            int m = coll_member_after(h, step);
-            size_t offset, len;
-            a2av_ll_piece(a.send_counts[m] * es, first, round, &offset, &len);
-            char *buffer = coll_member_ptr(h, symcoll_dev_ll_buffer(h, blockIdx.x, me, epoch), m);
+            const int m = coll_member_after(h, step);
             if (round == 0)
                 a2av_send_header(a, m, epoch);
-            const char *src = a.c.src + p->send_off[m] * es + offset;
-            for (size_t w = threadIdx.x; w * 8 < len; w += blockDim.x)
-                symcoll_dev_ll_store(buffer + 16 * (skip + w),
-                                     coll_load_word(src + 8 * w, len - 8 * w), (uint32_t)epoch);
+            a2av_ll_stream(a, round == 0 ? p->out : a2av_sends(a, p), m, epoch, skip, begin, end,
+                           false);
         }
         bool ok = round > 0 || a2av_plan(a, blockIdx.x, epoch, p);
         const bool moves = ok && a2av_fits(h, p);
         if (round == 0 && moves) {
-            size_t begin, end;
-            coll_share(p->recv[me] * es, gridDim.x, blockIdx.x, 16, &begin, &end);
-            coll_copy(a.c.dst + p->recv_off[me] * es + begin,
-                      a.c.src + p->send_off[me] * es + begin, end - begin);
-            size_t longest = (size_t)p->longest * es, after = gridDim.x * first;
-            size_t per_round = (size_t)gridDim.x * COLL_LL_PAYLOAD;
-            rounds = 1 + (longest > after ? (longest - after + per_round - 1) / per_round : 0);
+            a2av_copy_own(a, p);
+            const size_t per_round = gridDim.x * COLL_LL_PAYLOAD;
+            rounds = 1 + (p->longest > lead ? (p->longest - lead + per_round - 1) / per_round : 0);
         }
         for (int step = 1; moves && step < h.team_size; step++) {
-            int i = coll_member_after(h, h.team_size - step);
-            size_t offset, len;
-            a2av_ll_piece(p->recv[i] * es, first, round, &offset, &len);
-            char *dst = a.c.dst + p->recv_off[i] * es + offset;
-            for (size_t w = threadIdx.x; ok && w * 8 < len; w += blockDim.x) {
-                uint64_t data;
-                ok = coll_ll_recv_word(h, i, epoch, skip + w, &data, SYMCOLL_COLL_ALLTOALLV);
-                coll_store_word(dst + 8 * w, data, len - 8 * w);
-            }
+            const int i = coll_member_after(h, h.team_size - step);
+            ok = ok && a2av_ll_stream(a, a2av_receives(a, p), i, epoch, skip, begin, end, true);
         }
         if (!coll_ll_ack(h, epoch, ok))
             return;
@@ -294,7 +205,7 @@ SYMCOLL_DEV bool a2av_bw_plan(const symcoll_alltoallv_args_t &a, a2av_plan_t *p)
     return true;
 }
 
-/* Block b moves part b of every flow, straight to (push) or from (pull) the peer's memory,
+/* Block b moves part b of every segment, straight to (push) or from (pull) the peer's memory,
  * then meets the peers' block b at the exit sync (as coll_move_bw): no peer starts another
  * kernel on the team before every block here is done with its src, dst and block 0's LL
  * buffers. */
@@ -304,18 +215,21 @@ SYMCOLL_DEV void a2av_bw(const symcoll_alltoallv_args_t &a, a2av_plan_t *p, bool
     if (!a2av_bw_plan(a, p))
         return;
     a2av_report(a, p);
+    const a2av_list_t &list = push ? a2av_sends(a, p) : a2av_receives(a, p);
     /* After an overflow nothing moves, but the exit sync stays: it keeps block 0's buffers of
      * this epoch unwritten until every block has read them. */
     for (int step = 0; a2av_fits(h, p) && step < h.team_size; step++) {
-        int m = coll_member_after(h, step + blockIdx.x);
-        uint64_t count = push ? p->send[m] : p->recv[m];
-        char *dst = push ? coll_member_ptr(h, a.c.dst + p->dst_off[m] * es, m)
-                         : a.c.dst + p->recv_off[m] * es;
-        const char *src = push ? a.c.src + p->send_off[m] * es
-                               : coll_member_ptr(h, a.c.src + p->src_off[m] * es, m);
-        size_t begin, end;
-        coll_share(count * es, gridDim.x, blockIdx.x, 16, &begin, &end);
-        coll_copy(dst + begin, src + begin, end - begin);
+        const int m = coll_member_after(h, step + blockIdx.x);
+        for (int e = 0; e < a.experts; e++) {
+            const int s = m * a.experts + e;
+            char *dst = push ? coll_member_ptr(h, a.c.dst + list.remote[s] * es, m)
+                             : a.c.dst + list.local[s] * es;
+            const char *src = push ? a.c.src + list.local[s] * es
+                                   : coll_member_ptr(h, a.c.src + list.remote[s] * es, m);
+            size_t begin, end;
+            coll_share(list.count[s] * es, gridDim.x, blockIdx.x, 16, &begin, &end);
+            coll_copy(dst + begin, src + begin, end - begin);
+        }
     }
     symcoll_dev_sync_slot_final(h, blockIdx.x, SYMCOLL_COLL_ALLTOALLV);
 }

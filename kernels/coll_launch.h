@@ -42,14 +42,22 @@ typedef struct {
     uint64_t capacity;
 } symcoll_overflow_record_t;
 
+/* Team size x experts per PE, at most: the counts of one PE travel as LL packets ahead of the
+ * data, and the kernel keeps two lists of this many segments in shared memory. */
+#define SYMCOLL_ALLTOALLV_MAX_SEGMENTS 512
+
+/* alltoallv (experts 1, align 1), and the expert-grouped dispatch and combine. */
 typedef struct {
     symcoll_coll_args_t c;               /* c.bytes unused: the counts are on the device */
     size_t elem_size;                    /* bytes of one element */
     size_t capacity;                     /* elements this PE's dst holds */
     size_t src_room;                     /* elements from src to the end of its allocation */
-    const size_t *send_counts;           /* device memory, team size entries */
-    size_t *recv_counts;                 /* device memory, team size entries */
-    size_t *recv_offsets;                /* device memory, team size entries */
+    const size_t *send_counts;           /* device memory, team size x experts entries */
+    size_t *recv_counts;                 /* device memory, as many; NULL in a combine */
+    size_t *recv_offsets;                /* device memory, as many; NULL in a combine */
+    int experts;                         /* per PE */
+    int combine;                         /* 0: dispatch (or alltoallv); 1: combine */
+    size_t align;                        /* of each expert group in a dispatch's dst */
     symcoll_overflow_record_t *overflow; /* the team's record, device address */
 } symcoll_alltoallv_args_t;
 
