@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@ typedef struct {
     char *err;
     size_t err_len;
     const char *flag; /* the flag being applied, as the user spelled it */
-    bool mode_given, npes_given, iters_given, factor_given, step_given;
+    bool mode_given, npes_given, iters_given, factor_given, step_given, skew_given;
     unsigned long long given; /* bit i: flags[i] was given */
 } parser_t;
 
@@ -148,6 +149,22 @@ static int set_ops(parser_t *p, const char *v) {
 }
 static int set_root(parser_t *p, const char *v) {
     return parse_int(p, v, 0, SYMCOLL_TOPO_MAX_PES - 1, &p->args->root);
+}
+static int set_skew(parser_t *p, const char *v) {
+    p->skew_given = true;
+    if (strcmp(v, "uniform") == 0) {
+        p->args->skew = 0;
+        return 0;
+    }
+    errno = 0;
+    char *end;
+    double s = strtod(v, &end);
+    if (errno != 0 || end == v || *end != '\0' || !isfinite(s) || s <= 0) {
+        return fail(p, "%s: bad value '%s' (expected uniform, or a Zipf exponent > 0 such as 1.2)",
+                    p->flag, v);
+    }
+    p->args->skew = s;
+    return 0;
 }
 static int set_graph_calls(parser_t *p, const char *v) {
     return parse_int(p, v, 0, 1 << 20, &p->args->graph_calls);
@@ -293,6 +310,7 @@ static const flag_t flags[] = {
     {'d', "datatype", VALUE, set_types, SWEEPS},
     {'o', "redop", VALUE, set_redops, SWEEPS},
     {'r', "root", VALUE, set_root, SWEEPS},
+    {0, "skew", VALUE, set_skew, IN(RUN_SWEEP)},
     {'G', "cudagraph", VALUE, set_graph_calls, SWEEPS},
     {'a', "average", VALUE, set_average, SWEEPS},
     {0, "op", VALUE, set_ops, ALL_RUNS},
@@ -427,6 +445,9 @@ static int finish(parser_t *p) {
     if (perf_size_list(a, scratch, PERF_MAX_SIZES + 1) > PERF_MAX_SIZES) {
         return fail(p, "-b %zu to -e %zu gives more than %d sizes: raise -f or -i", a->min_bytes,
                     a->max_bytes, PERF_MAX_SIZES);
+    }
+    if (p->skew_given && !a->ops[PERF_OP_ALLTOALLV]) {
+        return fail(p, "--skew shapes alltoallv's counts: --op selects no alltoallv");
     }
     if (reduction_selected(a) && count_valid_reductions(a) == 0) {
         return fail(p, "-o/--redop: no selected reduction op applies to the selected datatypes "
@@ -597,8 +618,8 @@ void perf_args_usage(FILE *out) {
           "  -f, --stepfactor N       multiply the size by N each step (default 8)\n"
           "  -i, --stepbytes SIZE     add SIZE each step instead of multiplying\n"
           "      Sizes count as in nccl-tests: broadcast and reduce the per-PE buffer,\n"
-          "      fcollect and alltoall the whole destination; a size that holds less than one\n"
-          "      element (per PE) is skipped.\n"
+          "      fcollect, alltoall and alltoallv the whole destination (alltoallv's with\n"
+          "      uniform counts); a size that holds less than one element (per PE) is skipped.\n"
           "\n"
           "What to run:\n"
           "      --op LIST            comma-separated, or all (default all); NCCL's names work\n"
@@ -611,6 +632,12 @@ void perf_args_usage(FILE *out) {
           "                             reduce_scatter ncclReduceScatter: every PE gets the\n"
           "                                        reduction of its block (sizes: the whole\n"
           "                                        source, as nccl-tests)\n"
+          "                             alltoallv  counts in device memory (--skew), beside what\n"
+          "                                        a NCCL user pays: ncclAlltoAll of the counts,\n"
+          "                                        a copy to the host and a stream sync, then\n"
+          "                                        ncclSend/ncclRecv per peer in a group, all\n"
+          "                                        timed as NCCL's call (n/a in graph mode: the\n"
+          "                                        host sync cannot be captured)\n"
           "                             halo       alone: the halo exchange of 2 float faces\n"
           "                                        per PE (sizes: face bytes) for 2D rows, 2D\n"
           "                                        columns and 3D faces, beside NCCL send/recv\n"
@@ -639,6 +666,12 @@ void perf_args_usage(FILE *out) {
           "  -o, --redop LIST         sum prod min max and or xor, or all (default sum);\n"
           "                           and/or/xor run on integer types only\n"
           "  -r, --root PE            broadcast root, a team PE (default 0)\n"
+          "      --skew uniform|S     alltoallv's counts, the same matrix on every PE and in\n"
+          "                           every run (default uniform: count per PE to every PE,\n"
+          "                           alltoall's traffic); S > 0: each PE spreads the same\n"
+          "                           total over the PEs with Zipf weights 1/(rank+1)^S, the\n"
+          "                           ranks a permutation drawn per PE. dst_capacity is the\n"
+          "                           most any PE receives, which picks the algorithm\n"
           "      --team world|node    team to run on (default world)\n"
           "\n"
           "Timing (device events; the PEs meet in a barrier before each timing):\n"
@@ -656,19 +689,20 @@ void perf_args_usage(FILE *out) {
           "\n"
           "Soak:\n"
           "      --soak SECONDS       instead of the sweep: two streams on two teams run random\n"
-          "                           collectives (random size, type, op, root; some captured\n"
-          "                           in CUDA graphs and replayed), put_signals and halo\n"
-          "                           exchanges for SECONDS,\n"
+          "                           collectives (random size, type, op, root; alltoallv with\n"
+          "                           uniform counts; some captured in CUDA graphs and\n"
+          "                           replayed), put_signals and halo exchanges for SECONDS,\n"
           "                           every result checked; fails on a wrong element, a leak\n"
           "                           of device memory or file descriptors (from the 50th\n"
           "                           round on), or a slowdown of a fixed probe (8-byte\n"
           "                           reduces) by more than 25%\n"
           "\n"
           "Tuning:\n"
-          "      --tune [FILE]        instead of the sweep: time every algorithm of broadcast,\n"
-          "                           reduce, fcollect and alltoall (those --op selects) with\n"
-          "                           blocks 1, 2, 4, ... up to the SM count (at most 128, 16\n"
-          "                           for ll) and 128, 256 or 512 threads, at every size, in\n"
+          "      --tune [FILE]        instead of the sweep: time every algorithm of every\n"
+          "                           collective that has several (those --op selects;\n"
+          "                           alltoallv with uniform counts) with blocks 1, 2, 4, ...\n"
+          "                           up to the SM count (at most 128, 16 for ll) and 128,\n"
+          "                           256 or 512 threads, at every size, in\n"
           "                           graph mode, on the first -d type and -o op, unchecked;\n"
           "                           grids with under 1/8 of the blocks the size can use are\n"
           "                           skipped. Per size the fastest grid (slowest PE's time;\n"

@@ -47,6 +47,7 @@ typedef struct {
     bool types[SYMCOLL_NUM_DATATYPES];
     bool redops[SYMCOLL_NUM_OPS];
     int root;
+    double skew;     /* alltoallv's counts: 0 uniform, else the Zipf exponent (--skew) */
     int graph_calls; /* calls captured per CUDA graph in graph mode */
     unsigned modes;  /* PERF_MODE_* bits */
     perf_average_t average;

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include "alltoallv_device.h"
 #include "call.h"
 #include "exchange.h"
 #include "fail.h"
@@ -29,6 +30,7 @@ typedef struct {
     perf_exchange_t ex;
     perf_bench_t bench;
     void *src, *dst;            /* symmetric */
+    perf_counts_t counts;       /* alltoallv's, uniform, where --op has it (matrix NULL else) */
     symcoll_tuning_row_t *rows; /* reporter: every collective's rows so far */
     size_t n_rows;
 } tune_t;
@@ -230,7 +232,11 @@ static int tune_op(tune_t *tn, perf_op_t op, const size_t *sizes, size_t n_sizes
          * rows need strictly ascending sizes. */
         if (ct.call.count > 0 && (ct.n_sizes == 0 || bytes > ct.sizes[ct.n_sizes - 1])) {
             ct.sizes[ct.n_sizes] = bytes;
-            rc = time_size(tn, &ct, ct.n_sizes++, grids, grid_of);
+            /* Uniform counts: alltoallv's capacity is then the size, which tuning rows key on. */
+            rc = perf_counts_set(&tn->counts, &ct.call, tn->me, 0, tn->stream);
+            if (rc == 0) {
+                rc = time_size(tn, &ct, ct.n_sizes++, grids, grid_of);
+            }
         }
     }
     if (rc == 0 && tn->reporter) {
@@ -250,6 +256,9 @@ static int setup(tune_t *tn, size_t buffer_bytes) {
      * when PEs share a GPU. */
     PERF_SYMCOLL(symcoll_gpu_sharing(&tn->sharing));
     PERF_CUDA(cudaStreamCreateWithFlags(&tn->stream, cudaStreamNonBlocking));
+    if (tn->args->ops[PERF_OP_ALLTOALLV] && perf_counts_init(&tn->counts, tn->npes) != 0) {
+        return -1;
+    }
     tn->src = symcoll_malloc(buffer_bytes);
     tn->dst = tn->src ? symcoll_malloc(buffer_bytes) : NULL;
     if (tn->dst == NULL) {
@@ -278,6 +287,7 @@ static int setup(tune_t *tn, size_t buffer_bytes) {
 static int teardown(tune_t *tn) {
     int rc = perf_bench_fini(&tn->bench);
     rc |= perf_exchange_fini(&tn->ex);
+    rc |= perf_counts_fini(&tn->counts);
     symcoll_free(tn->dst);
     symcoll_free(tn->src);
     rc |= perf_cuda_check(cudaStreamDestroy(tn->stream), "cudaStreamDestroy");

@@ -356,6 +356,21 @@ TEST(PerfArgs, HelpStopsParsing) {
     EXPECT_TRUE(p.args.help);
 }
 
+// alltoallv's counts: uniform (alltoall's traffic) unless --skew gives a Zipf exponent.
+TEST(PerfArgs, SkewShapesAlltoallvsCounts) {
+    Parsed p = parse({"--op", "alltoallv"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_TRUE(p.args.ops[PERF_OP_ALLTOALLV]);
+    EXPECT_EQ(p.args.skew, 0.0);
+    p = parse({"--op", "alltoallv", "--skew", "1.2"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_DOUBLE_EQ(p.args.skew, 1.2);
+    p = parse({"--skew", "2", "--skew", "uniform"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(p.args.skew, 0.0);
+    EXPECT_EQ(parse({"--skew=0.5"}).rc, 0) << "--op all includes alltoallv";
+}
+
 struct BadFlags {
     std::vector<const char *> flags;
     const char *must_mention;
@@ -399,6 +414,13 @@ TEST(PerfArgs, BadFlagsAreRejectedWithAReason) {
         {{"--explain", "--npes", "0"}, "--npes"},
         {{"--explain", "-r", "2"}, "root"},
         {{"--help=yes"}, "--help=yes"},
+        {{"--skew", "0"}, "Zipf exponent > 0"},
+        {{"--skew", "-1"}, "-1"},
+        {{"--skew", "zipf"}, "zipf"},
+        {{"--skew", "inf"}, "inf"},
+        {{"--skew", "1.2", "--op", "alltoall"}, "selects no alltoallv"},
+        {{"--skew", "1.2", "--tune"}, "--skew does not apply to --tune"},
+        {{"--skew", "1.2", "--soak", "10"}, "--skew does not apply to --soak"},
     };
     for (const BadFlags &c : cases) {
         std::vector<char *> argv{const_cast<char *>("symcoll-perf")};

@@ -77,9 +77,10 @@ std::vector<std::vector<std::string>> rows(const std::string &out) {
 
 std::set<std::string> algorithms(const std::string &op) {
     static const std::pair<const char *, symcoll_collective_t> colls[] = {
-        {"barrier", SYMCOLL_COLL_BARRIER},   {"broadcast", SYMCOLL_COLL_BROADCAST},
-        {"reduce", SYMCOLL_COLL_REDUCE},     {"fcollect", SYMCOLL_COLL_FCOLLECT},
-        {"alltoall", SYMCOLL_COLL_ALLTOALL}, {"reduce_scatter", SYMCOLL_COLL_REDUCE_SCATTER},
+        {"barrier", SYMCOLL_COLL_BARRIER},     {"broadcast", SYMCOLL_COLL_BROADCAST},
+        {"reduce", SYMCOLL_COLL_REDUCE},       {"fcollect", SYMCOLL_COLL_FCOLLECT},
+        {"alltoall", SYMCOLL_COLL_ALLTOALL},   {"reduce_scatter", SYMCOLL_COLL_REDUCE_SCATTER},
+        {"alltoallv", SYMCOLL_COLL_ALLTOALLV},
     };
     std::set<std::string> names;
     for (const auto &c : colls) {
@@ -101,8 +102,8 @@ TEST(PerfExplain, EverySizeOfEveryCollectiveFromATopologyFile) {
     EXPECT_NE(e.out.find("2 PEs"), std::string::npos) << e.out;
     EXPECT_NE(e.out.find(topo), std::string::npos) << e.out;
     auto table = rows(e.out);
-    // barrier once, then 9 sizes (8 B .. 128 MiB) for each of the five others.
-    ASSERT_EQ(table.size(), 1u + 5 * 9) << e.out;
+    // barrier once, then 9 sizes (8 B .. 128 MiB) for each of the six others.
+    ASSERT_EQ(table.size(), 1u + 6 * 9) << e.out;
     for (const auto &row : table) {
         ASSERT_GE(row.size(), 7u);
         EXPECT_EQ(algorithms(row[0]).count(row[4]), 1u) << row[0] << " " << row[4];
@@ -110,7 +111,7 @@ TEST(PerfExplain, EverySizeOfEveryCollectiveFromATopologyFile) {
         EXPECT_GT(std::stoi(row[6]), 0) << "threads";
         EXPECT_GE(row.size(), 8u) << "a reason";
     }
-    EXPECT_EQ(table.back()[0], "reduce_scatter");
+    EXPECT_EQ(table.back()[0], "alltoallv");
     EXPECT_EQ(table.back()[1], "134217728");
     EXPECT_EQ(table.back()[2], "16777216");
 }
