@@ -36,6 +36,25 @@ symcoll_status_t symcoll_coll_check_buffers(const symcoll_coll_call_t *call, voi
     return st;
 }
 
+symcoll_tuning_query_t symcoll_coll_query(symcoll_collective_t collective, size_t tuning_bytes,
+                                          size_t elem_size, int team_size, topo_class_t topo,
+                                          int sm_count, const symcoll_tuning_file_t *file) {
+    symcoll_tuning_query_t query = {
+        .collective = collective,
+        .bytes = tuning_bytes,
+        .elem_size = elem_size,
+        .team_size = team_size,
+        .topo = topo,
+        .sm_count = sm_count,
+        .file = file->n_rows ? file : NULL,
+    };
+    if (!symcoll_tuning_override_apply(&query)) {
+        query.forced = symcoll_env_algo(collective);
+        query.forced_by = SYMCOLL_CHOICE_ENV;
+    }
+    return query;
+}
+
 symcoll_status_t symcoll_coll_prepare(const symcoll_coll_call_t *call, size_t tuning_bytes,
                                       void *dst, const void *src, size_t bytes,
                                       symcoll_coll_args_t *args, symcoll_choice_t *choice) {
@@ -43,17 +62,9 @@ symcoll_status_t symcoll_coll_prepare(const symcoll_coll_call_t *call, size_t tu
     symcoll_status_t st = symcoll_check_team_p2p(call->fn, t);
     if (st != SYMCOLL_SUCCESS)
         return st;
-    symcoll_tuning_query_t query = {
-        .collective = call->collective,
-        .bytes = tuning_bytes,
-        .elem_size = call->elem_size,
-        .team_size = t->size,
-        .topo = t->topo_class,
-        .sm_count = symcoll_g.sm_count,
-        .file = symcoll_g.tuning_file.n_rows ? &symcoll_g.tuning_file : NULL,
-    };
-    if (!symcoll_tuning_override_apply(&query))
-        query.forced = symcoll_env_algo(call->collective);
+    symcoll_tuning_query_t query =
+        symcoll_coll_query(call->collective, tuning_bytes, call->elem_size, t->size, t->topo_class,
+                           symcoll_g.sm_count, &symcoll_g.tuning_file);
     st = symcoll_tuning_choose(&query, choice);
     if (st != SYMCOLL_SUCCESS)
         return symcoll_set_error(st, "%s: %s", call->fn, choice->why);

@@ -33,7 +33,7 @@ static bool has_choice(symcoll_collective_t collective) {
 static symcoll_status_t check_grid(symcoll_collective_t collective, const char *const *names,
                                    int algo, int blocks, int threads) {
     int max_blocks = 0, max_threads = 0;
-    symcoll_tuning_grid_limits(collective, algo, &max_blocks, &max_threads);
+    symcoll_algorithm_grid_limits(collective, algo, &max_blocks, &max_threads);
     const char *name = symcoll_collective_name(collective);
     if (blocks < 0 || blocks > max_blocks)
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
@@ -86,5 +86,6 @@ bool symcoll_tuning_override_apply(symcoll_tuning_query_t *q) {
     q->forced = o->algo;
     q->forced_blocks = o->blocks;
     q->forced_threads = o->threads;
+    q->forced_by = SYMCOLL_CHOICE_OVERRIDE;
     return true;
 }

@@ -425,6 +425,57 @@ SYMCOLL_API symcoll_status_t symcoll_tuning_override(symcoll_collective_t collec
                                                      const char *algorithm, int blocks,
                                                      int threads);
 
+/* What decided a collective's algorithm and grid, first to last in precedence. */
+typedef enum {
+    SYMCOLL_CHOICE_OVERRIDE = 0,    /* symcoll_tuning_override */
+    SYMCOLL_CHOICE_ENV = 1,         /* SYMCOLL_ALGO_<COLLECTIVE> */
+    SYMCOLL_CHOICE_TUNING_FILE = 2, /* a row of SYMCOLL_TUNING_FILE */
+    SYMCOLL_CHOICE_TABLE = 3,       /* a row of the built-in table */
+    SYMCOLL_CHOICE_MODEL = 4        /* the cost model: no row fits */
+} symcoll_choice_source_t;
+
+/* A call to explain: a collective of a team of this job, or of a job described by its links. */
+typedef struct {
+    symcoll_collective_t collective; /* barrier, broadcast, reduce, fcollect, alltoall,
+                                        reduce_scatter or alltoallv (with the moe calls) */
+    size_t count;            /* as the call takes it: count (broadcast, reduce), count_per_pe
+                                (fcollect, alltoall, reduce_scatter), dst_capacity (alltoallv,
+                                moe dispatch and combine); barrier ignores it */
+    symcoll_datatype_t type; /* barrier ignores it */
+    symcoll_team_t team;     /* a team this PE is a member of (after symcoll_init), or
+                                SYMCOLL_TEAM_INVALID for the job that topology describes */
+    const char *topology;    /* with SYMCOLL_TEAM_INVALID only: the links as symcoll_topology_text
+                                writes them, every PE a member of the team; else NULL */
+    int sm_count;            /* with SYMCOLL_TEAM_INVALID only: multiprocessors per PE, as
+                                symcoll_gpu_sharing's sm_share (0: tuning's assumption, 132) */
+} symcoll_explain_query_t;
+
+typedef struct {
+    char algorithm[32];             /* a name that SYMCOLL_ALGO_<COLLECTIVE> takes */
+    int blocks;                     /* the grid the call launches */
+    int threads;                    /* its block size */
+    symcoll_choice_source_t source; /* what decided */
+    char link[16];                  /* the team's slowest link: "same-gpu", "nvlink", "pcie-p2p"
+                                       or "no-p2p" */
+    char why[192];                  /* one line: the override or variable, the table row (file
+                                       and line), or the model's estimate of every algorithm */
+} symcoll_explanation_t;
+
+/* Fills *out with the algorithm and grid that the call of query would use, and why: the
+ * choice of symcoll_tuning_override, SYMCOLL_ALGO_<COLLECTIVE>, SYMCOLL_TUNING_FILE, the
+ * built-in table and the cost model, in that order, as the collective itself makes it.
+ * For a team of this job the settings are those init read and the override of now. A
+ * described job (team SYMCOLL_TEAM_INVALID) needs no init and no GPU (symcoll-perf --explain):
+ * before init the SYMCOLL_* variables are read now, as init would read them, after init
+ * init's values stand; SYMCOLL_TUNING_FILE is checked against the topology's PE count and
+ * slowest link. Moves no data and touches no GPU. Errors: INVALID_ARGUMENT (query or out NULL,
+ * a collective without algorithms, a bad type, count overflowing, team and topology both or
+ * neither given, a topology that does not parse, sm_count negative or given with a team, a bad
+ * SYMCOLL_* variable or tuning file; the message names it and its value), NOT_INITIALIZED (a
+ * team before init), TIMEOUT (a team broken by a timeout). */
+SYMCOLL_API symcoll_status_t symcoll_explain(const symcoll_explain_query_t *query,
+                                             symcoll_explanation_t *out);
+
 /* Written by the first device wait of a team that times out (host-mapped memory). */
 typedef struct {
     volatile int32_t expired; /* 0, or 1 once a wait has timed out */

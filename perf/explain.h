@@ -4,19 +4,16 @@
 
 #include <stdio.h>
 #include "args.h"
-#include "topology.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Prints the choices for args (topology from args->topology_file, else args->npes PEs all
- * joined by NVLink) to out; problems go to err. Returns the exit status: 0, 2 for a bad
- * topology file or root, 1 when tuning rejects a forced algorithm. */
+/* Prints the library's choices (symcoll_explain) for args (topology from args->topology_file,
+ * else args->npes PEs all joined by NVLink) to out; problems go to err. Returns the exit
+ * status: 0, 2 for a bad topology file, root, SYMCOLL_ALGO_* or SYMCOLL_TUNING_FILE, 1 when a
+ * row cannot be explained. */
 int perf_explain(const perf_args_t *args, FILE *out, FILE *err);
-
-/* Writes the topology matrix with prefix before every line. */
-void perf_print_topology(FILE *out, const symcoll_topology_t *topo, const char *prefix);
 
 #ifdef __cplusplus
 }

@@ -22,10 +22,20 @@ static double busbw_share(int npes) {
 #define BUSBW_REDUCE_SCATTER busbw_share
 #define BUSBW_EXCHANGE_COUNTED busbw_share
 
+/* Each collective's algorithm names, from the registry. */
+#define ALGORITHM_NAME(coll, id, name, grid, syncs, efficiency, traffic) #name,
+#define ALGORITHM_NAMES(id, name, nccl, tuned, flow, algorithms)                                   \
+    static const char *const name##_algorithms[] = {algorithms(ALGORITHM_NAME) NULL};
+SYMCOLL_COLLECTIVES(ALGORITHM_NAMES)
+
 /* One row per collective of the registry (kernels/collectives.def). */
 #define OP_ROW(id, name, nccl, tuned, flow, algorithms)                                            \
-    [PERF_OP_##id] = {#name, SYMCOLL_COLL_##id, nccl,                                              \
-                      SYMCOLL_TUNED_SELECT(tuned, "SYMCOLL_ALGO_" #id, NULL), BUSBW_##flow},
+    [PERF_OP_##id] = {#name,                                                                       \
+                      SYMCOLL_COLL_##id,                                                           \
+                      nccl,                                                                        \
+                      SYMCOLL_TUNED_SELECT(tuned, "SYMCOLL_ALGO_" #id, NULL),                      \
+                      name##_algorithms,                                                           \
+                      BUSBW_##flow},
 static const perf_op_info_t op_table[PERF_NUM_OPS] = {SYMCOLL_COLLECTIVES(OP_ROW)};
 
 const perf_op_info_t *perf_op_info(perf_op_t op) {

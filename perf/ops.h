@@ -22,6 +22,7 @@ typedef struct {
     symcoll_collective_t collective;  /* for the tuning query */
     const char *nccl_name;            /* NCCL's name of it, "" where NCCL has none */
     const char *algo_env;             /* SYMCOLL_ALGO_<COLLECTIVE>, which forces an algorithm */
+    const char *const *algorithms;    /* the names it takes, NULL-terminated, registry order */
     double (*busbw_factor)(int npes); /* NULL: the operation moves no data */
 } perf_op_info_t;
 

@@ -36,8 +36,6 @@ typedef struct {
     bool reporter;                 /* world PE 0 prints */
     symcoll_gpu_sharing_t sharing; /* its sm_share sizes the grids of the algorithm column */
     perf_nccl_columns_t nccl;
-    topo_class_t topo;
-    symcoll_tuning_file_t tuning_file; /* what the library chooses by, for the algorithm column */
     cudaStream_t stream;
     perf_exchange_t ex;
     perf_bench_t bench;
@@ -129,7 +127,7 @@ static int measure(sweep_t *sw, int graph_calls, perf_enqueue_fn enqueue, const 
  * is NULL for rows without bandwidth. */
 static int report(sweep_t *sw, perf_row_t *row, double (*busbw_factor)(int),
                   const double mine[N_RESULTS]) {
-    double all[SYMCOLL_TOPO_MAX_PES * N_RESULTS];
+    double all[SYMCOLL_MAX_PES * N_RESULTS];
     _Static_assert(sizeof(double) * N_RESULTS <= PERF_EXCHANGE_BYTES, "results fit");
     if (perf_exchange_gather(&sw->ex, mine, sizeof(double) * N_RESULTS, all) != 0) {
         return -1;
@@ -181,12 +179,10 @@ static int run_case(sweep_t *sw, const char *mode, int graph_calls, perf_call_t 
     if (set_counts(sw, call) != 0) {
         return -1;
     }
-    /* The library picks alltoallv's algorithm by dst_capacity, its fullest PE's share. */
-    size_t choice_bytes = call->counts != NULL ? perf_call_dst_bytes(call, sw->npes) : bytes;
-    symcoll_choice_t choice;
-    if (perf_choose(call->op, choice_bytes, elem, sw->npes, sw->topo, sw->sharing.sm_share,
-                    &sw->tuning_file, &choice) != SYMCOLL_SUCCESS) {
-        return perf_fail("%s: %s", info->name, choice.why);
+    /* perf_choose asks for alltoallv by dst_capacity, its fullest PE's share, as the call. */
+    symcoll_explanation_t choice;
+    if (perf_choose(call, sw->team, NULL, 0, &choice) != SYMCOLL_SUCCESS) {
+        return perf_fail("%s: %s", info->name, symcoll_last_error());
     }
     double mine[N_RESULTS] = {0, -1, -1, -1};
     case_t ours = {.sw = sw, .call = *call};
@@ -214,7 +210,7 @@ static int run_case(sweep_t *sw, const char *mode, int graph_calls, perf_call_t 
         .redop = perf_op_reduces(call->op) ? symcoll_op_name(call->redop) : "none",
         .root = call->op == PERF_OP_BROADCAST ? call->root : -1,
         .npes = sw->npes,
-        .algorithm = choice.name,
+        .algorithm = choice.algorithm,
         .blocks = choice.blocks,
         .threads = choice.threads,
         .nccl_na = nccl_uncapturable,
@@ -365,7 +361,7 @@ static int open_outputs(sweep_t *sw, char *temp_csv, size_t temp_len) {
 /* The first-call table from the slowest PE's times, and its CSV rows (modes "cold" and
  * "warm-single"). */
 static int report_first_calls(sweep_t *sw) {
-    double mine[PERF_NUM_OPS * 2], all[SYMCOLL_TOPO_MAX_PES * PERF_NUM_OPS * 2];
+    double mine[PERF_NUM_OPS * 2], all[SYMCOLL_MAX_PES * PERF_NUM_OPS * 2];
     _Static_assert(sizeof mine <= PERF_EXCHANGE_BYTES, "first-call times fit");
     for (int op = 0; op < PERF_NUM_OPS; op++) {
         mine[2 * op] = sw->first[op].us[0];
@@ -466,26 +462,19 @@ static int setup(sweep_t *sw, int failed_before, const size_t *sizes, size_t n_s
         (sw->nccl == PERF_NCCL_ON && perf_nccl_init(&sw->nccl_comm, &sw->ex, sw->dst_bytes) != 0)) {
         return -1;
     }
-    symcoll_topology_t *topo = malloc(sizeof *topo);
-    if (topo == NULL) {
-        return perf_fail("topology: out of host memory");
-    }
-    if (perf_job_topology(&sw->ex, topo) != 0) {
-        free(topo);
+    perf_job_topology_t topo;
+    if (perf_job_topology(&sw->ex, &topo) != 0) {
+        perf_job_topology_free(&topo);
         return -1;
     }
-    sw->topo = perf_team_class(topo, sw->team);
     int rc = failed_before;
-    if (rc == 0) {
-        rc = perf_load_tuning_file(&sw->tuning_file, 0, sw->topo, stderr);
-    }
     if (rc == 0 && sw->reporter) {
         rc = open_outputs(sw, temp_csv, temp_len);
     }
     if (rc == 0 && sw->reporter) {
-        rc = perf_print_machine(stdout, a, sw->npes, topo, &sw->sharing);
+        rc = perf_print_machine(stdout, a, sw->npes, &topo, &sw->sharing);
     }
-    free(topo);
+    perf_job_topology_free(&topo);
     /* These steps are each PE's own: one that failed (a CSV path the reporter cannot create)
      * fails the sweep on every PE instead of leaving the others in the next exchange. */
     return perf_exchange_agree(&sw->ex, rc);
@@ -497,7 +486,6 @@ static int setup(sweep_t *sw, int failed_before, const size_t *sizes, size_t n_s
  * elsewhere. */
 static int teardown(sweep_t *sw, bool failed) {
     int rc = 0;
-    symcoll_tuning_file_free(&sw->tuning_file);
     if (sw->csv != NULL && fclose(sw->csv) != 0) {
         rc = perf_fail("cannot write %s", sw->args->csv_path ? sw->args->csv_path
                                                              : "the CSV for --plot or --baseline");

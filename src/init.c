@@ -181,23 +181,15 @@ static symcoll_status_t create_bootstrap(const symcoll_launch_t *l, const symcol
     return st;
 }
 
-/* SYMCOLL_TUNING_FILE, checked against this job's PE count and slowest link: a table
- * measured elsewhere would choose silently wrong, so it fails init instead. */
+/* SYMCOLL_TUNING_FILE, checked against this job's PE count and slowest link. */
 static symcoll_status_t load_tuning_file(const char *path) {
-    if (!*path)
-        return SYMCOLL_SUCCESS;
-    char why[384];
     topo_class_t cls = symcoll_topology_team_class(&symcoll_g.topo, 0, 1, symcoll_g.n_pes);
-    if (symcoll_tuning_file_load(path, &symcoll_g.tuning_file, why, sizeof why) != 0)
-        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
-                                 "symcoll_init: SYMCOLL_TUNING_FILE %s", why);
-    if (symcoll_tuning_file_check(&symcoll_g.tuning_file, symcoll_g.n_pes, cls, why, sizeof why) !=
-        0)
-        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
-                                 "symcoll_init: SYMCOLL_TUNING_FILE %s", why);
-    symcoll_debug(SYMCOLL_LOG_INFO, "tuning file %s: %zu rows ahead of the built-in table", path,
-                  symcoll_g.tuning_file.n_rows);
-    return SYMCOLL_SUCCESS;
+    symcoll_status_t st = symcoll_tuning_file_open("symcoll_init", path, symcoll_g.n_pes, cls,
+                                                   &symcoll_g.tuning_file);
+    if (st == SYMCOLL_SUCCESS && *path)
+        symcoll_debug(SYMCOLL_LOG_INFO, "tuning file %s: %zu rows ahead of the built-in table",
+                      path, symcoll_g.tuning_file.n_rows);
+    return st;
 }
 
 static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {

@@ -109,6 +109,13 @@ symcoll_status_t symcoll_check_no_overlap(const char *fn, const char *a_name, co
                                           size_t a_bytes, const char *b_name, const void *b,
                                           size_t b_bytes);
 
+/* ---- SYMCOLL_TUNING_FILE (src/tuning_file_open.c) ---- */
+/* Loads path ("" for none: no rows) into *out and checks its signature against n_pes and topo;
+ * INVALID_ARGUMENT with fn, the file, line and reason, out then empty. Free with
+ * symcoll_tuning_file_free. */
+symcoll_status_t symcoll_tuning_file_open(const char *fn, const char *path, int n_pes,
+                                          topo_class_t topo, symcoll_tuning_file_t *out);
+
 /* ---- teams (src/team.c) ---- */
 /* Looks up a team for a call: checks init, handle and membership, and whether a timeout
  * has broken it (TIMEOUT with the record's text). */

@@ -2,6 +2,7 @@
 symcoll_cpu_test(tuning_select_test ${CMAKE_CURRENT_LIST_DIR}/tuning_select_test.cpp)
 symcoll_cpu_test(tuning_file_test ${CMAKE_CURRENT_LIST_DIR}/tuning_file_test.cpp)
 symcoll_cpu_test(tuning_override_test ${CMAKE_CURRENT_LIST_DIR}/tuning_override_test.cpp)
+symcoll_cpu_test(explain_test ${CMAKE_CURRENT_LIST_DIR}/explain_test.cpp)
 symcoll_cpu_test(choice_digest_test ${CMAKE_CURRENT_LIST_DIR}/choice_digest_test.cpp)
 symcoll_cpu_test(coll_args_test ${CMAKE_CURRENT_LIST_DIR}/coll_args_test.cpp)
 foreach(coll broadcast reduce fcollect alltoall reduce_scatter alltoallv moe sequence)

@@ -11,7 +11,7 @@
 
 #include "args.h"
 #include "explain.h"
-#include "tuning.h"
+#include "ops.h"
 
 namespace {
 
@@ -76,20 +76,11 @@ std::vector<std::vector<std::string>> rows(const std::string &out) {
 }
 
 std::set<std::string> algorithms(const std::string &op) {
-    static const std::pair<const char *, symcoll_collective_t> colls[] = {
-        {"barrier", SYMCOLL_COLL_BARRIER},     {"broadcast", SYMCOLL_COLL_BROADCAST},
-        {"reduce", SYMCOLL_COLL_REDUCE},       {"fcollect", SYMCOLL_COLL_FCOLLECT},
-        {"alltoall", SYMCOLL_COLL_ALLTOALL},   {"reduce_scatter", SYMCOLL_COLL_REDUCE_SCATTER},
-        {"alltoallv", SYMCOLL_COLL_ALLTOALLV},
-    };
     std::set<std::string> names;
-    for (const auto &c : colls) {
-        if (op == c.first) {
-            for (const char *const *n = symcoll_collective_algorithms(c.second); *n != nullptr;
-                 n++) {
-                names.insert(*n);
-            }
-        }
+    int id = perf_op_from_name(op.c_str());
+    for (const char *const *n = id < 0 ? nullptr : perf_op_info((perf_op_t)id)->algorithms;
+         n != nullptr && *n != nullptr; n++) {
+        names.insert(*n);
     }
     return names;
 }
@@ -101,6 +92,8 @@ TEST(PerfExplain, EverySizeOfEveryCollectiveFromATopologyFile) {
     ASSERT_EQ(e.rc, 0) << e.err;
     EXPECT_NE(e.out.find("2 PEs"), std::string::npos) << e.out;
     EXPECT_NE(e.out.find(topo), std::string::npos) << e.out;
+    EXPECT_NE(e.out.find("#   2\n#   X NV18\n#   NV18 X\n"), std::string::npos)
+        << "the topology as given: " << e.out;
     auto table = rows(e.out);
     // barrier once, then 9 sizes (8 B .. 128 MiB) for each of the six others.
     ASSERT_EQ(table.size(), 1u + 6 * 9) << e.out;
@@ -180,7 +173,7 @@ TEST(PerfExplain, ForcedAlgorithmIsShownAndABadOneFails) {
     setenv("SYMCOLL_ALGO_REDUCE", "no_such_algorithm", 1);
     e = explain({"--op", "reduce"});
     unsetenv("SYMCOLL_ALGO_REDUCE");
-    EXPECT_EQ(e.rc, 1);
+    EXPECT_EQ(e.rc, 2);
     EXPECT_NE(e.err.find("SYMCOLL_ALGO_REDUCE"), std::string::npos) << e.err;
 }
 

@@ -207,6 +207,7 @@ static symcoll_status_t decide(const symcoll_tuning_query_t *q, symcoll_choice_t
                       : r                   ? r->threads
                                             : SYMCOLL_TUNING_MAX_THREADS;
         choose(q, &set, algo, blocks, threads, out);
+        out->source = q->forced_by;
         return SYMCOLL_SUCCESS;
     }
     how->row = find_row(q, NULL);
@@ -214,6 +215,7 @@ static symcoll_status_t decide(const symcoll_tuning_query_t *q, symcoll_choice_t
     if (!r) {
         choose(q, &set, cheapest_by_model(q, &set), SYMCOLL_MAX_BLOCKS, SYMCOLL_TUNING_MAX_THREADS,
                out);
+        out->source = SYMCOLL_CHOICE_MODEL;
         return SYMCOLL_SUCCESS;
     }
     int algo = symcoll_algorithm_index(q->collective, r->algo);
@@ -222,6 +224,7 @@ static symcoll_status_t decide(const symcoll_tuning_query_t *q, symcoll_choice_t
                     "table row %ld names unknown algorithm \"%s\" for %s", how->row.index, r->algo,
                     symcoll_collective_name(q->collective));
     choose(q, &set, algo, r->blocks, r->threads, out);
+    out->source = how->row.file ? SYMCOLL_CHOICE_TUNING_FILE : SYMCOLL_CHOICE_TABLE;
     return SYMCOLL_SUCCESS;
 }
 
@@ -229,9 +232,10 @@ static void explain(const symcoll_tuning_query_t *q, const decision_t *how, symc
     char *why = out->why;
     const size_t len = sizeof out->why;
     if (how->forced) {
-        char variable[32];
-        algo_variable(q->collective, variable, sizeof variable);
-        snprintf(why, len, "forced by symcoll_tuning_override or %s", variable);
+        char variable[32] = "symcoll_tuning_override";
+        if (q->forced_by == SYMCOLL_CHOICE_ENV)
+            algo_variable(q->collective, variable, sizeof variable);
+        snprintf(why, len, "forced by %s", variable);
     } else if (row_of(how->row)) {
         const symcoll_tuning_row_t *r = row_of(how->row);
         char bytes[32] = "any size";

@@ -26,6 +26,7 @@ typedef struct {
                                           ones; NULL for none */
     int forced_blocks;  /* with forced: the most blocks, as a row gives it; 0: the row's */
     int forced_threads; /* with forced: the block size, as a row gives it; 0: the row's */
+    symcoll_choice_source_t forced_by; /* with forced: SYMCOLL_CHOICE_OVERRIDE or _ENV */
 } symcoll_tuning_query_t;
 
 typedef struct {
@@ -33,7 +34,8 @@ typedef struct {
     const char *name; /* that algorithm's name */
     int blocks;       /* grid size (<= SYMCOLL_MAX_BLOCKS; LL: <= SYMCOLL_LL_BLOCKS) */
     int threads;      /* block size: a multiple of 32 from 32 to SYMCOLL_TUNING_MAX_THREADS */
-    char why[192];    /* one line: the table row or model terms that decided */
+    symcoll_choice_source_t source; /* q->forced_by, or the file, table or model that decided */
+    char why[192];                  /* one line: the table row or model terms that decided */
 } symcoll_choice_t;
 
 /* Fills *out. Returns SYMCOLL_SUCCESS, or INVALID_ARGUMENT when q->forced names no algorithm

@@ -1,0 +1,159 @@
+/* symcoll_explain: the algorithm and grid a collective call takes, and why, asked the way the
+ * call itself asks tuning, so that tools need no copy of the rules (symcoll-perf --explain
+ * plans for jobs it does not run, hence the described job beside the teams of this one). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "collective_common.h"
+#include "env.h"
+
+#define FN "symcoll_explain"
+
+/* What tuning weighs about the team a query names. */
+typedef struct {
+    int size;
+    topo_class_t topo;
+    int sm_count;
+    const symcoll_tuning_file_t *file;
+} team_view_t;
+
+static symcoll_status_t bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static symcoll_status_t bad(const char *fmt, ...) {
+    char text[320];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, FN ": %s", text);
+}
+
+static symcoll_status_t check_query(const symcoll_explain_query_t *q) {
+    if (!symcoll_collective_algorithms(q->collective)[0])
+        return bad("query->collective %d (%s) has no algorithms to choose from (give one "
+                   "of:" SYMCOLL_COLLECTIVE_NAME_LIST ")",
+                   (int)q->collective, symcoll_collective_name(q->collective));
+    if (symcoll_collective_flow(q->collective) != SYMCOLL_FLOW_SYNC &&
+        !symcoll_datatype_size(q->type))
+        return bad("query->type %d is not a symcoll_datatype_t", (int)q->type);
+    if (q->team == SYMCOLL_TEAM_INVALID && !q->topology)
+        return bad("query->topology is NULL with team SYMCOLL_TEAM_INVALID (give a team of "
+                   "this job, or the links of the job to explain)");
+    if (q->team != SYMCOLL_TEAM_INVALID && q->topology)
+        return bad("query->topology is given with team %d, which has the links of this job (give "
+                   "SYMCOLL_TEAM_INVALID to explain a described job)",
+                   (int)q->team);
+    if (q->team != SYMCOLL_TEAM_INVALID && q->sm_count != 0)
+        return bad("query->sm_count %d with team %d, whose SM share init agreed (give 0)",
+                   q->sm_count, (int)q->team);
+    if (q->sm_count < 0)
+        return bad("query->sm_count %d is negative (give 0 for tuning's assumption)", q->sm_count);
+    return SYMCOLL_SUCCESS;
+}
+
+/* The settings a described job reads: before init the environment of now, as init would read
+ * it; after init the ones init read. */
+static symcoll_status_t load_settings(void) {
+    if (symcoll_g.initialized || symcoll_env_load() == SYMCOLL_SUCCESS)
+        return SYMCOLL_SUCCESS;
+    char why[256];
+    snprintf(why, sizeof why, "%s", symcoll_last_error());
+    return bad("%s", why);
+}
+
+/* A described job: every PE of topology in the team; its tuning file is loaded into *file. */
+static symcoll_status_t described_team(const symcoll_explain_query_t *q, team_view_t *view,
+                                       symcoll_tuning_file_t *file) {
+    symcoll_status_t st = load_settings();
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    symcoll_topology_t *topo = malloc(sizeof *topo);
+    if (!topo)
+        return symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, FN ": out of host memory");
+    char why[256];
+    if (symcoll_topology_parse(q->topology, topo, why, sizeof why) != 0) {
+        free(topo);
+        return bad("query->topology does not parse: %s", why);
+    }
+    *view = (team_view_t){
+        .size = topo->n_pes,
+        .topo = symcoll_topology_team_class(topo, 0, 1, topo->n_pes),
+        .sm_count = q->sm_count,
+        .file = file,
+    };
+    free(topo);
+    return symcoll_tuning_file_open(FN, symcoll_env()->tuning_file, view->size, view->topo, file);
+}
+
+static symcoll_status_t job_team(symcoll_team_t team, team_view_t *view) {
+    symcoll_team_state_t *t = NULL;
+    symcoll_status_t st = symcoll_team_for_call(FN, team, &t);
+    if (st == SYMCOLL_SUCCESS)
+        *view = (team_view_t){t->size, t->topo_class, symcoll_g.sm_count, &symcoll_g.tuning_file};
+    return st;
+}
+
+/* Bytes in the convention tuning decides by (collective_common.h's tuning_bytes). */
+static symcoll_status_t tuning_bytes(const symcoll_explain_query_t *q, int team_size,
+                                     size_t *bytes) {
+    *bytes = 0;
+    switch (symcoll_collective_flow(q->collective)) {
+    case SYMCOLL_FLOW_SYNC:
+        return SYMCOLL_SUCCESS;
+    case SYMCOLL_FLOW_GATHER:
+    case SYMCOLL_FLOW_EXCHANGE:
+    case SYMCOLL_FLOW_REDUCE_SCATTER:
+        return symcoll_check_count(FN, "query->count", q->count,
+                                   symcoll_datatype_size(q->type) * (size_t)team_size, bytes);
+    case SYMCOLL_FLOW_ONE_TO_ALL:
+    case SYMCOLL_FLOW_REDUCE:
+    case SYMCOLL_FLOW_EXCHANGE_COUNTED: /* alltoallv's count is dst_capacity, as it decides */
+        break;
+    }
+    return symcoll_check_count(FN, "query->count", q->count, symcoll_datatype_size(q->type), bytes);
+}
+
+static symcoll_status_t choose(const symcoll_explain_query_t *q, const team_view_t *view,
+                               symcoll_explanation_t *out) {
+    size_t bytes;
+    symcoll_status_t st = tuning_bytes(q, view->size, &bytes);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    size_t elem_size = bytes ? symcoll_datatype_size(q->type) : 0;
+    symcoll_tuning_query_t query = symcoll_coll_query(q->collective, bytes, elem_size, view->size,
+                                                      view->topo, view->sm_count, view->file);
+    symcoll_choice_t choice;
+    st = symcoll_tuning_select(&query, &choice);
+    if (st != SYMCOLL_SUCCESS)
+        return symcoll_set_error(st, FN ": %s", choice.why);
+    snprintf(out->algorithm, sizeof out->algorithm, "%s", choice.name);
+    out->blocks = choice.blocks;
+    out->threads = choice.threads;
+    out->source = choice.source;
+    snprintf(out->link, sizeof out->link, "%s", symcoll_topo_class_name(view->topo));
+    snprintf(out->why, sizeof out->why, "%s", choice.why);
+    return SYMCOLL_SUCCESS;
+}
+
+symcoll_status_t symcoll_explain(const symcoll_explain_query_t *query, symcoll_explanation_t *out) {
+    if (!out)
+        return bad("out is NULL");
+    memset(out, 0, sizeof *out);
+    if (!query)
+        return bad("query is NULL");
+    symcoll_status_t st = check_query(query);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    team_view_t view;
+    if (query->team != SYMCOLL_TEAM_INVALID) {
+        st = job_team(query->team, &view);
+        return st == SYMCOLL_SUCCESS ? choose(query, &view, out) : st;
+    }
+    symcoll_tuning_file_t file;
+    memset(&file, 0, sizeof file);
+    st = described_team(query, &view, &file);
+    if (st == SYMCOLL_SUCCESS)
+        st = choose(query, &view, out);
+    symcoll_tuning_file_free(&file);
+    return st;
+}

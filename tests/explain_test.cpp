@@ -1,0 +1,169 @@
+// symcoll_explain on a described job (no init, no GPU): its argument checks (INVALID_ARGUMENT
+// naming the argument and its value), and a result that is tuning's own choice, with where it
+// came from: SYMCOLL_ALGO_*, symcoll_tuning_override, SYMCOLL_TUNING_FILE, table or model.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <gtest/gtest.h>
+#include "scoped_env.h"
+#include "symcoll.h"
+#include "tuning.h"
+
+namespace {
+
+constexpr size_t MiB = 1024 * 1024;
+const char *const kTwoNvlink = "2\nX NV18\nNV18 X\n";
+const char *const kFourPcie = "4\nX PIX PIX PIX\nPIX X PIX PIX\nPIX PIX X PIX\nPIX PIX PIX X\n";
+
+symcoll_explain_query_t described(symcoll_collective_t c, size_t count, const char *topology,
+                                  int sm_count = 0) {
+    return symcoll_explain_query_t{c,        count,   SYMCOLL_FLOAT32, SYMCOLL_TEAM_INVALID,
+                                   topology, sm_count};
+}
+
+class Explain : public ::testing::Test {
+  protected:
+    ScopedEnv env{"SYMCOLL_ALGO_BROADCAST", "SYMCOLL_ALGO_REDUCE", "SYMCOLL_ALGO_FCOLLECT",
+                  "SYMCOLL_ALGO_ALLTOALL", "SYMCOLL_TUNING_FILE"};
+
+    void TearDown() override {
+        EXPECT_EQ(symcoll_tuning_override(SYMCOLL_COLL_REDUCE, nullptr, 0, 0), SYMCOLL_SUCCESS);
+    }
+
+    // Fails with status and a message that starts with the function and holds every needle.
+    static void expect_refused(const symcoll_explain_query_t *q, symcoll_status_t status,
+                               std::initializer_list<const char *> needles) {
+        symcoll_explanation_t out;
+        EXPECT_EQ(symcoll_explain(q, &out), status);
+        std::string why = symcoll_last_error();
+        EXPECT_EQ(why.rfind("symcoll_explain: ", 0), 0u) << why;
+        for (const char *needle : needles)
+            EXPECT_NE(why.find(needle), std::string::npos) << "\"" << needle << "\" in: " << why;
+        EXPECT_STREQ(out.algorithm, "") << "nothing chosen";
+    }
+
+    static symcoll_explanation_t explain(const symcoll_explain_query_t &q) {
+        symcoll_explanation_t out;
+        EXPECT_EQ(symcoll_explain(&q, &out), SYMCOLL_SUCCESS) << symcoll_last_error();
+        return out;
+    }
+};
+
+TEST_F(Explain, BadArgumentsAreRefusedByNameAndValue) {
+    symcoll_explain_query_t q = described(SYMCOLL_COLL_REDUCE, 1024, kTwoNvlink);
+    EXPECT_EQ(symcoll_explain(&q, nullptr), SYMCOLL_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(symcoll_last_error(), "symcoll_explain: out is NULL");
+    expect_refused(nullptr, SYMCOLL_ERROR_INVALID_ARGUMENT, {"query is NULL"});
+
+    q.collective = SYMCOLL_COLL_HALO;
+    expect_refused(&q, SYMCOLL_ERROR_INVALID_ARGUMENT, {"query->collective 8 (halo)", "reduce"});
+    q.collective = (symcoll_collective_t)42;
+    expect_refused(&q, SYMCOLL_ERROR_INVALID_ARGUMENT, {"query->collective 42"});
+    q = described(SYMCOLL_COLL_REDUCE, 1024, kTwoNvlink);
+    q.type = (symcoll_datatype_t)99;
+    expect_refused(&q, SYMCOLL_ERROR_INVALID_ARGUMENT, {"query->type 99"});
+    q = described(SYMCOLL_COLL_ALLTOALL, SIZE_MAX / 4, kTwoNvlink);
+    expect_refused(&q, SYMCOLL_ERROR_INVALID_ARGUMENT, {"query->count", "overflows"});
+    q = described(SYMCOLL_COLL_REDUCE, 1024, nullptr);
+    expect_refused(&q, SYMCOLL_ERROR_INVALID_ARGUMENT,
+                   {"query->topology is NULL", "SYMCOLL_TEAM_INVALID"});
+    q = described(SYMCOLL_COLL_REDUCE, 1024, "2\nX NV18\n");
+    expect_refused(&q, SYMCOLL_ERROR_INVALID_ARGUMENT, {"query->topology does not parse"});
+    q = described(SYMCOLL_COLL_REDUCE, 1024, kTwoNvlink, -1);
+    expect_refused(&q, SYMCOLL_ERROR_INVALID_ARGUMENT, {"query->sm_count -1"});
+    q = described(SYMCOLL_COLL_REDUCE, 1024, kTwoNvlink);
+    q.team = SYMCOLL_TEAM_WORLD;
+    expect_refused(&q, SYMCOLL_ERROR_INVALID_ARGUMENT, {"query->topology is given with team 0"});
+    q.topology = nullptr;
+    q.sm_count = 8;
+    expect_refused(&q, SYMCOLL_ERROR_INVALID_ARGUMENT, {"query->sm_count 8 with team 0"});
+    q.sm_count = 0;
+    expect_refused(&q, SYMCOLL_ERROR_NOT_INITIALIZED, {"not initialized"});
+}
+
+TEST_F(Explain, BadSettingsAreRefusedByName) {
+    symcoll_explain_query_t q = described(SYMCOLL_COLL_REDUCE, 1024, kTwoNvlink);
+    setenv("SYMCOLL_ALGO_REDUCE", "three_shot", 1);
+    expect_refused(&q, SYMCOLL_ERROR_INVALID_ARGUMENT, {"SYMCOLL_ALGO_REDUCE", "three_shot"});
+    unsetenv("SYMCOLL_ALGO_REDUCE");
+    setenv("SYMCOLL_TUNING_FILE", "/nonexistent/tuning.txt", 1);
+    expect_refused(&q, SYMCOLL_ERROR_INVALID_ARGUMENT,
+                   {"SYMCOLL_TUNING_FILE", "/nonexistent/tuning.txt"});
+}
+
+// The described job's choice is tuning's, for the team of every PE of the topology, with the
+// nccl-tests bytes the collective itself computes.
+TEST_F(Explain, TheChoiceIsTuningsOwn) {
+    struct Case {
+        symcoll_collective_t collective;
+        size_t count;
+        const char *topology;
+        int team_size;
+        topo_class_t topo;
+        size_t bytes;
+        int sm_count;
+    } cases[] = {
+        {SYMCOLL_COLL_REDUCE, 256, kTwoNvlink, 2, TOPO_NVLINK, 1024, 0},
+        {SYMCOLL_COLL_REDUCE, 16 * MiB, kTwoNvlink, 2, TOPO_NVLINK, 64 * MiB, 8},
+        {SYMCOLL_COLL_BROADCAST, MiB, kFourPcie, 4, TOPO_PCIE_P2P, 4 * MiB, 0},
+        {SYMCOLL_COLL_ALLTOALL, MiB, kFourPcie, 4, TOPO_PCIE_P2P, 16 * MiB, 0},
+        {SYMCOLL_COLL_FCOLLECT, 64, kTwoNvlink, 2, TOPO_NVLINK, 512, 0},
+        {SYMCOLL_COLL_REDUCE_SCATTER, 1024, kTwoNvlink, 2, TOPO_NVLINK, 8 * 1024, 0},
+        // alltoallv's count is dst_capacity, not per PE: 3000 elements over 4 PEs.
+        {SYMCOLL_COLL_ALLTOALLV, 3000, kFourPcie, 4, TOPO_PCIE_P2P, 3000 * 4, 0},
+        {SYMCOLL_COLL_BARRIER, 0, kFourPcie, 4, TOPO_PCIE_P2P, 0, 0},
+    };
+    for (const Case &c : cases) {
+        symcoll_explanation_t got =
+            explain(described(c.collective, c.count, c.topology, c.sm_count));
+        symcoll_tuning_query_t q = {c.collective, c.bytes, c.bytes ? 4u : 0u,
+                                    c.team_size,  c.topo,  c.sm_count};
+        symcoll_choice_t want;
+        ASSERT_EQ(symcoll_tuning_select(&q, &want), SYMCOLL_SUCCESS) << want.why;
+        SCOPED_TRACE(symcoll_collective_name(c.collective));
+        EXPECT_STREQ(got.algorithm, want.name);
+        EXPECT_EQ(got.blocks, want.blocks);
+        EXPECT_EQ(got.threads, want.threads);
+        EXPECT_EQ(got.source, want.source);
+        EXPECT_TRUE(got.source == SYMCOLL_CHOICE_TABLE || got.source == SYMCOLL_CHOICE_MODEL);
+        EXPECT_STREQ(got.why, want.why);
+        EXPECT_STREQ(got.link, symcoll_topo_class_name(c.topo));
+    }
+}
+
+TEST_F(Explain, ForcedChoicesSayWhoForcedThem) {
+    setenv("SYMCOLL_ALGO_REDUCE", "Two_Shot", 1);
+    symcoll_explanation_t got = explain(described(SYMCOLL_COLL_REDUCE, 1024, kTwoNvlink));
+    EXPECT_STREQ(got.algorithm, "two_shot");
+    EXPECT_EQ(got.source, SYMCOLL_CHOICE_ENV);
+    EXPECT_STREQ(got.why, "forced by SYMCOLL_ALGO_REDUCE");
+
+    ASSERT_EQ(symcoll_tuning_override(SYMCOLL_COLL_REDUCE, "one_shot", 4, 64), SYMCOLL_SUCCESS);
+    got = explain(described(SYMCOLL_COLL_REDUCE, 16 * MiB, kTwoNvlink));
+    EXPECT_STREQ(got.algorithm, "one_shot");
+    EXPECT_EQ(got.blocks, 4);
+    EXPECT_EQ(got.threads, 64);
+    EXPECT_EQ(got.source, SYMCOLL_CHOICE_OVERRIDE);
+    EXPECT_STREQ(got.why, "forced by symcoll_tuning_override");
+}
+
+TEST_F(Explain, ATuningFileRowComesFirstAndMustFitTheTopology) {
+    char path[] = "/tmp/symcoll-explain-XXXXXX";
+    int fd = mkstemp(path);
+    ASSERT_GE(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("symcoll-tuning 1\nsignature 2 nvlink\nreduce nvlink 2 any ll 3 64\n", f);
+    fclose(f);
+    setenv("SYMCOLL_TUNING_FILE", path, 1);
+    symcoll_explanation_t got = explain(described(SYMCOLL_COLL_REDUCE, 256, kTwoNvlink));
+    EXPECT_STREQ(got.algorithm, "ll");
+    EXPECT_EQ(got.source, SYMCOLL_CHOICE_TUNING_FILE);
+    EXPECT_NE(std::string(got.why).find(std::string(path) + " line 3"), std::string::npos)
+        << got.why;
+
+    symcoll_explain_query_t other = described(SYMCOLL_COLL_REDUCE, 256, kFourPcie);
+    expect_refused(&other, SYMCOLL_ERROR_INVALID_ARGUMENT, {"SYMCOLL_TUNING_FILE", path});
+    remove(path);
+}
+
+} // namespace
