@@ -123,6 +123,16 @@ class Alltoallv : public ::testing::Test {
         }
     }
 
+    // One call on the staged buffers with algo forced (nullptr: tuning's choice), waited for.
+    void call_with(const char *algo, size_t capacity, symcoll_datatype_t type) {
+        SYM_OK(symcoll_tuning_override(SYMCOLL_COLL_ALLTOALLV, algo, 0, 0));
+        SYM_OK(symcoll_alltoallv_on_stream(SYMCOLL_TEAM_WORLD, arena.dst_at(0), capacity,
+                                           arena.src_at(0), counts.send(), counts.recv(),
+                                           counts.offsets(), type, stream));
+        SYM_OK(symcoll_tuning_override(SYMCOLL_COLL_ALLTOALLV, nullptr, 0, 0));
+        CUDA_OK(cudaStreamSynchronize(stream));
+    }
+
     // One call with algo (nullptr: tuning's choice); capacity is the most any PE receives plus
     // slack, on every PE.
     void run(const Matrix &m, symcoll_datatype_t type, const char *algo, uint64_t seed) {
@@ -132,12 +142,7 @@ class Alltoallv : public ::testing::Test {
                            " elements out";
         stage(m, elem, seed, capacity);
         barrier_and_wait();
-        SYM_OK(symcoll_tuning_override(SYMCOLL_COLL_ALLTOALLV, algo, 0, 0));
-        SYM_OK(symcoll_alltoallv_on_stream(SYMCOLL_TEAM_WORLD, arena.dst_at(0), capacity,
-                                           arena.src_at(0), counts.send(), counts.recv(),
-                                           counts.offsets(), type, stream));
-        SYM_OK(symcoll_tuning_override(SYMCOLL_COLL_ALLTOALLV, nullptr, 0, 0));
-        CUDA_OK(cudaStreamSynchronize(stream));
+        call_with(algo, capacity, type);
         verify(m, elem, seed, capacity, true, what);
         // Every PE has read its inputs before any PE writes the next ones.
         barrier_and_wait();
@@ -209,12 +214,7 @@ TEST_F(Alltoallv, OverflowMovesNothingAndEveryPeReportsIt) {
         const size_t sent = m.column(short_pe);
         stage(m, 4, seed, capacity);
         barrier_and_wait();
-        SYM_OK(symcoll_tuning_override(SYMCOLL_COLL_ALLTOALLV, algo, 0, 0));
-        SYM_OK(symcoll_alltoallv_on_stream(SYMCOLL_TEAM_WORLD, arena.dst_at(0), capacity,
-                                           arena.src_at(0), counts.send(), counts.recv(),
-                                           counts.offsets(), SYMCOLL_FLOAT32, stream));
-        SYM_OK(symcoll_tuning_override(SYMCOLL_COLL_ALLTOALLV, nullptr, 0, 0));
-        CUDA_OK(cudaStreamSynchronize(stream));
+        call_with(algo, capacity, SYMCOLL_FLOAT32);
         verify(m, 4, seed, capacity, false, std::string("overflow ") + (algo ? algo : "tuned"));
         EXPECT_EQ(symcoll_team_status(SYMCOLL_TEAM_WORLD), SYMCOLL_ERROR_INVALID_ARGUMENT);
         std::string why = symcoll_last_error();
