@@ -33,10 +33,23 @@ static symcoll_status_t check_experts(const symcoll_coll_call_t *call, const exc
                                  call->fn, x->experts,
                                  SYMCOLL_ALLTOALLV_MAX_SEGMENTS / call->team->size,
                                  call->team->size, SYMCOLL_ALLTOALLV_MAX_SEGMENTS);
-    if (x->align < 1)
-        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: major_align %zu: at least 1",
-                                 call->fn, x->align);
+    /* At most the capacity: the kernel's sums of group lengths then stay far below 2^64. */
+    if (x->align < 1 || (x->align > 1 && x->align > x->dst_capacity))
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                 "%s: major_align %zu: at least 1, and at most dst_capacity (%zu)",
+                                 call->fn, x->align, x->dst_capacity);
     return SYMCOLL_SUCCESS;
+}
+
+/* The call's shape in one word (FNV-1a over its parts), which every member's must match. */
+static uint64_t shape_of(const exchange_t *x, size_t elem_size) {
+    const uint64_t parts[] = {(uint64_t)x->experts, (uint64_t)x->align, (uint64_t)elem_size,
+                              (uint64_t)x->combine};
+    uint64_t h = 14695981039346656037ull;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        for (int byte = 0; byte < 8; byte++)
+            h = (h ^ ((parts[i] >> (8 * byte)) & 0xff)) * 1099511628211ull;
+    return h;
 }
 
 /* The elements from src to the end of its allocation, or to dst where dst follows it there. */
@@ -85,6 +98,7 @@ static symcoll_status_t exchange(const char *fn, const exchange_t *x) {
         .experts = x->experts,
         .combine = x->combine,
         .align = x->align,
+        .shape = shape_of(x, call.elem_size),
         .overflow = call.team->overflow_device,
     };
     symcoll_choice_t choice;

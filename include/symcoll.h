@@ -274,19 +274,22 @@ SYMCOLL_API symcoll_status_t symcoll_reduce_scatter_on_stream(symcoll_team_t tea
  * host sync, no host copy, and a captured graph replayed with new counts moves the new
  * amounts. send_counts[j] (team size entries) is how many elements this PE sends to team PE
  * j; src (symmetric) holds them packed in team order, sum(send_counts) elements. dst
- * (symmetric) holds dst_capacity elements, the same number on every PE (the algorithm and
- * grid follow it, and every PE must launch alike; PEs that pass different capacities move
- * nothing and are told as for an overflow). What PE i sends lands at recv_offsets[i], the
- * sources packed in team order, and the kernel writes recv_counts[i] and recv_offsets[i]
- * (team size entries each, device memory) for the kernels that follow. Zero counts, a PE
- * that sends nothing and a PE that receives nothing are fine; dst and src must not overlap.
- * Overflow: when any PE of the team would receive more than its dst_capacity, no PE moves
- * any data (nothing is written to any dst), every PE still writes recv_counts and
- * recv_offsets (the counts that were sent, so that the sum tells the capacity needed), and
- * every PE records it: the next call on the team on this PE (or symcoll_team_status) returns
- * INVALID_ARGUMENT naming the PE, the total and the capacity, once. Tuning picks the
- * algorithm by dst_capacity / team size elements per PE (SYMCOLL_ALGO_ALLTOALLV: ll, push,
- * pull). A sender whose counts run past the end of src's allocation is refused the same way.
+ * (symmetric) holds dst_capacity elements, the same number on every PE: the algorithm and grid
+ * follow it (tuning takes dst_capacity's bytes as alltoall takes its whole dst;
+ * SYMCOLL_ALGO_ALLTOALLV: ll, push, pull), and every PE must launch alike. What PE i sends
+ * lands at recv_offsets[i], the sources packed in team order, and the kernel writes
+ * recv_counts[i] and recv_offsets[i] (team size entries each, device memory) for the kernels
+ * that follow. Zero counts, a PE that sends nothing and a PE that receives nothing are fine;
+ * dst and src must not overlap.
+ * Calls that do not fit move nothing on any PE (nothing is written to any dst): a PE that
+ * would receive more than dst_capacity, a sender whose counts run past the end of src's
+ * allocation, and PEs whose calls differ (dst_capacity; n_experts, major_align, type or
+ * direction below), the last only where the differing capacities still pick the same
+ * algorithm and grid, else the call times out. Every PE still writes recv_counts and
+ * recv_offsets (except for calls that differ), so that their sum tells the capacity needed,
+ * and records the cause: symcoll_team_status(team), once the stream has passed the call,
+ * returns INVALID_ARGUMENT naming the PE, the total and the capacity, once. No other call
+ * refuses because of it: a PE that had not seen it yet would launch where this one did not.
  * send_counts, recv_counts and recv_offsets must not overlap each other. Errors: INVALID_ARGUMENT
  * (names the argument), NOT_INITIALIZED, UNSUPPORTED, TIMEOUT, CUDA. */
 SYMCOLL_API symcoll_status_t symcoll_alltoallv_on_stream(

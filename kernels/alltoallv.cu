@@ -21,7 +21,8 @@ SYMCOLL_DEV void a2av_report(const symcoll_alltoallv_args_t &a, const a2av_plan_
     const int n = h.team_size, experts = a.experts;
     if (blockIdx.x != 0)
         return;
-    for (int k = threadIdx.x; a.recv_counts && k < n * experts; k += blockDim.x) {
+    const bool laid_out = p->mismatch_pe == n;
+    for (int k = threadIdx.x; laid_out && a.recv_counts && k < n * experts; k += blockDim.x) {
         const int i = k / experts, e = k % experts;
         a.recv_counts[e * n + i] = p->in.count[k];
         a.recv_offsets[e * n + i] = p->in.local[k];
@@ -33,7 +34,7 @@ SYMCOLL_DEV void a2av_report(const symcoll_alltoallv_args_t &a, const a2av_plan_
         int pe;
         if (p->mismatch_pe < n) {
             pe = p->mismatch_pe;
-            r->kind = SYMCOLL_OVERFLOW_CAPACITY_MISMATCH;
+            r->kind = SYMCOLL_OVERFLOW_CALL_MISMATCH;
             r->total = p->capacity[pe];
             r->capacity = a.capacity;
         } else if (p->overread_pe < n) {
@@ -127,10 +128,19 @@ SYMCOLL_DEV void a2av_ll(const symcoll_alltoallv_args_t &a, a2av_plan_t *p) {
         return;
     /* Before the matrix is known, a dispatch's first piece of each stream comes from its own
      * row of counts: its segments are packed in src. */
-    for (int g = threadIdx.x; g < h.team_size * a.experts; g += blockDim.x)
+    const int segments = h.team_size * a.experts;
+    bool bounded = true;
+    for (int g = threadIdx.x; g < segments; g += blockDim.x) {
         p->out.count[g] = a.send_counts[g];
-    __syncthreads();
-    a2av_exclusive_scan(p->out.count, p->out.local, p->before, h.team_size * a.experts);
+        bounded = bounded && p->out.count[g] <= a.capacity;
+    }
+    bounded = __syncthreads_and(bounded);
+    a2av_exclusive_scan(p->out.count, p->out.local, p->before, segments);
+    /* Counts that run past this member's src send the header alone: every member refuses the
+     * call from the header, and no load leaves src. */
+    const bool own_fits =
+        bounded &&
+        (segments == 0 || p->out.local[segments - 1] + p->out.count[segments - 1] <= a.src_room);
     size_t rounds = 1;
     for (size_t round = 0; round < rounds; round++) {
         if (round > 0 && (++epoch, !coll_ll_wait_credit(h, epoch, SYMCOLL_COLL_ALLTOALLV)))
@@ -142,8 +152,9 @@ SYMCOLL_DEV void a2av_ll(const symcoll_alltoallv_args_t &a, a2av_plan_t *p) {
             const int m = coll_member_after(h, step);
             if (round == 0)
                 a2av_send_header(a, m, epoch);
-            a2av_ll_stream(a, round == 0 ? p->out : a2av_sends(a, p), m, epoch, skip, begin, end,
-                           false);
+            if (round > 0 || own_fits)
+                a2av_ll_stream(a, round == 0 ? p->out : a2av_sends(a, p), m, epoch, skip, begin,
+                               end, false);
         }
         bool ok = round > 0 || a2av_plan(a, blockIdx.x, epoch, p);
         const bool moves = ok && a2av_fits(h, p);
@@ -175,8 +186,18 @@ SYMCOLL_DEV bool a2av_bw_plan(const symcoll_alltoallv_args_t &a, a2av_plan_t *p)
     uint64_t epoch;
     if (blockIdx.x == 0) {
         epoch = coll_ll_epoch(h) + 1;
+        /* The other blocks read the headers after block 0's ack, so the headers cannot use an
+         * epoch whose ack rewrites the buffers (coll_ll_scrub_due): such epochs pass empty,
+         * alike on every member, whose slot 0 counts the same epochs. */
+        for (; coll_ll_scrub_due(epoch); epoch++)
+            if (!coll_ll_wait_credit(h, epoch, SYMCOLL_COLL_ALLTOALLV) ||
+                !coll_ll_ack(h, epoch, true))
+                return false;
         if (!coll_ll_wait_credit(h, epoch, SYMCOLL_COLL_ALLTOALLV))
             return false;
+        /* Releases this member's src and dst, written by earlier kernels, to the peers that
+         * read or write them once they have the header. */
+        symcoll_dev_fence_sys();
         for (int step = 1; step < h.team_size; step++)
             a2av_send_header(a, coll_member_after(h, step), epoch);
         bool ok = a2av_plan(a, 0, epoch, p);

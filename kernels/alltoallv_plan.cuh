@@ -39,18 +39,33 @@ typedef struct {
     unsigned long long longest;           /* bytes of the longest LL stream between two members */
     int overflow_pe;                      /* the first receiver past its capacity, or team size */
     int overread_pe; /* the first sender past its src allocation, or team size */
-    int mismatch_pe; /* the first member whose dst_capacity differs from this one's, or n */
+    int mismatch_pe; /* the first member whose call (shape, dst_capacity) differs, or n */
 } a2av_plan_t;
 
-/* Packets of the header: the row of counts, the dst capacity, the room in src. */
+/* The header's packets: the call's shape (experts, alignment, element size, direction), the
+ * dst capacity and the room in src, at fixed places, so that members whose calls differ see
+ * it before they read counts of a length they disagree on; then the row of counts. */
+#define A2AV_SHAPE 0
+#define A2AV_CAPACITY 1
+#define A2AV_ROOM 2
+#define A2AV_COUNTS 3
+
 SYMCOLL_DEV int a2av_header_words(const symcoll_alltoallv_args_t &a) {
-    return a.c.h.team_size * a.experts + 2;
+    return A2AV_COUNTS + a.c.h.team_size * a.experts;
 }
 
 /* Word w of this member's own header. */
 SYMCOLL_DEV uint64_t a2av_my_word(const symcoll_alltoallv_args_t &a, int w) {
-    const int segments = a.c.h.team_size * a.experts;
-    return w < segments ? a.send_counts[w] : w == segments ? a.capacity : a.src_room;
+    switch (w) {
+    case A2AV_SHAPE:
+        return a.shape;
+    case A2AV_CAPACITY:
+        return a.capacity;
+    case A2AV_ROOM:
+        return a.src_room;
+    default:
+        return a.send_counts[w - A2AV_COUNTS];
+    }
 }
 
 /* Word w of member i's header of epoch, read from LL block `block`'s buffers on this PE (this
@@ -104,8 +119,9 @@ SYMCOLL_DEV void a2av_exclusive_scan(const uint64_t *in, uint64_t *out, uint64_t
     __syncthreads();
 }
 
-/* Reads every member's header once, a thread per (sender, receiving member) pair, and sums
- * what the layout needs. Whole block; false on timeout. */
+/* Reads every member's header once: first the fixed words, a thread per member; then, when
+ * every call has the same shape and capacity, the counts, a thread per (sender, receiving
+ * member) pair, summing what the layout needs. Whole block; false on timeout. */
 SYMCOLL_DEV bool a2av_gather(const symcoll_alltoallv_args_t &a, int block, uint64_t epoch,
                              a2av_plan_t *p) {
     const symcoll_device_t &h = a.c.h;
@@ -120,20 +136,38 @@ SYMCOLL_DEV bool a2av_gather(const symcoll_alltoallv_args_t &a, int block, uint6
     }
     __syncthreads();
     bool ok = true;
+    for (int i = threadIdx.x; ok && i < n; i += blockDim.x) {
+        uint64_t shape;
+        ok = a2av_header_word(a, block, i, epoch, A2AV_SHAPE, &shape) &&
+             a2av_header_word(a, block, i, epoch, A2AV_CAPACITY, &p->capacity[i]) &&
+             a2av_header_word(a, block, i, epoch, A2AV_ROOM, &p->room[i]);
+        if (ok && (shape != a.shape || p->capacity[i] != a.capacity))
+            atomicMin(&p->mismatch_pe, i);
+    }
+    if (!__syncthreads_and(ok))
+        return false;
+    if (p->mismatch_pe < n)
+        return true;
     for (int pair = threadIdx.x; ok && pair < n * n; pair += blockDim.x) {
         const int from = pair / n, to = pair % n;
         uint64_t sent = 0, stream = 0;
         for (int e = 0; ok && e < experts; e++) {
             const int g = to * experts + e;
             uint64_t c;
-            ok = a2av_header_word(a, block, from, epoch, g, &c);
-            atomicAdd((unsigned long long *)&p->group[g], c);
-            if (from < me)
-                atomicAdd((unsigned long long *)&p->before[g], c);
+            ok = a2av_header_word(a, block, from, epoch, A2AV_COUNTS + g, &c);
             if (from == me)
                 p->out.count[g] = c;
             if (to == me)
                 p->in.count[from * experts + e] = c;
+            /* A count past the capacity overflows its receiver; counted as capacity + 1, it
+             * keeps every sum far below 2^64. */
+            if (ok && c > a.capacity) {
+                atomicMin(&p->overflow_pe, a.combine ? from : to);
+                c = a.capacity + 1;
+            }
+            atomicAdd((unsigned long long *)&p->group[g], c);
+            if (from < me)
+                atomicAdd((unsigned long long *)&p->before[g], c);
             sent += c;
             stream += a2av_round8(c * a.elem_size);
         }
@@ -142,13 +176,6 @@ SYMCOLL_DEV bool a2av_gather(const symcoll_alltoallv_args_t &a, int block, uint6
             atomicAdd((unsigned long long *)&p->row_before[from], sent);
         if (from != to)
             atomicMax(&p->longest, (unsigned long long)stream);
-    }
-    const int words = n * experts;
-    for (int i = threadIdx.x; ok && i < n; i += blockDim.x) {
-        ok = a2av_header_word(a, block, i, epoch, words, &p->capacity[i]) &&
-             a2av_header_word(a, block, i, epoch, words + 1, &p->room[i]);
-        if (ok && p->capacity[i] != a.capacity)
-            atomicMin(&p->mismatch_pe, i);
     }
     return __syncthreads_and(ok);
 }
@@ -197,12 +224,14 @@ SYMCOLL_DEV void a2av_lay_out(const symcoll_alltoallv_args_t &a, a2av_plan_t *p)
     __syncthreads();
 }
 
-/* The whole plan from the headers of epoch in LL block `block`'s buffers; false on timeout. */
+/* The whole plan from the headers of epoch in LL block `block`'s buffers; false on timeout.
+ * Members whose calls differ lay out nothing: nothing moves. */
 SYMCOLL_DEV bool a2av_plan(const symcoll_alltoallv_args_t &a, int block, uint64_t epoch,
                            a2av_plan_t *p) {
     if (!a2av_gather(a, block, epoch, p))
         return false;
-    a2av_lay_out(a, p);
+    if (p->mismatch_pe == a.c.h.team_size)
+        a2av_lay_out(a, p);
     return true;
 }
 

@@ -27,10 +27,11 @@ typedef struct {
 /* alltoallv: what a receiver past its capacity leaves for the host (host-mapped, one per
  * team; the first overflow is kept until the host reports it). */
 typedef enum {
-    SYMCOLL_OVERFLOW_DST,              /* pe would receive total past its capacity */
-    SYMCOLL_OVERFLOW_SRC,              /* pe's counts add up to total, past the capacity
-                                          elements from src to its allocation's end */
-    SYMCOLL_OVERFLOW_CAPACITY_MISMATCH /* pe passed dst_capacity total, this PE capacity */
+    SYMCOLL_OVERFLOW_DST,          /* pe would receive total past its capacity */
+    SYMCOLL_OVERFLOW_SRC,          /* pe's counts add up to total, past the capacity
+                                      elements from src to its allocation's end */
+    SYMCOLL_OVERFLOW_CALL_MISMATCH /* pe's call differs: dst_capacity total, this PE's capacity,
+                                      or experts, alignment, type or direction */
 } symcoll_overflow_kind_t;
 
 typedef struct {
@@ -58,6 +59,8 @@ typedef struct {
     int experts;                         /* per PE */
     int combine;                         /* 0: dispatch (or alltoallv); 1: combine */
     size_t align;                        /* of each expert group in a dispatch's dst */
+    uint64_t shape;                      /* experts, align, elem_size and combine in one word,
+                                            which every member's call must match */
     symcoll_overflow_record_t *overflow; /* the team's record, device address */
 } symcoll_alltoallv_args_t;
 

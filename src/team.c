@@ -115,15 +115,17 @@ static symcoll_status_t broken_team(const char *fn, const symcoll_team_state_t *
                              r->epoch);
 }
 
-/* Reported once: the record is cleared, so that the team serves the calls that follow. */
+/* Reported once: the record is copied, then released for the next kernel that finds a call
+ * that does not fit. */
 static symcoll_status_t overflowed(const char *fn, symcoll_team_state_t *t) {
     symcoll_overflow_record_t r = *t->overflow;
-    memset(t->overflow, 0, sizeof *t->overflow);
-    char why[160];
-    if (r.kind == SYMCOLL_OVERFLOW_CAPACITY_MISMATCH)
+    __atomic_store_n(&t->overflow->overflowed, 0, __ATOMIC_RELEASE);
+    char why[200];
+    if (r.kind == SYMCOLL_OVERFLOW_CALL_MISMATCH)
         snprintf(why, sizeof why,
-                 "PE %d passed dst_capacity %" PRIu64 ", this PE %" PRIu64
-                 " (it must be the same on every PE)",
+                 "PE %d's call differs from this PE's (dst_capacity %" PRIu64 " there, %" PRIu64
+                 " here, or n_experts, major_align, type or dispatch against combine): every PE "
+                 "must pass the same",
                  r.pe, r.total, r.capacity);
     else if (r.kind == SYMCOLL_OVERFLOW_SRC)
         snprintf(why, sizeof why,
@@ -135,7 +137,7 @@ static symcoll_status_t overflowed(const char *fn, symcoll_team_state_t *t) {
                  "PE %d was sent %" PRIu64 " elements for a dst_capacity of %" PRIu64, r.pe,
                  r.total, r.capacity);
     return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
-                             "%s: an earlier symcoll_alltoallv_on_stream on team %d moved "
+                             "%s: an earlier alltoallv, dispatch or combine on team %d moved "
                              "nothing: %s",
                              fn, (int)t->handle, why);
 }
@@ -163,8 +165,6 @@ symcoll_status_t symcoll_team_for_call(const char *fn, symcoll_team_t team,
                                  (int)team);
     if (t->record->expired == 1)
         return broken_team(fn, t);
-    if (t->overflow && t->overflow->overflowed == 1)
-        return overflowed(fn, t);
     *out = t;
     return SYMCOLL_SUCCESS;
 }
@@ -178,9 +178,14 @@ symcoll_status_t symcoll_teams_check_broken(const char *fn) {
     return SYMCOLL_SUCCESS;
 }
 
+/* Only here, not in every call: a call refused on one PE for a record that another PE has not
+ * seen yet would launch on one and not the other. */
 symcoll_status_t symcoll_team_status(symcoll_team_t team) {
     symcoll_team_state_t *t = NULL;
-    return symcoll_team_for_call("symcoll_team_status", team, &t);
+    symcoll_status_t st = symcoll_team_for_call("symcoll_team_status", team, &t);
+    if (st == SYMCOLL_SUCCESS && t->overflow && t->overflow->overflowed == 1)
+        st = overflowed("symcoll_team_status", t);
+    return st;
 }
 
 symcoll_device_t symcoll_team_device(const symcoll_team_state_t *t) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 #include "coll_testing.h"
+#include "ll_epochs.h"
 
 using namespace coll_testing;
 
@@ -93,9 +94,9 @@ class Alltoallv : public ::testing::Test {
         CUDA_OK(cudaMemset(counts.recv(), 0xff, 2 * n * sizeof(size_t)));
     }
 
-    // Checks dst, the poison after what arrived, recv_counts and recv_offsets.
-    void verify(const Matrix &m, size_t elem, uint64_t seed, size_t capacity, bool moved,
-                const std::string &what) {
+    // Checks dst and the poison after what arrived.
+    void verify_data(const Matrix &m, size_t elem, uint64_t seed, size_t capacity, bool moved,
+                     const std::string &what) {
         std::vector<uint8_t> want;
         for (int i = 0; i < n; i++) {
             std::vector<uint8_t> theirs = random_bytes(m.row(i) * elem, seed, i);
@@ -112,6 +113,12 @@ class Alltoallv : public ::testing::Test {
             EXPECT_EQ(first_mismatch(got.data(), want.data(), arrived), -1) << what;
         EXPECT_EQ(first_unpoisoned(got.data() + arrived, got.size() - arrived), -1)
             << what << ": written past the " << arrived << " bytes received";
+    }
+
+    // Checks dst, the poison after what arrived, recv_counts and recv_offsets.
+    void verify(const Matrix &m, size_t elem, uint64_t seed, size_t capacity, bool moved,
+                const std::string &what) {
+        verify_data(m, elem, seed, capacity, moved, what);
         std::vector<size_t> recv(2 * n);
         CUDA_OK(cudaMemcpy(recv.data(), counts.recv(), recv.size() * sizeof(size_t),
                            cudaMemcpyDeviceToHost));
@@ -226,53 +233,78 @@ TEST_F(Alltoallv, OverflowMovesNothingAndEveryPeReportsIt) {
     }
 }
 
-// A PE whose counts run past the end of its src allocation: nothing moves, every PE is told.
+// A PE whose counts run past the end of its src allocation (src is the last 1 KiB of the
+// arena, so the counts need not pass any capacity): nothing moves, every PE is told, and no
+// load leaves src. The last PE sends the excess to PE 0, ahead of its other segments, whose
+// offsets then lie past src as well: under ll the first piece goes before the plan is known.
 TEST_F(Alltoallv, CountsPastTheSourceMoveNothing) {
     SEED_TRACE();
-    uint64_t seed = next_case_seed();
-    Matrix m = random_matrix(n, seed, 100, RANDOM);
-    const size_t room = arena.src.bytes - kGuard;
-    m.c[(size_t)0 * n + (n - 1)] += room / 4 + 1;
-    size_t capacity = std::min(m.widest_column(), (arena.dst.bytes - 2 * kGuard) / 4);
-    std::vector<size_t> row(m.c.begin() + (size_t)me * n, m.c.begin() + (size_t)(me + 1) * n);
-    CUDA_OK(cudaMemset(arena.dst_at(0), kPoison, 4096));
-    CUDA_OK(cudaMemcpy(counts.send(), row.data(), n * sizeof(size_t), cudaMemcpyHostToDevice));
-    barrier_and_wait();
-    SYM_OK(symcoll_alltoallv_on_stream(SYMCOLL_TEAM_WORLD, arena.dst_at(0), capacity,
-                                       arena.src_at(0), counts.send(), counts.recv(),
-                                       counts.offsets(), SYMCOLL_FLOAT32, stream));
-    CUDA_OK(cudaStreamSynchronize(stream));
-    std::vector<uint8_t> got(4096);
-    CUDA_OK(cudaMemcpy(got.data(), arena.dst_at(0), got.size(), cudaMemcpyDeviceToHost));
-    EXPECT_EQ(first_unpoisoned(got.data(), got.size()), -1);
-    EXPECT_EQ(symcoll_team_status(SYMCOLL_TEAM_WORLD), SYMCOLL_ERROR_INVALID_ARGUMENT);
-    std::string why = symcoll_last_error();
-    EXPECT_NE(why.find("PE 0's send_counts add up to " + std::to_string(m.row(0))),
-              std::string::npos)
-        << why;
-    barrier_and_wait();
+    const size_t shift = arena.capacity - 1024, room = (arena.src.bytes - kGuard - shift) / 4;
+    for (const char *algo : algorithms(SYMCOLL_COLL_ALLTOALLV)) {
+        uint64_t seed = next_case_seed();
+        Matrix m = random_matrix(n, seed, 10, RANDOM);
+        const int reader = n - 1;
+        m.c[(size_t)reader * n] += room + 1;
+        const size_t capacity = m.widest_column();
+        std::vector<size_t> row(m.c.begin() + (size_t)me * n, m.c.begin() + (size_t)(me + 1) * n);
+        CUDA_OK(cudaMemset(arena.dst_at(0), kPoison, capacity * 4 + kTail));
+        CUDA_OK(cudaMemcpy(counts.send(), row.data(), n * sizeof(size_t), cudaMemcpyHostToDevice));
+        barrier_and_wait();
+        SYM_OK(symcoll_tuning_override(SYMCOLL_COLL_ALLTOALLV, algo, 0, 0));
+        SYM_OK(symcoll_alltoallv_on_stream(SYMCOLL_TEAM_WORLD, arena.dst_at(0), capacity,
+                                           arena.src_at(shift), counts.send(), counts.recv(),
+                                           counts.offsets(), SYMCOLL_FLOAT32, stream));
+        SYM_OK(symcoll_tuning_override(SYMCOLL_COLL_ALLTOALLV, nullptr, 0, 0));
+        CUDA_OK(cudaStreamSynchronize(stream));
+        std::vector<uint8_t> got(capacity * 4 + kTail);
+        CUDA_OK(cudaMemcpy(got.data(), arena.dst_at(0), got.size(), cudaMemcpyDeviceToHost));
+        EXPECT_EQ(first_unpoisoned(got.data(), got.size()), -1) << (algo ? algo : "tuned");
+        EXPECT_EQ(symcoll_team_status(SYMCOLL_TEAM_WORLD), SYMCOLL_ERROR_INVALID_ARGUMENT);
+        std::string why = symcoll_last_error();
+        EXPECT_NE(why.find("PE " + std::to_string(reader) + "'s send_counts add up to " +
+                           std::to_string(m.row(reader))),
+                  std::string::npos)
+            << why;
+        barrier_and_wait();
+    }
 }
 
 // dst_capacity differs on one PE: every PE is told, nothing moves. (The capacities are small
 // and close, so that every PE still launches the same grid.)
 TEST_F(Alltoallv, CapacitiesThatDifferMoveNothing) {
     SEED_TRACE();
-    uint64_t seed = next_case_seed();
-    Matrix m = random_matrix(n, seed, 10, RANDOM);
-    size_t capacity = m.widest_column() + (me == 0 ? 1 : 2);
-    stage(m, 4, seed, capacity);
-    barrier_and_wait();
-    SYM_OK(symcoll_alltoallv_on_stream(SYMCOLL_TEAM_WORLD, arena.dst_at(0), capacity,
-                                       arena.src_at(0), counts.send(), counts.recv(),
-                                       counts.offsets(), SYMCOLL_FLOAT32, stream));
-    CUDA_OK(cudaStreamSynchronize(stream));
-    verify(m, 4, seed, capacity, n == 1, "capacities that differ");
-    if (n > 1) {
-        EXPECT_EQ(symcoll_team_status(SYMCOLL_TEAM_WORLD), SYMCOLL_ERROR_INVALID_ARGUMENT);
-        std::string why = symcoll_last_error();
-        EXPECT_NE(why.find("(it must be the same on every PE)"), std::string::npos) << why;
+    for (const char *algo : algorithms(SYMCOLL_COLL_ALLTOALLV)) {
+        uint64_t seed = next_case_seed();
+        Matrix m = random_matrix(n, seed, 10, RANDOM);
+        size_t capacity = m.widest_column() + (me == 0 ? 1 : 2);
+        stage(m, 4, seed, capacity);
+        barrier_and_wait();
+        call_with(algo, capacity, SYMCOLL_FLOAT32);
+        // Counts and offsets are written only where the calls agree (one PE).
+        verify_data(m, 4, seed, capacity, n == 1, "capacities that differ");
+        if (n > 1) {
+            EXPECT_EQ(symcoll_team_status(SYMCOLL_TEAM_WORLD), SYMCOLL_ERROR_INVALID_ARGUMENT);
+            std::string why = symcoll_last_error();
+            EXPECT_NE(why.find("every PE must pass the same"), std::string::npos) << why;
+        }
+        barrier_and_wait();
     }
-    barrier_and_wait();
+}
+
+// Push and pull read the counts of block 0's LL epoch from its buffers after block 0's ack;
+// the epochs whose ack rewrites the buffers (every 2^31) must not carry them. Slot 0 starts
+// just before 2^31 and 2^32, and a message large enough for several blocks crosses.
+TEST_F(Alltoallv, CountsCrossTheEpochsWhereBuffersAreRewritten) {
+    SEED_TRACE();
+    const uint64_t half = 1ull << 31;
+    for (const char *algo : {"push", "pull"})
+        for (uint64_t start : {half - 2, 2 * half - 2}) {
+            ASSERT_NO_FATAL_FAILURE(jump_ll_epochs(0, start));
+            for (int call = 0; call < 3; call++) {
+                uint64_t seed = next_case_seed();
+                run(random_matrix(n, seed, 200000, RANDOM), SYMCOLL_FLOAT32, algo, seed);
+            }
+        }
 }
 
 } // namespace

@@ -197,6 +197,34 @@ TEST_F(Moe, MostExpertsPerTeam) {
     }
 }
 
+// One PE aligns its groups differently: the calls differ, every PE is told, nothing moves.
+TEST_F(Moe, CallsThatDifferMoveNothing) {
+    SEED_TRACE();
+    if (n == 1)
+        GTEST_SKIP() << "calls can differ only between two PEs";
+    for (const char *algo : algorithms(SYMCOLL_COLL_ALLTOALLV)) {
+        uint64_t seed = next_case_seed();
+        Routing r = random_routing(n, 2, 4, seed, 5);
+        const Capacities cap = capacities_for(r);
+        stage(r, seed, cap);
+        barrier_and_wait();
+        SYM_OK(symcoll_tuning_override(SYMCOLL_COLL_ALLTOALLV, algo, 0, 0));
+        // Room past the layout, so that either alignment passes the host's checks.
+        SYM_OK(symcoll_moe_dispatch_on_stream(
+            SYMCOLL_TEAM_WORLD, arena.dst_at(0), cap.dispatch + 16, arena.src_at(0), send(), recv(),
+            offsets(), 2, me == 0 ? 4 : 8, SYMCOLL_FLOAT32, stream));
+        SYM_OK(symcoll_tuning_override(SYMCOLL_COLL_ALLTOALLV, nullptr, 0, 0));
+        CUDA_OK(cudaStreamSynchronize(stream));
+        std::vector<uint8_t> got(cap.dispatch * kElem + kTail);
+        CUDA_OK(cudaMemcpy(got.data(), arena.dst_at(0), got.size(), cudaMemcpyDeviceToHost));
+        EXPECT_EQ(first_unpoisoned(got.data(), got.size()), -1) << (algo ? algo : "tuned");
+        EXPECT_EQ(symcoll_team_status(SYMCOLL_TEAM_WORLD), SYMCOLL_ERROR_INVALID_ARGUMENT);
+        std::string why = symcoll_last_error();
+        EXPECT_NE(why.find("every PE must pass the same"), std::string::npos) << why;
+        barrier_and_wait();
+    }
+}
+
 TEST_F(Moe, TooManyExpertsAreRefused) {
     const int experts = (int)(kMaxSegments / n) + 1;
     EXPECT_EQ(symcoll_moe_dispatch_on_stream(SYMCOLL_TEAM_WORLD, arena.dst_at(0), 16,
