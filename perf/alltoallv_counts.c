@@ -2,15 +2,8 @@
 
 #include <math.h>
 
+#include "random.h"
 #include "symcoll.h"
-
-/* splitmix64: the permutations' random numbers. */
-static uint64_t mix(uint64_t x) {
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
 
 /* One source's row: its total over the destinations with Zipf weights by a permuted rank
  * (npes <= SYMCOLL_MAX_PES, the most a team has). */
@@ -19,18 +12,9 @@ static void draw_skewed_row(size_t *row, int npes, size_t total, double skew, ui
     for (int r = 0; r < npes; r++) {
         weight_sum += pow(r + 1, -skew);
     }
-    /* rank_of[d]: destination d's rank, a Fisher-Yates permutation. */
+    /* rank_of[d]: destination d's rank. */
     int rank_of[SYMCOLL_MAX_PES];
-    for (int d = 0; d < npes; d++) {
-        rank_of[d] = d;
-    }
-    for (int d = npes - 1; d > 0; d--) {
-        state = mix(state);
-        int e = (int)(state % (uint64_t)(d + 1));
-        int t = rank_of[d];
-        rank_of[d] = rank_of[e];
-        rank_of[e] = t;
-    }
+    perf_permutation(rank_of, npes, &state);
     size_t by_rank[SYMCOLL_MAX_PES], placed = 0;
     for (int r = 0; r < npes; r++) {
         by_rank[r] = (size_t)((double)total * pow(r + 1, -skew) / weight_sum); /* floor */
@@ -51,7 +35,7 @@ void perf_counts_draw(perf_counts_t *c, size_t count, double skew, uint64_t seed
     for (int from = 0; from < n; from++) {
         size_t *row = c->matrix + (size_t)from * (size_t)n;
         if (skew > 0) {
-            uint64_t state = mix(seed ^ mix(count)) ^ mix((uint64_t)from + 1);
+            uint64_t state = perf_mix64(seed ^ perf_mix64(count)) ^ perf_mix64((uint64_t)from + 1);
             draw_skewed_row(row, n, count * (size_t)n, skew, state);
         } else {
             for (int to = 0; to < n; to++) {

@@ -41,6 +41,10 @@ static uint64_t random_bits(uint64_t seed, int pe, size_t index) {
     return x ^ (x >> 31);
 }
 
+uint8_t perf_check_byte(uint64_t seed, int pe, size_t index) {
+    return (uint8_t)random_bits(seed, pe, index);
+}
+
 static int64_t small_value(values_t values, uint64_t bits) {
     switch (values) {
     case VALUES_SUM:

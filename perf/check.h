@@ -22,6 +22,10 @@ void perf_check_fill(void *src, const perf_call_t *c, uint64_t seed, int pe, int
 size_t perf_check_count_wrong(const void *dst, const perf_call_t *c, uint64_t seed, int me,
                               int npes);
 
+/* Byte index of team PE pe's source in round seed: what perf_check_fill writes for a uint8
+ * source that is moved, not reduced (--op moe lays its tokens out with it). */
+uint8_t perf_check_byte(uint64_t seed, int pe, size_t index);
+
 /* IEEE binary16 and bfloat16 bits of f, rounded to nearest even. */
 uint16_t perf_float_to_half(float f);
 uint16_t perf_float_to_bfloat16(float f);

@@ -8,15 +8,9 @@
 #error "symcoll-perf --compare needs NCCL 2.28 or newer (symmetric windows, ncclAlltoAll)"
 #endif
 
-static int nccl_check(ncclResult_t rc, const char *what) {
+int perf_nccl_check(ncclResult_t rc, const char *what) {
     return rc == ncclSuccess ? 0 : perf_fail("%s: %s", what, ncclGetErrorString(rc));
 }
-
-#define PERF_NCCL(call)                                                                            \
-    do {                                                                                           \
-        if (nccl_check((call), #call) != 0)                                                        \
-            return -1;                                                                             \
-    } while (0)
 
 int perf_nccl_init(perf_nccl_t *nc, perf_exchange_t *ex, size_t bytes) {
     memset(nc, 0, sizeof *nc);
@@ -45,15 +39,15 @@ int perf_nccl_init(perf_nccl_t *nc, perf_exchange_t *ex, size_t bytes) {
 
 int perf_nccl_fini(perf_nccl_t *nc) {
     int rc = perf_cuda_check(cudaFreeHost(nc->host_counts), "cudaFreeHost");
-    rc |=
-        nccl_check(ncclCommWindowDeregister(nc->comm, nc->sym_dst_win), "ncclCommWindowDeregister");
-    rc |=
-        nccl_check(ncclCommWindowDeregister(nc->comm, nc->sym_src_win), "ncclCommWindowDeregister");
-    rc |= nccl_check(ncclMemFree(nc->sym_dst), "ncclMemFree");
-    rc |= nccl_check(ncclMemFree(nc->sym_src), "ncclMemFree");
+    rc |= perf_nccl_check(ncclCommWindowDeregister(nc->comm, nc->sym_dst_win),
+                          "ncclCommWindowDeregister");
+    rc |= perf_nccl_check(ncclCommWindowDeregister(nc->comm, nc->sym_src_win),
+                          "ncclCommWindowDeregister");
+    rc |= perf_nccl_check(ncclMemFree(nc->sym_dst), "ncclMemFree");
+    rc |= perf_nccl_check(ncclMemFree(nc->sym_src), "ncclMemFree");
     rc |= perf_cuda_check(cudaFree(nc->plain_dst), "cudaFree");
     rc |= perf_cuda_check(cudaFree(nc->plain_src), "cudaFree");
-    rc |= nccl_check(ncclCommDestroy(nc->comm), "ncclCommDestroy");
+    rc |= perf_nccl_check(ncclCommDestroy(nc->comm), "ncclCommDestroy");
     return rc;
 }
 

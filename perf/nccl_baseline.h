@@ -20,6 +20,14 @@ typedef struct {
     size_t *host_counts; /* pinned, 2 x npes: alltoallv's send and received counts */
 } perf_nccl_t;
 
+/* 0, or -1 after reporting what failed and NCCL's reason. */
+int perf_nccl_check(ncclResult_t rc, const char *what);
+#define PERF_NCCL(call)                                                                            \
+    do {                                                                                           \
+        if (perf_nccl_check((call), #call) != 0)                                                   \
+            return -1;                                                                             \
+    } while (0)
+
 /* Collective over the exchange's team: a communicator of its PEs (the unique id travels
  * through ex) and buffers of bytes each. 0 or -1 (reported). */
 int perf_nccl_init(perf_nccl_t *nc, perf_exchange_t *ex, size_t bytes);
