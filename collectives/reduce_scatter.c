@@ -24,6 +24,11 @@ symcoll_status_t symcoll_reduce_scatter_on_stream(symcoll_team_t team, void *dst
         st = symcoll_check_symmetric(call.fn, "dst", dst, block);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_check_symmetric(call.fn, "src", src, total);
+    if (st == SYMCOLL_SUCCESS && !in_place && dst == src)
+        st = symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                               "%s: dst == src %p is not in place on PE %d: in place, dst is this "
+                               "PE's block of src (src + %d * count_per_pe elements)",
+                               call.fn, src, call.team->my_pe, call.team->my_pe);
     if (st == SYMCOLL_SUCCESS && !in_place)
         st = symcoll_check_no_overlap(call.fn, "dst", dst, block, "src", src, total);
     if (st != SYMCOLL_SUCCESS || block == 0)

@@ -22,6 +22,10 @@ static override_t overrides[32];
 SYMCOLL_COLLECTIVES(HAS_SLOT)
 #undef HAS_SLOT
 
+/* " broadcast reduce ...": the collectives that have a choice, from the registry. */
+#define TUNED_NAME(id, name, nccl, tuned, flow, algorithms) SYMCOLL_IF_TUNED(tuned, " " #name)
+#define TUNED_NAMES SYMCOLL_COLLECTIVES(TUNED_NAME)
+
 static bool has_choice(symcoll_collective_t collective) {
 #define TUNED_CASE(id, name, nccl, tuned, flow, algorithms)                                        \
     SYMCOLL_IF_TUNED(tuned, if (collective == SYMCOLL_COLL_##id) return true;)
@@ -53,7 +57,7 @@ symcoll_status_t symcoll_tuning_override(symcoll_collective_t collective, const 
     if (!has_choice(collective))
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
                                  FN ": collective %d (%s) has no algorithms to choose from (give "
-                                    "broadcast, reduce, fcollect or alltoall)",
+                                    "one of" TUNED_NAMES ")",
                                  (int)collective, symcoll_collective_name(collective));
     if (!algorithm || !algorithm[0]) {
         if (blocks != 0 || threads != 0)

@@ -246,7 +246,8 @@ SYMCOLL_API symcoll_status_t symcoll_barrier_on_stream(symcoll_team_t team, cuda
  * reduce_scatter: this PE's dst (count_per_pe elements) = op over all PEs' block me of src
  *   (src: count_per_pe * n elements, block j for PE j), as ncclReduceScatter; every type and
  *   op of reduce, with its rules (NaN, alignment); in place when dst is block me of src
- *   (dst == src + me * count_per_pe elements), on every PE or none.
+ *   (dst == src + me * count_per_pe elements), on every PE or none. dst == src on every PE is
+ *   not in place: PE 0 would take it as such and wait for the others, which refuse it.
  * Errors: INVALID_ARGUMENT (names the argument), NOT_INITIALIZED, UNSUPPORTED (members without
  * a P2P path between them), TIMEOUT, CUDA. */
 SYMCOLL_API symcoll_status_t symcoll_broadcast_on_stream(symcoll_team_t team, void *dst,
@@ -412,9 +413,10 @@ typedef enum {
 /* Constant name of a collective ("reduce"), "none" for an unknown value. */
 SYMCOLL_API const char *symcoll_collective_name(symcoll_collective_t collective);
 
-/* Expert tuning: makes every later call of collective (broadcast, reduce, fcollect or
- * alltoall) in this process use algorithm, ahead of SYMCOLL_ALGO_<COLLECTIVE>, the tuning
- * file and the built-in table. The names are those SYMCOLL_ALGO_<COLLECTIVE> takes, in any case
+/* Expert tuning: makes every later call of collective (one with a choice of algorithms:
+ * broadcast, reduce, fcollect, alltoall, reduce_scatter) in this process use algorithm, ahead of
+ * SYMCOLL_ALGO_<COLLECTIVE>, the tuning file and the built-in table. The names are those
+ * SYMCOLL_ALGO_<COLLECTIVE> takes, in any case
  * ("ll", "one_shot", "two_shot", "push", "pull", "ce"; symcoll-perf --help lists them). blocks and
  * threads act as a tuning-table row's: the most blocks the grid may use (fewer for a small
  * message, never more than the job's fewest multiprocessors) and the block size (the LL algorithms
