@@ -414,8 +414,8 @@ typedef enum {
 SYMCOLL_API const char *symcoll_collective_name(symcoll_collective_t collective);
 
 /* Expert tuning: makes every later call of collective (one with a choice of algorithms:
- * broadcast, reduce, fcollect, alltoall, reduce_scatter) in this process use algorithm, ahead of
- * SYMCOLL_ALGO_<COLLECTIVE>, the tuning file and the built-in table. The names are those
+ * broadcast, reduce, fcollect, alltoall, reduce_scatter, alltoallv) in this process use algorithm,
+ * ahead of SYMCOLL_ALGO_<COLLECTIVE>, the tuning file and the built-in table. The names are those
  * SYMCOLL_ALGO_<COLLECTIVE> takes, in any case
  * ("ll", "one_shot", "two_shot", "push", "pull", "ce"; symcoll-perf --help lists them). blocks and
  * threads act as a tuning-table row's: the most blocks the grid may use (fewer for a small
