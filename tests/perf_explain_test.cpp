@@ -97,6 +97,7 @@ TEST(PerfExplain, EverySizeOfEveryCollectiveFromATopologyFile) {
     auto table = rows(e.out);
     // barrier once, then 9 sizes (8 B .. 128 MiB) for each of the six others.
     ASSERT_EQ(table.size(), 1u + 6 * 9) << e.out;
+    EXPECT_NE(e.out.find("the only algorithm"), std::string::npos) << "the barrier's why";
     for (const auto &row : table) {
         ASSERT_GE(row.size(), 7u);
         EXPECT_EQ(algorithms(row[0]).count(row[4]), 1u) << row[0] << " " << row[4];
@@ -200,7 +201,13 @@ TEST(PerfExplain, BadTopologiesAndRoots) {
     EXPECT_EQ(e.rc, 2);
     EXPECT_NE(e.err.find(bad), std::string::npos) << e.err;
 
-    std::string three = write_topology("3\nX NV2 PIX\nNV2 X -\nPIX - X\n");
+    std::string no_p2p = write_topology("3\nX NV2 PIX\nNV2 X -\nPIX - X\n");
+    e = explain({"--topology-file", no_p2p.c_str()});
+    remove(no_p2p.c_str());
+    EXPECT_EQ(e.rc, 2) << "the collectives refuse a job without load/store paths";
+    EXPECT_NE(e.err.find("no P2P path"), std::string::npos) << e.err;
+
+    std::string three = write_topology("3\nX NV2 PIX\nNV2 X PIX\nPIX PIX X\n");
     e = explain({"--topology-file", three.c_str(), "-r", "3", "--op", "broadcast"});
     EXPECT_EQ(e.rc, 2);
     EXPECT_NE(e.err.find("root"), std::string::npos) << e.err;

@@ -266,6 +266,10 @@ TEST(Tuning, BarrierIsOneWarp) {
     EXPECT_STREQ(b.name, "flags");
     EXPECT_EQ(b.blocks, 1);
     EXPECT_EQ(b.threads, 32);
+    EXPECT_EQ(b.source, SYMCOLL_CHOICE_FIXED) << "no choice, so no model";
+    EXPECT_STREQ(b.why, "the only algorithm");
+    EXPECT_FALSE(symcoll_tuning_has_choice(SYMCOLL_COLL_BARRIER));
+    EXPECT_TRUE(symcoll_tuning_has_choice(SYMCOLL_COLL_REDUCE_SCATTER));
 }
 
 TEST(Tuning, ChooseDecidesLikeSelectWithoutWhy) {
