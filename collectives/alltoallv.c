@@ -33,11 +33,13 @@ static symcoll_status_t check_experts(const symcoll_coll_call_t *call, const exc
                                  call->fn, x->experts,
                                  SYMCOLL_ALLTOALLV_MAX_SEGMENTS / call->team->size,
                                  call->team->size, SYMCOLL_ALLTOALLV_MAX_SEGMENTS);
-    /* At most the capacity: the kernel's sums of group lengths then stay far below 2^64. */
-    if (x->align < 1 || (x->align > 1 && x->align > x->dst_capacity))
+    /* Larger than the capacity is fine (only the last group's elements need room: the padding
+     * past it is never written); the bound keeps the kernel's sums of up to 512 group lengths,
+     * each at most 512 x (capacity + 1) + align, far below 2^64. */
+    if (x->align < 1 || x->align > SYMCOLL_MOE_MAX_ALIGN)
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
-                                 "%s: major_align %zu: at least 1, and at most dst_capacity (%zu)",
-                                 call->fn, x->align, x->dst_capacity);
+                                 "%s: major_align %zu: 1 to %llu elements", call->fn, x->align,
+                                 SYMCOLL_MOE_MAX_ALIGN);
     return SYMCOLL_SUCCESS;
 }
 

@@ -129,11 +129,10 @@ SYMCOLL_DEV void a2av_ll(const symcoll_alltoallv_args_t &a, a2av_plan_t *p) {
     /* Before the matrix is known, a dispatch's first piece of each stream comes from its own
      * row of counts: its segments are packed in src. */
     const int segments = h.team_size * a.experts;
+    a2av_load_own(a, p);
     bool bounded = true;
-    for (int g = threadIdx.x; g < segments; g += blockDim.x) {
-        p->out.count[g] = a.send_counts[g];
+    for (int g = threadIdx.x; g < segments; g += blockDim.x)
         bounded = bounded && p->out.count[g] <= a.capacity;
-    }
     bounded = __syncthreads_and(bounded);
     a2av_exclusive_scan(p->out.count, p->out.local, p->before, segments);
     /* Counts that run past this member's src send the header alone: every member refuses the
@@ -151,7 +150,7 @@ SYMCOLL_DEV void a2av_ll(const symcoll_alltoallv_args_t &a, a2av_plan_t *p) {
         for (int step = 1; step < h.team_size; step++) {
             const int m = coll_member_after(h, step);
             if (round == 0)
-                a2av_send_header(a, m, epoch);
+                a2av_send_header(a, p, m, epoch);
             if (round > 0 || own_fits)
                 a2av_ll_stream(a, round == 0 ? p->out : a2av_sends(a, p), m, epoch, skip, begin,
                                end, false);
@@ -174,20 +173,21 @@ SYMCOLL_DEV void a2av_ll(const symcoll_alltoallv_args_t &a, a2av_plan_t *p) {
     a2av_report(a, p);
 }
 
-/* push and pull: block 0 exchanges the counts and publishes the epoch in the team's local
- * word; the other blocks read the same headers, the last of them clears the word (the next
- * kernel on the team starts after this one, so it finds zeros). The fence after the headers
- * orders the peers' src and dst, ready since they entered this kernel, before this PE's
- * accesses. */
+/* push and pull: block 0 exchanges the counts in its LL slot, and publishes the epoch in the
+ * team's local word before it sends its headers, so that the other blocks poll the same
+ * headers as they arrive instead of waiting for block 0's plan. The last of them clears the
+ * word (the next kernel on the team starts after this one, so it finds zeros). Every block
+ * fences after the headers: the peers' src and dst, ready since they entered this kernel
+ * (they fenced before sending), are then ordered before this block's accesses. */
 SYMCOLL_DEV bool a2av_bw_plan(const symcoll_alltoallv_args_t &a, a2av_plan_t *p) {
     const symcoll_device_t &h = a.c.h;
     uint64_t *published = (uint64_t *)(h.team_sync + SYMCOLL_SYNC_LOCAL_OFF(h.team_size));
     unsigned *readers = (unsigned *)(published + 1);
-    uint64_t epoch;
+    a2av_load_own(a, p);
     if (blockIdx.x == 0) {
-        epoch = coll_ll_epoch(h) + 1;
-        /* The other blocks read the headers after block 0's ack, so the headers cannot use an
-         * epoch whose ack rewrites the buffers (coll_ll_scrub_due): such epochs pass empty,
+        uint64_t epoch = coll_ll_epoch(h) + 1;
+        /* The other blocks may read the headers after block 0's ack, so the headers cannot use
+         * an epoch whose ack rewrites the buffers (coll_ll_scrub_due): such epochs pass empty,
          * alike on every member, whose slot 0 counts the same epochs. */
         for (; coll_ll_scrub_due(epoch); epoch++)
             if (!coll_ll_wait_credit(h, epoch, SYMCOLL_COLL_ALLTOALLV) ||
@@ -195,30 +195,31 @@ SYMCOLL_DEV bool a2av_bw_plan(const symcoll_alltoallv_args_t &a, a2av_plan_t *p)
                 return false;
         if (!coll_ll_wait_credit(h, epoch, SYMCOLL_COLL_ALLTOALLV))
             return false;
+        if (threadIdx.x == 0 && gridDim.x > 1)
+            symcoll_dev_store_relaxed(published, epoch);
         /* Releases this member's src and dst, written by earlier kernels, to the peers that
          * read or write them once they have the header. */
         symcoll_dev_fence_sys();
         for (int step = 1; step < h.team_size; step++)
-            a2av_send_header(a, coll_member_after(h, step), epoch);
+            a2av_send_header(a, p, coll_member_after(h, step), epoch);
         bool ok = a2av_plan(a, 0, epoch, p);
         symcoll_dev_fence_sys();
         if (!coll_ll_ack(h, epoch, ok))
             return false;
         coll_ll_finish(h, epoch);
-        if (threadIdx.x == 0 && gridDim.x > 1)
-            symcoll_dev_store_release(published, epoch);
         return true;
     }
     __shared__ uint64_t seen;
     if (threadIdx.x == 0 &&
-        !symcoll_dev_wait(h, published, SYMCOLL_CMP_NE, 0, SYMCOLL_COLL_ALLTOALLV, -1))
+        !symcoll_dev_wait_relaxed(h, published, SYMCOLL_CMP_NE, 0, SYMCOLL_COLL_ALLTOALLV, -1))
         seen = 0;
     else if (threadIdx.x == 0)
-        seen = symcoll_dev_load_acquire(published);
+        seen = symcoll_dev_load_relaxed(published);
     __syncthreads();
-    epoch = seen;
+    const uint64_t epoch = seen;
     if (epoch == 0 || !a2av_plan(a, 0, epoch, p))
         return false;
+    symcoll_dev_fence_sys();
     if (threadIdx.x == 0 && atomicAdd(readers, 1u) == gridDim.x - 2) {
         *readers = 0;
         *published = 0;

@@ -54,8 +54,16 @@ SYMCOLL_DEV int a2av_header_words(const symcoll_alltoallv_args_t &a) {
     return A2AV_COUNTS + a.c.h.team_size * a.experts;
 }
 
-/* Word w of this member's own header. */
-SYMCOLL_DEV uint64_t a2av_my_word(const symcoll_alltoallv_args_t &a, int w) {
+/* This member's row of counts, read once from device memory into p->out.count (the header
+ * and the plan take it from there). Whole block. */
+SYMCOLL_DEV void a2av_load_own(const symcoll_alltoallv_args_t &a, a2av_plan_t *p) {
+    for (int g = threadIdx.x; g < a.c.h.team_size * a.experts; g += blockDim.x)
+        p->out.count[g] = a.send_counts[g];
+    __syncthreads();
+}
+
+/* Word w of this member's own header (its counts from a2av_load_own). */
+SYMCOLL_DEV uint64_t a2av_my_word(const symcoll_alltoallv_args_t &a, const a2av_plan_t *p, int w) {
     switch (w) {
     case A2AV_SHAPE:
         return a.shape;
@@ -64,30 +72,44 @@ SYMCOLL_DEV uint64_t a2av_my_word(const symcoll_alltoallv_args_t &a, int w) {
     case A2AV_ROOM:
         return a.src_room;
     default:
-        return a.send_counts[w - A2AV_COUNTS];
+        return p->out.count[w - A2AV_COUNTS];
     }
 }
 
-/* Word w of member i's header of epoch, read from LL block `block`'s buffers on this PE (this
- * member's own from its arguments); false on timeout. */
-SYMCOLL_DEV bool a2av_header_word(const symcoll_alltoallv_args_t &a, int block, int i,
-                                  uint64_t epoch, int w, uint64_t *v) {
+/* Word w of member i's header of epoch, from LL block `block`'s buffers on this PE; false on
+ * timeout. Past the fixed words, the member's shape word is polled alongside: a member whose
+ * call differs sends a header of another length, so that word may never come. Then *differs
+ * is set and *v is not. Both packets are read before either is looked at: one trip, not two. */
+SYMCOLL_DEV bool a2av_peer_word(const symcoll_alltoallv_args_t &a, int block, int i, uint64_t epoch,
+                                int w, uint64_t *v, bool *differs) {
     const symcoll_device_t &h = a.c.h;
-    if (i == h.team_my_pe) {
-        *v = a2av_my_word(a, w);
-        return true;
-    }
     const char *buffer = symcoll_dev_ll_buffer(h, block, i, epoch);
-    return symcoll_dev_ll_load(h, buffer + 16 * w, (uint32_t)epoch, v, SYMCOLL_COLL_ALLTOALLV,
-                               symcoll_dev_team_to_world(h, i));
+    const uint32_t e = (uint32_t)epoch;
+    uint64_t start = 0, shape;
+    *differs = false;
+    for (uint32_t spins = 0;; spins++) {
+        const symcoll_ll_packet_t word = symcoll_dev_ll_read(buffer + 16 * w);
+        const symcoll_ll_packet_t head = symcoll_dev_ll_read(buffer + 16 * A2AV_SHAPE);
+        if (symcoll_dev_ll_arrived(word, e, v))
+            return true;
+        if (w >= A2AV_COUNTS && symcoll_dev_ll_arrived(head, e, &shape) && shape != a.shape) {
+            *differs = true;
+            return true;
+        }
+        if ((spins & 1023) == 1023 &&
+            symcoll_dev_wait_expired(h, &start, SYMCOLL_COLL_ALLTOALLV,
+                                     symcoll_dev_team_to_world(h, i), epoch))
+            return false;
+    }
 }
 
 /* Sends this member's header to member m as the first packets of epoch. */
-SYMCOLL_DEV void a2av_send_header(const symcoll_alltoallv_args_t &a, int m, uint64_t epoch) {
+SYMCOLL_DEV void a2av_send_header(const symcoll_alltoallv_args_t &a, const a2av_plan_t *p, int m,
+                                  uint64_t epoch) {
     const symcoll_device_t &h = a.c.h;
     char *buffer = coll_member_ptr(h, symcoll_dev_ll_buffer(h, blockIdx.x, h.team_my_pe, epoch), m);
     for (int w = threadIdx.x; w < a2av_header_words(a); w += blockDim.x)
-        symcoll_dev_ll_store(buffer + 16 * w, a2av_my_word(a, w), (uint32_t)epoch);
+        symcoll_dev_ll_store(buffer + 16 * w, a2av_my_word(a, p, w), (uint32_t)epoch);
 }
 
 SYMCOLL_DEV uint64_t a2av_round8(uint64_t bytes) {
@@ -119,9 +141,10 @@ SYMCOLL_DEV void a2av_exclusive_scan(const uint64_t *in, uint64_t *out, uint64_t
     __syncthreads();
 }
 
-/* Reads every member's header once: first the fixed words, a thread per member; then, when
- * every call has the same shape and capacity, the counts, a thread per (sender, receiving
- * member) pair, summing what the layout needs. Whole block; false on timeout. */
+/* Reads every member's header once, in one pass: a thread per (member, fixed word) and a
+ * thread per (sender, receiving member) pair, the pair's thread summing what the layout needs
+ * (this member's own row from p->out.count). Member i's call differs (p->mismatch_pe) when its
+ * shape or dst_capacity does; then the sums are not used. Whole block; false on timeout. */
 SYMCOLL_DEV bool a2av_gather(const symcoll_alltoallv_args_t &a, int block, uint64_t epoch,
                              a2av_plan_t *p) {
     const symcoll_device_t &h = a.c.h;
@@ -135,33 +158,33 @@ SYMCOLL_DEV bool a2av_gather(const symcoll_alltoallv_args_t &a, int block, uint6
         p->overflow_pe = p->overread_pe = p->mismatch_pe = n;
     }
     __syncthreads();
-    bool ok = true;
-    for (int i = threadIdx.x; ok && i < n; i += blockDim.x) {
-        uint64_t shape;
-        ok = a2av_header_word(a, block, i, epoch, A2AV_SHAPE, &shape) &&
-             a2av_header_word(a, block, i, epoch, A2AV_CAPACITY, &p->capacity[i]) &&
-             a2av_header_word(a, block, i, epoch, A2AV_ROOM, &p->room[i]);
-        if (ok && (shape != a.shape || p->capacity[i] != a.capacity))
-            atomicMin(&p->mismatch_pe, i);
-    }
-    if (!__syncthreads_and(ok))
-        return false;
-    if (p->mismatch_pe < n)
-        return true;
-    for (int pair = threadIdx.x; ok && pair < n * n; pair += blockDim.x) {
-        const int from = pair / n, to = pair % n;
+    bool ok = true, differs = false;
+    for (int k = threadIdx.x; ok && k < A2AV_COUNTS * n + n * n; k += blockDim.x) {
+        if (k < A2AV_COUNTS * n) {
+            const int i = k / A2AV_COUNTS, w = k % A2AV_COUNTS;
+            uint64_t v = a2av_my_word(a, p, w);
+            ok = i == me || a2av_peer_word(a, block, i, epoch, w, &v, &differs);
+            if (ok && w == A2AV_SHAPE && v != a.shape)
+                atomicMin(&p->mismatch_pe, i);
+            if (w == A2AV_CAPACITY)
+                p->capacity[i] = v;
+            if (w == A2AV_ROOM)
+                p->room[i] = v;
+            continue;
+        }
+        const int from = (k - A2AV_COUNTS * n) / n, to = (k - A2AV_COUNTS * n) % n;
         uint64_t sent = 0, stream = 0;
-        for (int e = 0; ok && e < experts; e++) {
+        for (int e = 0; ok && !differs && e < experts; e++) {
             const int g = to * experts + e;
-            uint64_t c;
-            ok = a2av_header_word(a, block, from, epoch, A2AV_COUNTS + g, &c);
-            if (from == me)
-                p->out.count[g] = c;
+            uint64_t c = p->out.count[g];
+            ok = from == me || a2av_peer_word(a, block, from, epoch, A2AV_COUNTS + g, &c, &differs);
+            if (!ok || differs)
+                break;
             if (to == me)
                 p->in.count[from * experts + e] = c;
             /* A count past the capacity overflows its receiver; counted as capacity + 1, it
              * keeps every sum far below 2^64. */
-            if (ok && c > a.capacity) {
+            if (c > a.capacity) {
                 atomicMin(&p->overflow_pe, a.combine ? from : to);
                 c = a.capacity + 1;
             }
@@ -177,7 +200,13 @@ SYMCOLL_DEV bool a2av_gather(const symcoll_alltoallv_args_t &a, int block, uint6
         if (from != to)
             atomicMax(&p->longest, (unsigned long long)stream);
     }
-    return __syncthreads_and(ok);
+    if (!__syncthreads_and(ok))
+        return false;
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+        if (p->capacity[i] != a.capacity)
+            atomicMin(&p->mismatch_pe, i);
+    __syncthreads();
+    return true;
 }
 
 /* The segment lists and the checks, from what a2av_gather summed. Whole block. */

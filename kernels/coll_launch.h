@@ -46,6 +46,7 @@ typedef struct {
 /* Team size x experts per PE, at most: the counts of one PE travel as LL packets ahead of the
  * data, and the kernel keeps two lists of this many segments in shared memory. */
 #define SYMCOLL_ALLTOALLV_MAX_SEGMENTS 512
+#define SYMCOLL_MOE_MAX_ALIGN (1ull << 32)
 
 /* alltoallv (experts 1, align 1), and the expert-grouped dispatch and combine. */
 typedef struct {

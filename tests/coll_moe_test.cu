@@ -225,7 +225,7 @@ TEST_F(Moe, CallsThatDifferMoveNothing) {
     }
 }
 
-TEST_F(Moe, TooManyExpertsAreRefused) {
+TEST_F(Moe, TooManyExpertsAndAlignmentZeroAreRefused) {
     const int experts = (int)(kMaxSegments / n) + 1;
     EXPECT_EQ(symcoll_moe_dispatch_on_stream(SYMCOLL_TEAM_WORLD, arena.dst_at(0), 16,
                                              arena.src_at(0), send(), recv(), offsets(), experts, 1,
@@ -233,6 +233,12 @@ TEST_F(Moe, TooManyExpertsAreRefused) {
               SYMCOLL_ERROR_INVALID_ARGUMENT);
     std::string why = symcoll_last_error();
     EXPECT_NE(why.find("n_experts " + std::to_string(experts)), std::string::npos) << why;
+    EXPECT_EQ(symcoll_moe_dispatch_on_stream(SYMCOLL_TEAM_WORLD, arena.dst_at(0), 16,
+                                             arena.src_at(0), send(), recv(), offsets(), 1, 0,
+                                             SYMCOLL_FLOAT32, stream),
+              SYMCOLL_ERROR_INVALID_ARGUMENT);
+    why = symcoll_last_error();
+    EXPECT_NE(why.find("major_align 0"), std::string::npos) << why;
 }
 
 // Captured once; every replay routes the counts and data written before it, there and back.
