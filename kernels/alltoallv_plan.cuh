@@ -77,30 +77,26 @@ SYMCOLL_DEV uint64_t a2av_my_word(const symcoll_alltoallv_args_t &a, const a2av_
 }
 
 /* Word w of member i's header of epoch, from LL block `block`'s buffers on this PE; false on
- * timeout. Past the fixed words, the member's shape word is polled alongside: a member whose
- * call differs sends a header of another length, so that word may never come. Then *differs
- * is set and *v is not. Both packets are read before either is looked at: one trip, not two. */
+ * timeout. A count word is read only once the member's shape word matches this call's: a
+ * member whose call differs sends a header of another length, so that word may never come.
+ * Then *differs is set and *v is not. */
 SYMCOLL_DEV bool a2av_peer_word(const symcoll_alltoallv_args_t &a, int block, int i, uint64_t epoch,
                                 int w, uint64_t *v, bool *differs) {
     const symcoll_device_t &h = a.c.h;
     const char *buffer = symcoll_dev_ll_buffer(h, block, i, epoch);
-    const uint32_t e = (uint32_t)epoch;
-    uint64_t start = 0, shape;
+    const int from_pe = symcoll_dev_team_to_world(h, i);
+    uint64_t shape;
     *differs = false;
-    for (uint32_t spins = 0;; spins++) {
-        const symcoll_ll_packet_t word = symcoll_dev_ll_read(buffer + 16 * w);
-        const symcoll_ll_packet_t head = symcoll_dev_ll_read(buffer + 16 * A2AV_SHAPE);
-        if (symcoll_dev_ll_arrived(word, e, v))
-            return true;
-        if (w >= A2AV_COUNTS && symcoll_dev_ll_arrived(head, e, &shape) && shape != a.shape) {
-            *differs = true;
-            return true;
-        }
-        if ((spins & 1023) == 1023 &&
-            symcoll_dev_wait_expired(h, &start, SYMCOLL_COLL_ALLTOALLV,
-                                     symcoll_dev_team_to_world(h, i), epoch))
+    if (w >= A2AV_COUNTS) {
+        if (!symcoll_dev_ll_load(h, buffer + 16 * A2AV_SHAPE, (uint32_t)epoch, &shape,
+                                 SYMCOLL_COLL_ALLTOALLV, from_pe))
             return false;
+        *differs = shape != a.shape;
+        if (*differs)
+            return true;
     }
+    return symcoll_dev_ll_load(h, buffer + 16 * w, (uint32_t)epoch, v, SYMCOLL_COLL_ALLTOALLV,
+                               from_pe);
 }
 
 /* Sends this member's header to member m as the first packets of epoch. */

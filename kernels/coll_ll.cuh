@@ -46,40 +46,26 @@ SYMCOLL_DEV void symcoll_dev_ll_store(char *packet, uint64_t data, uint32_t epoc
                  : "memory");
 }
 
-/* One read of a packet (no wait): callers that poll several packets issue every read before
- * they look at any, so that the reads are in flight together. */
-typedef struct {
-    uint32_t d0, f0, d1, f1;
-} symcoll_ll_packet_t;
-
-SYMCOLL_DEV symcoll_ll_packet_t symcoll_dev_ll_read(const char *packet) {
-    symcoll_ll_packet_t r;
-    asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(r.d0), "=r"(r.f0), "=r"(r.d1), "=r"(r.f1)
-                 : "l"(packet)
-                 : "memory");
-    return r;
-}
-
-/* Whether a read packet is epoch's (both halves carry it); then *data is its payload. */
-SYMCOLL_DEV bool symcoll_dev_ll_arrived(symcoll_ll_packet_t r, uint32_t epoch, uint64_t *data) {
-    *data = ((uint64_t)r.d1 << 32) | r.d0;
-    return r.f0 == epoch && r.f1 == epoch;
-}
-
 /* Reads one packet until both halves carry epoch; false on timeout. */
 SYMCOLL_DEV bool symcoll_dev_ll_load(const symcoll_device_t &h, const char *packet, uint32_t epoch,
                                      uint64_t *data, int collective, int from_pe) {
+    uint32_t d0, f0, d1, f1;
     uint64_t start = 0;
     for (uint32_t spins = 0;; spins++) {
-        if (symcoll_dev_ll_arrived(symcoll_dev_ll_read(packet), epoch, data))
-            return true;
+        asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(d0), "=r"(f0), "=r"(d1), "=r"(f1)
+                     : "l"(packet)
+                     : "memory");
+        if (f0 == epoch && f1 == epoch)
+            break;
         /* As in symcoll_dev_wait_impl: the clock and the host-mapped record stay off the
          * fast path (reading the clock first costs 0.3 us). */
         if ((spins & 1023) == 1023 &&
             symcoll_dev_wait_expired(h, &start, collective, from_pe, epoch))
             return false;
     }
+    *data = ((uint64_t)d1 << 32) | d0;
+    return true;
 }
 
 /* Bytes [0, 8) of p as a little-endian word, at any alignment; avail < 8 reads only avail
