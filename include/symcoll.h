@@ -312,9 +312,11 @@ SYMCOLL_API symcoll_status_t symcoll_alltoallv_on_stream(
  *   experts' outputs in place of their inputs), and dst receives every element at the position
  *   it had in the dispatch's src. Unlike PyTorch's all_to_all_vdev_2d_offset, the layout of
  *   src is the dispatch's, given by the counts, not arbitrary offsets.
+ * Counts, capacities and major_align are in elements where PyTorch's are in rows: tokens of H
+ * elements count H each (and major_align A tokens is A x H).
  * n * n_experts is at most 512; major_align is 1 to 2^32 (larger than dst_capacity is fine: the
- * padding after the last group is never written). Errors: INVALID_ARGUMENT (names the argument), NOT_INITIALIZED,
- * UNSUPPORTED, TIMEOUT, CUDA. */
+ * padding after the last group is never written). Errors: INVALID_ARGUMENT (names the argument),
+ * NOT_INITIALIZED, UNSUPPORTED, TIMEOUT, CUDA. */
 SYMCOLL_API symcoll_status_t symcoll_moe_dispatch_on_stream(
     symcoll_team_t team, void *dst, size_t dst_capacity, const void *src, const size_t *send_counts,
     size_t *recv_counts, size_t *recv_offsets, int n_experts, size_t major_align,
