@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alltoallv_device.h"
 #include "call.h"
 #include "choice.h"
 #include "exchange.h"
@@ -31,6 +32,7 @@ typedef struct {
     perf_exchange_t ex;
     perf_bench_t bench;
     void *src, *dst;       /* symmetric */
+    perf_counts_t counts;  /* alltoallv's, uniform, where --op has it (matrix NULL else) */
     perf_tune_row_t *rows; /* reporter: every collective's rows so far */
     size_t n_rows;
 } tune_t;
@@ -86,6 +88,7 @@ static int grid_for(const tune_t *tn, const collective_times_t *ct, size_t s,
     symcoll_collective_t coll = perf_op_info(ct->call.op)->collective;
     perf_call_t call = ct->call;
     call.count = ct->counts[s];
+    call.counts = NULL; /* alltoallv's are uniform here: its capacity follows count */
     if (k != NULL) {
         PERF_SYMCOLL(symcoll_tuning_override(coll, k->algo, k->blocks, k->threads));
     }
@@ -263,7 +266,11 @@ static int tune_op(tune_t *tn, perf_op_t op, const size_t *sizes, size_t n_sizes
         if (ct.call.count > 0 && (ct.n_sizes == 0 || bytes > ct.sizes[ct.n_sizes - 1])) {
             ct.sizes[ct.n_sizes] = bytes;
             ct.counts[ct.n_sizes] = ct.call.count;
-            rc = time_size(tn, &ct, ct.n_sizes++, grids, cand_grids, grid_of);
+            /* Uniform counts: alltoallv's capacity is then the size, which tuning rows key on. */
+            rc = perf_counts_set(&tn->counts, &ct.call, tn->me, 0, tn->stream);
+            if (rc == 0) {
+                rc = time_size(tn, &ct, ct.n_sizes++, grids, cand_grids, grid_of);
+            }
         }
     }
     if (rc == 0 && tn->reporter) {
@@ -294,6 +301,9 @@ static int setup(tune_t *tn, size_t buffer_bytes) {
      * when PEs share a GPU. */
     PERF_SYMCOLL(symcoll_gpu_sharing(&tn->sharing));
     PERF_CUDA(cudaStreamCreateWithFlags(&tn->stream, cudaStreamNonBlocking));
+    if (tn->args->ops[PERF_OP_ALLTOALLV] && perf_counts_init(&tn->counts, tn->npes) != 0) {
+        return -1;
+    }
     tn->src = symcoll_malloc(buffer_bytes);
     tn->dst = tn->src ? symcoll_malloc(buffer_bytes) : NULL;
     if (tn->dst == NULL) {
@@ -315,6 +325,7 @@ static int setup(tune_t *tn, size_t buffer_bytes) {
 static int teardown(tune_t *tn) {
     int rc = perf_bench_fini(&tn->bench);
     rc |= perf_exchange_fini(&tn->ex);
+    rc |= perf_counts_fini(&tn->counts);
     symcoll_free(tn->dst);
     symcoll_free(tn->src);
     rc |= perf_cuda_check(cudaStreamDestroy(tn->stream), "cudaStreamDestroy");

@@ -125,6 +125,8 @@ TEST_F(Explain, TheChoiceIsTuningsOwn) {
         {SYMCOLL_COLL_ALLTOALL, MiB, kFourPcie, 4, TOPO_PCIE_P2P, 16 * MiB, 0},
         {SYMCOLL_COLL_FCOLLECT, 64, kTwoNvlink, 2, TOPO_NVLINK, 512, 0},
         {SYMCOLL_COLL_REDUCE_SCATTER, 1024, kTwoNvlink, 2, TOPO_NVLINK, 8 * 1024, 0},
+        // alltoallv's count is dst_capacity, not per PE: 3000 elements over 4 PEs.
+        {SYMCOLL_COLL_ALLTOALLV, 3000, kFourPcie, 4, TOPO_PCIE_P2P, 3000 * 4, 0},
     };
     for (const Case &c : cases) {
         symcoll_explanation_t got =
