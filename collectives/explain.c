@@ -31,6 +31,10 @@ static symcoll_status_t bad(const char *fmt, ...) {
 }
 
 static symcoll_status_t check_query(const symcoll_explain_query_t *q) {
+    if (q->version != SYMCOLL_EXPLAIN_VERSION)
+        return bad("query->version %u: this library fills version %d (set it to "
+                   "SYMCOLL_EXPLAIN_VERSION)",
+                   (unsigned)q->version, SYMCOLL_EXPLAIN_VERSION);
     if (!symcoll_collective_algorithms(q->collective)[0])
         return bad("query->collective %d (%s) has no algorithms to choose from (give one "
                    "of:" SYMCOLL_COLLECTIVE_NAME_LIST ")",

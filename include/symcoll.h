@@ -445,8 +445,14 @@ typedef enum {
                                        the call launches nothing (count 0) */
 } symcoll_choice_source_t;
 
+/* The layout of symcoll_explain_query_t and symcoll_explanation_t that a caller was compiled
+ * with: query.version says it, and the library fills *out in that layout (a later library
+ * keeps serving this one). */
+#define SYMCOLL_EXPLAIN_VERSION 1
+
 /* A call to explain: a collective of a team of this job, or of a job described by its links. */
 typedef struct {
+    uint32_t version;                /* SYMCOLL_EXPLAIN_VERSION */
     symcoll_collective_t collective; /* barrier, broadcast, reduce, fcollect, alltoall,
                                         reduce_scatter or alltoallv (with the moe calls) */
     size_t count;            /* as the call takes it: count (broadcast, reduce), count_per_pe
@@ -488,7 +494,8 @@ typedef struct {
  * slowest link. Moves no data and touches no GPU. Errors: INVALID_ARGUMENT (query or out NULL,
  * a collective without algorithms, a bad type, count overflowing, team and topology both or
  * neither given, a topology that does not parse, sm_count negative or given with a team, a bad
- * SYMCOLL_* variable or tuning file; the message names it and its value), NOT_INITIALIZED (a
+ * SYMCOLL_* variable or tuning file, a version other than SYMCOLL_EXPLAIN_VERSION; the message
+ * names it and its value), NOT_INITIALIZED (a
  * team before init), TIMEOUT (a team broken by a timeout), UNSUPPORTED (a call that would
  * move data or synchronize over a team, or described job, whose slowest link is "no-p2p":
  * the call itself fails so). */

@@ -19,6 +19,7 @@ static size_t explain_count(const perf_call_t *call, symcoll_team_t team, const 
 symcoll_status_t perf_choose(const perf_call_t *call, symcoll_team_t team, const char *topology,
                              int sm_count, symcoll_explanation_t *out) {
     symcoll_explain_query_t query = {
+        .version = SYMCOLL_EXPLAIN_VERSION,
         .collective = perf_op_info(call->op)->collective,
         .count = explain_count(call, team, topology),
         .type = call->type,

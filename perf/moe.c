@@ -145,7 +145,8 @@ static int measure(moe_run_t *m, int graph_calls, perf_enqueue_fn enqueue, moe_c
 /* Tuning's choice for the dispatch, then the combine's where it differs (each call picks by
  * its own dst_capacity, as alltoallv). */
 static int choose(const moe_call_t *k, char *algorithm, size_t len, symcoll_explanation_t *out) {
-    symcoll_explain_query_t q = {.collective = SYMCOLL_COLL_ALLTOALLV,
+    symcoll_explain_query_t q = {.version = SYMCOLL_EXPLAIN_VERSION,
+                                 .collective = SYMCOLL_COLL_ALLTOALLV,
                                  .count = dispatch_capacity(k),
                                  .type = SYMCOLL_UINT8,
                                  .team = k->m->team};
