@@ -29,7 +29,8 @@ def session():
 
         dist.init_process_group(os.environ["SYMCOLL_TEST_GROUP"])
         group = dist.group.WORLD
-        torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
+        # PEs may share a GPU (under MPS): local rank modulo the GPUs.
+        torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")) % torch.cuda.device_count())
     with symcoll.init(group=group):
         if symcoll.n_pes() < 2:
             pytest.skip("a job of one PE: launch with symcoll-run -n 2 or torchrun")

@@ -17,13 +17,16 @@
 #             that every round shows is the change's, one that comes and goes is drift
 #   nomps     PEs sharing a GPU without MPS (time slicing): correct, one time slice a sync
 #   floor     tools that measure one thing: graph_floor.cu, flag_offsets.cu
+#   python    the Python package's GPU tests (python/tests/test_gpu.py) with NP PEs, under
+#             symcoll-run and under torchrun with init over a gloo process group; python3 must
+#             have torch and pytest (PYTHONPATH may name carried pure-Python wheels)
 # When PEs outnumber the GPUs, MPS runs with a private pipe directory, each PE gets
 # CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=100/PEs (except where a step says otherwise), and a test that
 # leaves the server refusing clients gets it restarted. NCCL must be on LD_LIBRARY_PATH for the
 # NCCL columns. Logs go to LOG_DIR (default gpu-logs); a summary is printed last. TESTS (a
 # ctest -R regex) narrows the ctest steps (suite, the labels of wide), to split them over runs.
 set -u
-[ $# -ge 1 ] || { sed -n '2,24p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,27p' "$0"; exit 2; }
 B=$(cd "$1" && pwd) || exit 2
 L=$(mkdir -p "${2:-gpu-logs}" && cd "${2:-gpu-logs}" && pwd) || exit 2
 STEPS=${3:-suite,wide,sanitize,perf}
@@ -181,9 +184,25 @@ floor() {
   done
 }
 
+python_tests() {
+  share_for "$NP"
+  local tests=$HERE/../../python/tests/test_gpu.py rc
+  export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=${SHARE:-100} SYMCOLL_LIBRARY=$B/libsymcoll.so
+  timeout 600 "$RUN" -n "$NP" --tag-output python3 -m pytest -q -p no:cacheprovider "$tests" \
+    > "$L/python-symcoll-run.log" 2>&1
+  rc=$?
+  echo "== python, symcoll-run -n $NP: rc=$rc"; grep -E "passed|failed|skipped" "$L/python-symcoll-run.log" | tail -"$NP"
+  SYMCOLL_TEST_GROUP=gloo timeout 600 torchrun --nproc-per-node "$NP" -m pytest -q \
+    -p no:cacheprovider "$tests" > "$L/python-torchrun.log" 2>&1
+  rc=$?
+  echo "== python, torchrun (gloo group): rc=$rc"; grep -E "passed|failed|skipped" "$L/python-torchrun.log" | tail -"$NP"
+  unset CUDA_MPS_ACTIVE_THREAD_PERCENTAGE SYMCOLL_LIBRARY
+}
+
 for step in ${STEPS//,/ }; do
   case $step in
     suite | wide | sanitize | perf | ab | nomps | floor) $step ;;
+    python) python_tests ;;
     *) echo "check.sh: unknown step '$step'"; exit 2 ;;
   esac
 done
