@@ -96,6 +96,16 @@ FUNCTIONS = (
         c_status,
         (c_team, _p, _size, _p, _p, _p, _p, _int, c_stream),
     ),
+    (
+        "symcoll_moe_dispatch_on_stream",
+        c_status,
+        (c_team, _p, _size, _p, _p, _p, _p, _int, _size, _int, c_stream),
+    ),
+    (
+        "symcoll_moe_combine_on_stream",
+        c_status,
+        (c_team, _p, _size, _p, _p, _int, _size, _int, c_stream),
+    ),
     ("symcoll_team_my_pe", _int, (c_team,)),
     ("symcoll_team_n_pes", _int, (c_team,)),
     ("symcoll_team_status", c_status, (c_team,)),

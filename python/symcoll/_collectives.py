@@ -132,6 +132,65 @@ def all_to_all_v(dst, src, send_counts, recv_counts, recv_offsets, team=WORLD, s
     )
 
 
+def moe_dispatch(
+    dst,
+    src,
+    send_counts,
+    recv_counts,
+    recv_offsets,
+    n_experts,
+    major_align=1,
+    team=WORLD,
+    stream=None,
+):
+    """The expert-grouped all-to-all of mixture-of-experts layers (PyTorch's
+    all_to_all_vdev_2d): send_counts[g] (team size x n_experts int64 in GPU memory) is what this
+    PE sends to expert g, src holds it packed in g order; dst receives its local experts' groups
+    (each at a multiple of major_align elements), recv_counts and recv_offsets [e * n + i] say
+    what PE i sent to local expert e and where it is. Counts and major_align are in elements
+    (a token of H elements counts H). dst's element count is its capacity, as in all_to_all_v."""
+    d, s = _pair(dst, src)
+    n = _team_size(team) * n_experts
+    names = ("send_counts", "recv_counts", "recv_offsets")
+    counts = [
+        _counts(c, name, n) for c, name in zip((send_counts, recv_counts, recv_offsets), names)
+    ]
+    _core.check(
+        _core.lib().symcoll_moe_dispatch_on_stream(
+            team,
+            _p(d.ptr),
+            d.numel,
+            _p(s.ptr),
+            *(_p(c.ptr) for c in counts),
+            n_experts,
+            major_align,
+            _types.datatype(d.dtype),
+            _p(_streams.handle(stream)),
+        )
+    )
+
+
+def moe_combine(dst, src, send_counts, n_experts, major_align=1, team=WORLD, stream=None):
+    """The inverse of moe_dispatch with the same send_counts, n_experts and major_align: src is
+    laid out as the dispatch left its dst (the experts' outputs in place of their inputs), and
+    dst gets every element back where it was in the dispatch's src."""
+    d, s = _pair(dst, src)
+    counts = _counts(send_counts, "send_counts", _team_size(team) * n_experts)
+    _core.check(
+        _core.lib().symcoll_moe_combine_on_stream(
+            team,
+            _p(d.ptr),
+            d.numel,
+            _p(s.ptr),
+            _p(counts.ptr),
+            n_experts,
+            major_align,
+            _types.datatype(d.dtype),
+            _p(_streams.handle(stream)),
+        )
+    )
+
+
 def _bytes_of(v):
     return v.numel * _core.lib().symcoll_datatype_size(_types.datatype(v.dtype))
 

@@ -135,3 +135,33 @@ def test_garbage_collected_frees_settle_in_any_order():
     symcoll.collect()
     assert symcoll.collect() == 0
     assert len(symcoll._memory._heap.live) == live
+
+
+def test_moe_dispatch_then_combine_returns_every_token():
+    me, pes = me_n()
+    experts, h = 2, 4  # 2 experts per PE, tokens of 4 elements
+    groups = pes * experts
+    sent = [[(i + g) % 3 * h for g in range(groups)] for i in range(pes)]
+    total = sum(sent[me])
+    src = symcoll.empty(max(total, 1), torch.float32)
+    src[:total].copy_(torch.arange(total, dtype=torch.float32) + 1000 * me)
+    capacity = (
+        max(
+            sum(sent[i][j * experts + e] for i in range(pes) for e in range(experts))
+            for j in range(pes)
+        )
+        + 8 * h
+    )
+    dst = symcoll.empty(capacity, torch.float32)
+    back = symcoll.empty(max(total, 1), torch.float32)
+    counts = torch.tensor(sent[me], dtype=torch.int64, device="cuda")
+    recv_counts = torch.full((groups,), -1, dtype=torch.int64, device="cuda")
+    recv_offsets = torch.full((groups,), -1, dtype=torch.int64, device="cuda")
+    symcoll.moe_dispatch(dst, src, counts, recv_counts, recv_offsets, experts, major_align=h)
+    symcoll.moe_combine(back, dst, counts, experts, major_align=h)
+    torch.cuda.synchronize()
+    assert symcoll._core.lib().symcoll_team_status(symcoll.WORLD) == 0, symcoll.last_error()
+    want = [sent[i][me * experts + e] for e in range(experts) for i in range(pes)]
+    assert recv_counts.cpu().tolist() == want
+    assert all(o % h == 0 for o in recv_offsets.cpu().tolist()[::pes])
+    assert torch.equal(back[:total].cpu(), torch.arange(total, dtype=torch.float32) + 1000 * me)
