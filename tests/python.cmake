@@ -19,10 +19,14 @@ if(NOT Python3_Interpreter_FOUND OR SYMCOLL_NO_PYTEST)
   return()
 endif()
 set(SYMCOLL_PYTEST ${Python3_EXECUTABLE} -m pytest -q -p no:cacheprovider)
+# The C layouts of the structures ctypes mirrors, for test_capi.py.
+add_executable(python_layout_probe ${CMAKE_CURRENT_LIST_DIR}/python_layout_probe.c)
+target_include_directories(python_layout_probe PRIVATE ${PROJECT_SOURCE_DIR}/include)
+target_link_libraries(python_layout_probe PRIVATE CUDA::toolkit)
 add_test(NAME python_pure COMMAND ${SYMCOLL_PYTEST} --ignore=${PROJECT_SOURCE_DIR}/python/tests/test_gpu.py
          ${PROJECT_SOURCE_DIR}/python/tests)
-set_tests_properties(python_pure PROPERTIES LABELS python TIMEOUT 120
-                     ENVIRONMENT SYMCOLL_LIBRARY=$<TARGET_FILE:symcoll>)
+set_tests_properties(python_pure PROPERTIES LABELS python TIMEOUT 120 ENVIRONMENT
+  "SYMCOLL_LIBRARY=$<TARGET_FILE:symcoll>;SYMCOLL_LAYOUT_PROBE=$<TARGET_FILE:python_layout_probe>")
 add_test(NAME python_gpu COMMAND symcoll-run -n ${SYMCOLL_TEST_NP} --tag-output --timeout 900
          ${SYMCOLL_PYTEST} ${PROJECT_SOURCE_DIR}/python/tests/test_gpu.py)
 set_tests_properties(python_gpu PROPERTIES LABELS "gpu;python" TIMEOUT 1000 SKIP_RETURN_CODE 77

@@ -191,26 +191,30 @@ def moe_combine(dst, src, send_counts, n_experts, major_align=1, team=WORLD, str
     )
 
 
-def _bytes_of(v):
-    return v.numel * _core.lib().symcoll_datatype_size(_types.datatype(v.dtype))
+def _rma_pair(dst, src, what):
+    """dst and src of a put or get, of one dtype and element count; their byte count."""
+    d, s = _pair(dst, src)
+    if d.numel != s.numel:
+        raise ValueError(f"{what}: {d.what} and {s.what} hold different element counts")
+    return d, s, d.numel * _core.lib().symcoll_datatype_size(_types.datatype(d.dtype))
 
 
 def put(dst, src, pe, stream=None):
     """Writes src (this PE's GPU memory) into PE pe's copy of the symmetric dst."""
-    d, s = _pair(dst, src)
+    d, s, nbytes = _rma_pair(dst, src, "put")
     _core.check(
         _core.lib().symcoll_put_on_stream(
-            _p(d.ptr), _p(s.ptr), min(_bytes_of(d), _bytes_of(s)), pe, _p(_streams.handle(stream))
+            _p(d.ptr), _p(s.ptr), nbytes, pe, _p(_streams.handle(stream))
         )
     )
 
 
 def get(dst, src, pe, stream=None):
     """Reads PE pe's copy of the symmetric src into dst (this PE's GPU memory)."""
-    d, s = _pair(dst, src)
+    d, s, nbytes = _rma_pair(dst, src, "get")
     _core.check(
         _core.lib().symcoll_get_on_stream(
-            _p(d.ptr), _p(s.ptr), min(_bytes_of(d), _bytes_of(s)), pe, _p(_streams.handle(stream))
+            _p(d.ptr), _p(s.ptr), nbytes, pe, _p(_streams.handle(stream))
         )
     )
 
@@ -228,7 +232,7 @@ _CMPS = {"eq": 0, "ne": 1, "gt": 2, "ge": 3, "lt": 4, "le": 5}
 
 def put_signal(dst, src, signal, value, pe, op="set", stream=None):
     """put, then sets (or adds value to) PE pe's copy of signal once the data is visible there."""
-    d, s = _pair(dst, src)
+    d, s, nbytes = _rma_pair(dst, src, "put_signal")
     if op not in _SIGNAL_OPS:
         raise ValueError(f"op {op!r}: give 'set' or 'add'")
     g = _signal(signal)
@@ -236,7 +240,7 @@ def put_signal(dst, src, signal, value, pe, op="set", stream=None):
         _core.lib().symcoll_put_signal_on_stream(
             _p(d.ptr),
             _p(s.ptr),
-            min(_bytes_of(d), _bytes_of(s)),
+            nbytes,
             _p(g.ptr),
             value,
             _SIGNAL_OPS[op],

@@ -230,11 +230,18 @@ def _allocate(shape, dtype, zero):
     nbytes = max(_numel(shape) * lib.symcoll_datatype_size(_core.datatypes()[name]), 1)
     ptr = lib.symcoll_calloc(1, nbytes) if zero else lib.symcoll_malloc(nbytes)
     if not ptr:
-        raise _core.Error(3, "SYMCOLL_ERROR_OUT_OF_MEMORY", _core.last_error())
+        _allocation_failed()
     allocation = _Allocation(_heap.next_seq, ptr, nbytes)
     _heap.next_seq += 1
     _heap.live.append(allocation)
     return Array(allocation, shape, name, _device_id())
+
+
+def _allocation_failed():
+    """symcoll_malloc returns NULL without a status: the Error carries status None and the
+    library's message, which names the cause (heap exhausted, PEs that disagree, a failed
+    bootstrap exchange)."""
+    raise _core.Error(None, "symcoll_malloc returned NULL", _core.last_error())
 
 
 def _device_id():
@@ -295,18 +302,20 @@ def peer(obj, pe):
     return _wrap(view, "array" if isinstance(obj, Array) else "torch")
 
 
-def collect(stream=None):
+def collect():
     """A settle point (collective): frees the allocations that every PE has released, oldest
-    first. Needs torch for the agreement's host copy; every allocation, and finalize, call it."""
+    first, and returns how many. Needs torch for the agreement's host copy; every allocation,
+    and finalize, call it. It first waits for the GPU: its agreement is a WORLD collective,
+    which may not run beside another of the same team still in flight on some stream."""
     import torch
 
     live = list(_heap.live)
     if not live:
         return 0
+    torch.cuda.synchronize()
     mine = torch.tensor([1 if a.released else 0 for a in live], dtype=torch.uint8)
     flags = _flags_for(len(live))
     flags[: len(live)].copy_(mine)
-    handle = _streams.handle(stream)
     _core.check(
         _core.lib().symcoll_reduce_on_stream(
             0,
@@ -315,7 +324,7 @@ def collect(stream=None):
             len(live),
             _core.datatypes()["uint8"],
             _core.ops()["min"],
-            ctypes.c_void_p(handle),
+            ctypes.c_void_p(_streams.handle(None)),
         )
     )
     agreed = flags[: len(live)].cpu().tolist()
@@ -345,7 +354,7 @@ def _flags_for(n):
         capacity = 1 << max(n - 1, 63).bit_length()
         ptr = lib.symcoll_malloc(capacity)
         if not ptr:
-            raise _core.Error(3, "SYMCOLL_ERROR_OUT_OF_MEMORY", _core.last_error())
+            _allocation_failed()
         _flags = (ptr, capacity)
     allocation = _Allocation(-1, _flags[0], _flags[1])
     return torch.from_dlpack(Array(allocation, (_flags[1],), "uint8", _device_id()))

@@ -37,8 +37,8 @@ class _GroupExchange:
                 torch.empty(nbytes, dtype=torch.uint8, device=self.device) for _ in range(self.size)
             ]
             self.dist.all_gather(parts, src.to(self.device), group=self.group)
-            gathered = torch.cat(parts).cpu().numpy().tobytes()
-            ctypes.memmove(all_, gathered, len(gathered))
+            gathered = torch.cat(parts).cpu().contiguous()
+            ctypes.memmove(all_, gathered.data_ptr(), nbytes * self.size)
             return 0
         except Exception as e:  # noqa: BLE001 - any failure fails the C call with BOOTSTRAP
             self.failure = e
@@ -76,9 +76,17 @@ def init(group=None, heap_size=0, device=None):
     the local rank, or torch's current device with a group)."""
     global _exchange
     lib = _core.lib()
+    if lib.symcoll_my_pe() >= 0:
+        # The running session keeps its exchange: the library still calls its callbacks.
+        raise _core.Error(
+            1,
+            "SYMCOLL_ERROR_INVALID_ARGUMENT",
+            "init: symcoll is already running; finalize() first",
+        )
     attr = _capi.InitAttr()
     lib.symcoll_init_attr_default(ctypes.byref(attr))
     attr.heap_size = heap_size
+    exchange = None
     if group is not None:
         exchange = _GroupExchange(group)
         attr.bootstrap = _capi.BOOTSTRAP_CALLBACKS
@@ -88,29 +96,29 @@ def init(group=None, heap_size=0, device=None):
         attr.callbacks.barrier = exchange.barrier
         if device is None:
             device = exchange.torch.cuda.current_device()
-        _exchange = exchange
     if device is not None:
         attr.device = device
     status = lib.symcoll_init(ctypes.byref(attr))
-    if status != 0 and _exchange is not None and _exchange.failure is not None:
-        failure, _exchange = _exchange.failure, None
-        try:
-            _core.check(status)
-        except _core.Error as e:
-            raise e from failure
-    if status != 0:
-        _exchange = None
-    _core.check(status)
+    try:
+        _core.check(status)
+    except _core.Error as e:
+        if exchange is not None and exchange.failure is not None:
+            raise e from exchange.failure
+        raise
+    _exchange = exchange
     _memory.started()
     return Session()
 
 
 def finalize():
-    """Frees what is left of the symmetric heap, then stops symcoll (collective)."""
+    """Frees what every PE has released, then stops symcoll (collective). symcoll_finalize runs
+    even when the last settle point fails, so that no PE is left waiting for this one."""
     global _exchange
-    _memory.stopping()
-    status = _core.lib().symcoll_finalize()
-    _exchange = None
+    try:
+        _memory.stopping()
+    finally:
+        status = _core.lib().symcoll_finalize()
+        _exchange = None
     _core.check(status)
 
 

@@ -79,6 +79,12 @@ def view(obj, name):
             dtype_name(obj.dtype),
             f"{name} {tuple(obj.shape)} {obj.dtype}",
         )
+    if hasattr(obj, "_allocation") and hasattr(obj, "ptr"):
+        # A symcoll Array: its own dtype (bfloat16 has no __cuda_array_interface__ typestr).
+        numel = 1
+        for extent in obj.shape:
+            numel *= extent
+        return View(obj.ptr, numel, obj.dtype, f"{name} {tuple(obj.shape)} {obj.dtype}")
     cai = getattr(obj, "__cuda_array_interface__", None)
     if cai is None:
         raise ValueError(

@@ -2,7 +2,10 @@
 them. No GPU needed."""
 
 import ctypes
+import json
+import os
 import re
+import subprocess
 
 import pytest
 
@@ -87,6 +90,28 @@ def _struct_fields(header, name):
 )
 def test_structures_follow_the_header(header, struct, c_name):
     assert [f[0] for f in struct._fields_] == _struct_fields(header, c_name)
+
+
+@pytest.mark.parametrize(
+    "struct,c_name",
+    [
+        (_capi.InitAttr, "symcoll_init_attr_t"),
+        (_capi.BootstrapCallbacks, "symcoll_bootstrap_callbacks_t"),
+        (_capi.GpuSharing, "symcoll_gpu_sharing_t"),
+    ],
+)
+def test_structures_have_the_compilers_layout(struct, c_name):
+    """Offsets and sizes against tests/python_layout_probe.c, built with the library (ctest
+    sets SYMCOLL_LAYOUT_PROBE)."""
+    probe = os.environ.get("SYMCOLL_LAYOUT_PROBE")
+    if not probe:
+        pytest.skip("SYMCOLL_LAYOUT_PROBE not set: run through ctest (python_pure)")
+    layout = json.loads(subprocess.run([probe], check=True, capture_output=True, text=True).stdout)
+    c = layout[c_name]
+    assert ctypes.sizeof(struct) == c["size"]
+    for name, _ in struct._fields_:
+        field = getattr(struct, name)
+        assert [field.offset, field.size] == c["fields"][name], name
 
 
 def test_init_attr_version_is_the_headers(header):

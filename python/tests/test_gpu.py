@@ -33,6 +33,9 @@ def session():
         torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")) % torch.cuda.device_count())
     with symcoll.init(group=group):
         if symcoll.n_pes() < 2:
+            launched = int(os.environ.get("SYMCOLL_SIZE", os.environ.get("WORLD_SIZE", "1")))
+            if launched > 1:
+                pytest.fail(f"the launcher started {launched} PEs, but symcoll sees one")
             pytest.skip("a job of one PE: launch with symcoll-run -n 2 or torchrun")
         yield
 
@@ -115,6 +118,22 @@ def test_graph_replay_moves_new_data_and_allocation_in_capture_is_refused():
         graph.replay()
         torch.cuda.synchronize()
         assert torch.equal(y.cpu(), torch.full((1000,), float(sum(p + step for p in range(pes)))))
+
+
+def test_an_allocation_one_pe_still_holds_stays():
+    me, pes = me_n()
+    symcoll.collect()
+    kept = symcoll.empty(1024)
+    kept.fill_(me)
+    if me != 0:
+        del kept
+    gc.collect()
+    assert symcoll.collect() == 0, "PE 0 still holds it: nobody frees it"
+    if me == 0:
+        assert torch.equal(kept.cpu(), torch.zeros(1024))
+        del kept
+    gc.collect()
+    assert symcoll.collect() == 1, "every PE has let go: every PE frees it"
 
 
 def test_garbage_collected_frees_settle_in_any_order():
