@@ -77,26 +77,13 @@ SYMCOLL_DEV uint64_t a2av_my_word(const symcoll_alltoallv_args_t &a, const a2av_
 }
 
 /* Word w of member i's header of epoch, from LL block `block`'s buffers on this PE; false on
- * timeout. A count word is read only once the member's shape word matches this call's: a
- * member whose call differs sends a header of another length, so that word may never come.
- * Then *differs is set and *v is not. */
+ * timeout. */
 SYMCOLL_DEV bool a2av_peer_word(const symcoll_alltoallv_args_t &a, int block, int i, uint64_t epoch,
-                                int w, uint64_t *v, bool *differs) {
+                                int w, uint64_t *v) {
     const symcoll_device_t &h = a.c.h;
-    const char *buffer = symcoll_dev_ll_buffer(h, block, i, epoch);
-    const int from_pe = symcoll_dev_team_to_world(h, i);
-    uint64_t shape;
-    *differs = false;
-    if (w >= A2AV_COUNTS) {
-        if (!symcoll_dev_ll_load(h, buffer + 16 * A2AV_SHAPE, (uint32_t)epoch, &shape,
-                                 SYMCOLL_COLL_ALLTOALLV, from_pe))
-            return false;
-        *differs = shape != a.shape;
-        if (*differs)
-            return true;
-    }
-    return symcoll_dev_ll_load(h, buffer + 16 * w, (uint32_t)epoch, v, SYMCOLL_COLL_ALLTOALLV,
-                               from_pe);
+    return symcoll_dev_ll_load(h, symcoll_dev_ll_buffer(h, block, i, epoch) + 16 * w,
+                               (uint32_t)epoch, v, SYMCOLL_COLL_ALLTOALLV,
+                               symcoll_dev_team_to_world(h, i));
 }
 
 /* Sends this member's header to member m as the first packets of epoch. */
@@ -138,9 +125,10 @@ SYMCOLL_DEV void a2av_exclusive_scan(const uint64_t *in, uint64_t *out, uint64_t
 }
 
 /* Reads every member's header once, in one pass: a thread per (member, fixed word) and a
- * thread per (sender, receiving member) pair, the pair's thread summing what the layout needs
- * (this member's own row from p->out.count). Member i's call differs (p->mismatch_pe) when its
- * shape or dst_capacity does; then the sums are not used. Whole block; false on timeout. */
+ * thread per (sender, receiving member) pair, the pair's thread reading the sender's shape, then
+ * its counts, and summing what the layout needs (this member's own row from p->out.count). Member
+ * i's call differs (p->mismatch_pe) when its shape or dst_capacity does; then the sums are not
+ * used. Whole block; false on timeout. */
 SYMCOLL_DEV bool a2av_gather(const symcoll_alltoallv_args_t &a, int block, uint64_t epoch,
                              a2av_plan_t *p) {
     const symcoll_device_t &h = a.c.h;
@@ -154,12 +142,12 @@ SYMCOLL_DEV bool a2av_gather(const symcoll_alltoallv_args_t &a, int block, uint6
         p->overflow_pe = p->overread_pe = p->mismatch_pe = n;
     }
     __syncthreads();
-    bool ok = true, differs = false;
+    bool ok = true;
     for (int k = threadIdx.x; ok && k < A2AV_COUNTS * n + n * n; k += blockDim.x) {
         if (k < A2AV_COUNTS * n) {
             const int i = k / A2AV_COUNTS, w = k % A2AV_COUNTS;
             uint64_t v = a2av_my_word(a, p, w);
-            ok = i == me || a2av_peer_word(a, block, i, epoch, w, &v, &differs);
+            ok = i == me || a2av_peer_word(a, block, i, epoch, w, &v);
             if (ok && w == A2AV_SHAPE && v != a.shape)
                 atomicMin(&p->mismatch_pe, i);
             if (w == A2AV_CAPACITY)
@@ -169,12 +157,16 @@ SYMCOLL_DEV bool a2av_gather(const symcoll_alltoallv_args_t &a, int block, uint6
             continue;
         }
         const int from = (k - A2AV_COUNTS * n) / n, to = (k - A2AV_COUNTS * n) % n;
-        uint64_t sent = 0, stream = 0;
-        for (int e = 0; ok && !differs && e < experts; e++) {
+        uint64_t sent = 0, stream = 0, shape = a.shape;
+        /* The sender's shape first: a member whose call differs sends a header of another
+         * length, so its count words may never come (its fixed words always do). */
+        if (from != me)
+            ok = a2av_peer_word(a, block, from, epoch, A2AV_SHAPE, &shape);
+        for (int e = 0; ok && shape == a.shape && e < experts; e++) {
             const int g = to * experts + e;
             uint64_t c = p->out.count[g];
-            ok = from == me || a2av_peer_word(a, block, from, epoch, A2AV_COUNTS + g, &c, &differs);
-            if (!ok || differs)
+            ok = from == me || a2av_peer_word(a, block, from, epoch, A2AV_COUNTS + g, &c);
+            if (!ok)
                 break;
             if (to == me)
                 p->in.count[from * experts + e] = c;
