@@ -1,5 +1,7 @@
-"""The loaded library, the error type, and the names of statuses, datatypes and ops."""
+"""The loaded library, the error type, and the names of statuses, datatypes and ops (read
+from the library once: every call looks its type and op up in them)."""
 
+import functools
 import threading
 
 from . import _capi
@@ -39,16 +41,19 @@ def check(status):
         raise Error(status, name, last_error())
 
 
+@functools.cache
 def statuses():
     """{"SYMCOLL_SUCCESS": 0, ...} as the library names them."""
     return _capi.enum_names(lib(), lib().symcoll_status_string, "SYMCOLL_ERROR_UNKNOWN")
 
 
+@functools.cache
 def datatypes():
     """{"int8": 0, ..., "float64": 9} as the library names them."""
     return _capi.enum_names(lib(), lib().symcoll_datatype_name, "invalid")
 
 
+@functools.cache
 def ops():
     """{"sum": 0, ...} as the library names them."""
     return _capi.enum_names(lib(), lib().symcoll_op_name, "invalid")

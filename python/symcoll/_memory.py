@@ -10,6 +10,7 @@ every PE has released, and free those, oldest first. An allocation one PE still 
 """
 
 import ctypes
+import math
 import sys
 import weakref
 
@@ -153,7 +154,9 @@ class Array:
 
     @property
     def nbytes(self):
-        return _numel(self.shape) * _core.lib().symcoll_datatype_size(_types.datatype(self.dtype))
+        return math.prod(self.shape) * _core.lib().symcoll_datatype_size(
+            _types.datatype(self.dtype)
+        )
 
     @property
     def __cuda_array_interface__(self):
@@ -194,13 +197,6 @@ def _release(allocation):
     allocation.released = allocation.arrays == 0
 
 
-def _numel(shape):
-    n = 1
-    for extent in shape:
-        n *= extent
-    return n
-
-
 def _shape_of(shape):
     return (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
 
@@ -227,7 +223,7 @@ def _allocate(shape, dtype, zero):
     shape = _shape_of(shape)
     name = _types.dtype_name(dtype)
     lib = _core.lib()
-    nbytes = max(_numel(shape) * lib.symcoll_datatype_size(_core.datatypes()[name]), 1)
+    nbytes = max(math.prod(shape) * lib.symcoll_datatype_size(_core.datatypes()[name]), 1)
     ptr = lib.symcoll_calloc(1, nbytes) if zero else lib.symcoll_malloc(nbytes)
     if not ptr:
         _allocation_failed()

@@ -2,6 +2,8 @@
 datatype, from a torch tensor, any object with __cuda_array_interface__, or a symcoll Array.
 torch is never imported here: a tensor is recognised by its methods."""
 
+import math
+
 from . import _core
 
 # __cuda_array_interface__ typestr (little-endian) and torch dtype names to symcoll names.
@@ -81,10 +83,9 @@ def view(obj, name):
         )
     if hasattr(obj, "_allocation") and hasattr(obj, "ptr"):
         # A symcoll Array: its own dtype (bfloat16 has no __cuda_array_interface__ typestr).
-        numel = 1
-        for extent in obj.shape:
-            numel *= extent
-        return View(obj.ptr, numel, obj.dtype, f"{name} {tuple(obj.shape)} {obj.dtype}")
+        return View(
+            obj.ptr, math.prod(obj.shape), obj.dtype, f"{name} {tuple(obj.shape)} {obj.dtype}"
+        )
     cai = getattr(obj, "__cuda_array_interface__", None)
     if cai is None:
         raise ValueError(
