@@ -162,7 +162,8 @@ def test_moe_dispatch_then_combine_returns_every_token():
     groups = pes * experts
     sent = [[(i + g) % 3 * h for g in range(groups)] for i in range(pes)]
     total = sum(sent[me])
-    src = symcoll.empty(max(total, 1), torch.float32)
+    largest = max(max(sum(row) for row in sent), 1)  # symmetric: every PE allocates the same
+    src = symcoll.empty(largest, torch.float32)
     src[:total].copy_(torch.arange(total, dtype=torch.float32) + 1000 * me)
     capacity = (
         max(
@@ -172,7 +173,7 @@ def test_moe_dispatch_then_combine_returns_every_token():
         + 8 * h
     )
     dst = symcoll.empty(capacity, torch.float32)
-    back = symcoll.empty(max(total, 1), torch.float32)
+    back = symcoll.empty(largest, torch.float32)
     counts = torch.tensor(sent[me], dtype=torch.int64, device="cuda")
     recv_counts = torch.full((groups,), -1, dtype=torch.int64, device="cuda")
     recv_offsets = torch.full((groups,), -1, dtype=torch.int64, device="cuda")
