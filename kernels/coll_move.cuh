@@ -57,31 +57,24 @@ SYMCOLL_DEV void coll_move_ll(const symcoll_coll_args_t &a, int collective) {
     bool produces = false;
     for (int m = 0; m < h.team_size; m++)
         produces = produces || (m != me && coll_flow(a, collective, me, m, &src, &dst));
-    uint64_t epoch = coll_ll_epoch(h);
-    size_t rounds = coll_ll_rounds(a.bytes);
-    for (size_t round = 0; round < rounds; round++) {
-        size_t offset, len;
-        coll_ll_piece(a.bytes, round, &offset, &len);
-        epoch++;
-        if (produces && !coll_ll_wait_credit(h, epoch, collective))
-            return;
+    coll_ll_loop_t l = coll_ll_loop(h, a.bytes);
+    while (coll_ll_next(h, &l, produces, collective)) {
         for (int step = 1; step < h.team_size; step++) {
             int m = coll_member_after(h, step);
             if (coll_flow(a, collective, me, m, &src, &dst))
-                coll_ll_send(h, m, epoch, src + offset, len);
+                coll_ll_send(h, m, l.epoch, src + l.offset, l.len);
         }
         if (coll_flow(a, collective, me, me, &src, &dst))
-            coll_copy(dst + offset, src + offset, len);
+            symcoll_dev_copy(dst + l.offset, src + l.offset, l.len, threadIdx.x, blockDim.x);
         bool ok = true;
         for (int step = 1; ok && step < h.team_size; step++) {
             int m = coll_member_after(h, step);
             if (coll_flow(a, collective, m, me, &src, &dst))
-                ok = coll_ll_recv(h, m, epoch, dst + offset, len, collective);
+                ok = coll_ll_recv(h, m, l.epoch, dst + l.offset, l.len, collective);
         }
-        if (!coll_ll_ack(h, epoch, ok))
+        if (!coll_ll_ack(h, l.epoch, ok))
             return;
     }
-    coll_ll_finish(h, epoch);
 }
 
 /* Bandwidth: block b moves part b of every flow, with 16-byte accesses where the buffers
@@ -106,7 +99,7 @@ SYMCOLL_DEV void coll_move_bw(const symcoll_coll_args_t &a, int collective, bool
             dst = coll_member_ptr(h, dst, m);
         else
             src = coll_member_ptr(h, src, m);
-        coll_copy(dst + begin, src + begin, end - begin);
+        symcoll_dev_copy(dst + begin, src + begin, end - begin, threadIdx.x, blockDim.x);
     }
     symcoll_dev_sync_slot_final(h, blockIdx.x, collective);
 }
