@@ -65,7 +65,7 @@ SYMCOLL_DEV void coll_move_ll(const symcoll_coll_args_t &a, int collective) {
                 coll_ll_send(h, m, l.epoch, src + l.offset, l.len);
         }
         if (coll_flow(a, collective, me, me, &src, &dst))
-            symcoll_dev_copy(dst + l.offset, src + l.offset, l.len, threadIdx.x, blockDim.x);
+            coll_copy(dst + l.offset, src + l.offset, l.len);
         bool ok = true;
         for (int step = 1; ok && step < h.team_size; step++) {
             int m = coll_member_after(h, step);
@@ -99,7 +99,7 @@ SYMCOLL_DEV void coll_move_bw(const symcoll_coll_args_t &a, int collective, bool
             dst = coll_member_ptr(h, dst, m);
         else
             src = coll_member_ptr(h, src, m);
-        symcoll_dev_copy(dst + begin, src + begin, end - begin, threadIdx.x, blockDim.x);
+        coll_copy(dst + begin, src + begin, end - begin);
     }
     symcoll_dev_sync_slot_final(h, blockIdx.x, collective);
 }
