@@ -87,19 +87,22 @@ SYMCOLL_DEV void symcoll_dev_copy_pieces(char *dst, const char *src, size_t byte
     }
 }
 
-/* Copies with units of V: the bytes up to V's alignment of dst (first lane), then Vs, then
- * the rest (last lane). dst and src share their alignment modulo sizeof(V). Four loads are in
- * flight before their stores. */
+/* Copies with units of V: the bytes up to V's alignment of dst (first lane) and the bytes
+ * after the last whole V (last lane), then the Vs. dst and src share their alignment modulo
+ * sizeof(V). The ends go first, so that nothing of them stays live across the loop: the
+ * collectives' kernels keep to 64 registers, where two 512-thread blocks (two PEs sharing a
+ * GPU) fit one SM. Four loads are in flight before their stores. */
 template <typename V>
 SYMCOLL_DEV void symcoll_dev_copy_units(char *dst, const char *src, size_t bytes, unsigned lane,
                                         unsigned lanes) {
     size_t head = (size_t)(-(uintptr_t)dst & (sizeof(V) - 1));
     if (head > bytes)
         head = bytes;
-    size_t units = (bytes - head) / sizeof(V);
-    size_t tail = head + units * sizeof(V);
+    const size_t units = (bytes - head) / sizeof(V), tail = head + units * sizeof(V);
     if (lane == 0)
         symcoll_dev_copy_pieces(dst, src, head);
+    if (lane == lanes - 1)
+        symcoll_dev_copy_pieces(dst + tail, src + tail, bytes - tail);
     V *d = (V *)(dst + head);
     const V *s = (const V *)(src + head);
     size_t i = lane;
@@ -112,8 +115,6 @@ SYMCOLL_DEV void symcoll_dev_copy_units(char *dst, const char *src, size_t bytes
     }
     for (; i < units; i += lanes)
         d[i] = s[i];
-    if (lane == lanes - 1)
-        symcoll_dev_copy_pieces(dst + tail, src + tail, bytes - tail);
 }
 
 /* Copies bytes with lanes threads, lane being this thread's index among them: 16-byte
