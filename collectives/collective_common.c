@@ -38,7 +38,8 @@ symcoll_status_t symcoll_coll_check_buffers(const symcoll_coll_call_t *call, voi
 
 symcoll_tuning_query_t symcoll_coll_query(symcoll_collective_t collective, size_t tuning_bytes,
                                           size_t elem_size, int team_size, topo_class_t topo,
-                                          int sm_count, const symcoll_tuning_file_t *file) {
+                                          int sm_count, const char *env_forced,
+                                          const symcoll_tuning_file_t *file) {
     symcoll_tuning_query_t query = {
         .collective = collective,
         .bytes = tuning_bytes,
@@ -49,7 +50,7 @@ symcoll_tuning_query_t symcoll_coll_query(symcoll_collective_t collective, size_
         .file = file->n_rows ? file : NULL,
     };
     if (!symcoll_tuning_override_apply(&query)) {
-        query.forced = symcoll_env_algo(collective);
+        query.forced = env_forced;
         query.forced_by = SYMCOLL_CHOICE_ENV;
     }
     return query;
@@ -62,9 +63,9 @@ symcoll_status_t symcoll_coll_prepare(const symcoll_coll_call_t *call, size_t tu
     symcoll_status_t st = symcoll_check_team_p2p(call->fn, t);
     if (st != SYMCOLL_SUCCESS)
         return st;
-    symcoll_tuning_query_t query =
-        symcoll_coll_query(call->collective, tuning_bytes, call->elem_size, t->size, t->topo_class,
-                           symcoll_g.sm_count, &symcoll_g.tuning_file);
+    symcoll_tuning_query_t query = symcoll_coll_query(
+        call->collective, tuning_bytes, call->elem_size, t->size, t->topo_class, symcoll_g.sm_count,
+        symcoll_env_algo(call->collective), &symcoll_g.tuning_file);
     st = symcoll_tuning_choose(&query, choice);
     if (st != SYMCOLL_SUCCESS)
         return symcoll_set_error(st, "%s: %s", call->fn, choice->why);

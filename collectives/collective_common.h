@@ -34,10 +34,13 @@ symcoll_status_t symcoll_coll_check_buffers(const symcoll_coll_call_t *call, voi
 
 /* What a collective asks tuning for tuning_bytes (nccl-tests convention) on a team of team_size
  * PEs whose slowest link is topo, given the job's SM share and tuning file (no rows: none):
- * symcoll_tuning_override's algorithm, else SYMCOLL_ALGO_<COLLECTIVE>'s, else automatic. */
+ * symcoll_tuning_override's algorithm, else env_forced (SYMCOLL_ALGO_<COLLECTIVE>'s, "" for
+ * none), else automatic. The settings come as arguments, the file loaded from their
+ * SYMCOLL_TUNING_FILE, so that symcoll_explain can ask with settings it has not published. */
 symcoll_tuning_query_t symcoll_coll_query(symcoll_collective_t collective, size_t tuning_bytes,
                                           size_t elem_size, int team_size, topo_class_t topo,
-                                          int sm_count, const symcoll_tuning_file_t *file);
+                                          int sm_count, const char *env_forced,
+                                          const symcoll_tuning_file_t *file);
 
 /* Picks the algorithm and grid for a message of tuning_bytes (nccl-tests convention) and
  * fills *args (team handle, dst, src, bytes, algo). UNSUPPORTED for a team whose members

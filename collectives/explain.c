@@ -10,12 +10,14 @@
 
 #define FN "symcoll_explain"
 
-/* What tuning weighs about the team a query names. */
+/* What tuning weighs about the team a query names, and the settings it is asked under. */
 typedef struct {
     int size;
     topo_class_t topo;
     int sm_count;
     const symcoll_tuning_file_t *file;
+    const char *env_forced; /* SYMCOLL_ALGO_<COLLECTIVE> of those settings, "" for none */
+    char whose[32];         /* the team in messages: "team 3", "the described job" */
 } team_view_t;
 
 static symcoll_status_t bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -51,10 +53,14 @@ static symcoll_status_t check_query(const symcoll_explain_query_t *q) {
     return SYMCOLL_SUCCESS;
 }
 
-/* The settings a described job reads: before init the environment of now, as init would read
- * it; after init the ones init read. */
-static symcoll_status_t load_settings(void) {
-    if (symcoll_g.initialized || symcoll_env_load() == SYMCOLL_SUCCESS)
+/* The settings a described job reads: after init the ones init read; before init the
+ * environment of now, as init would read it, parsed into *local and left unpublished, since
+ * publishing would change the settings under another thread's init or collectives. */
+static symcoll_status_t read_settings(symcoll_env_t *local, const symcoll_env_t **settings) {
+    *settings = symcoll_g.initialized ? symcoll_env() : local;
+    if (symcoll_g.initialized)
+        return SYMCOLL_SUCCESS;
+    if (symcoll_env_parse(local) == SYMCOLL_SUCCESS)
         return SYMCOLL_SUCCESS;
     char why[256];
     snprintf(why, sizeof why, "%s", symcoll_last_error());
@@ -64,7 +70,9 @@ static symcoll_status_t load_settings(void) {
 /* A described job: every PE of topology in the team; its tuning file is loaded into *file. */
 static symcoll_status_t described_team(const symcoll_explain_query_t *q, team_view_t *view,
                                        symcoll_tuning_file_t *file) {
-    symcoll_status_t st = load_settings();
+    symcoll_env_t local;
+    const symcoll_env_t *settings;
+    symcoll_status_t st = read_settings(&local, &settings);
     if (st != SYMCOLL_SUCCESS)
         return st;
     symcoll_topology_t *topo = malloc(sizeof *topo);
@@ -80,17 +88,28 @@ static symcoll_status_t described_team(const symcoll_explain_query_t *q, team_vi
         .topo = symcoll_topology_team_class(topo, 0, 1, topo->n_pes),
         .sm_count = q->sm_count,
         .file = file,
+        .env_forced = symcoll_env_algo_in(settings, q->collective),
+        .whose = "the described job",
     };
     free(topo);
-    return symcoll_tuning_file_open(FN, symcoll_env()->tuning_file, view->size, view->topo, file);
+    return symcoll_tuning_file_open(FN, settings->tuning_file, view->size, view->topo, file);
 }
 
-static symcoll_status_t job_team(symcoll_team_t team, team_view_t *view) {
+static symcoll_status_t job_team(symcoll_team_t team, symcoll_collective_t collective,
+                                 team_view_t *view) {
     symcoll_team_state_t *t = NULL;
     symcoll_status_t st = symcoll_team_for_call(FN, team, &t);
-    if (st == SYMCOLL_SUCCESS)
-        *view = (team_view_t){t->size, t->topo_class, symcoll_g.sm_count, &symcoll_g.tuning_file};
-    return st;
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    *view = (team_view_t){
+        .size = t->size,
+        .topo = t->topo_class,
+        .sm_count = symcoll_g.sm_count,
+        .file = &symcoll_g.tuning_file,
+        .env_forced = symcoll_env_algo(collective),
+    };
+    snprintf(view->whose, sizeof view->whose, "team %d", (int)t->handle);
+    return SYMCOLL_SUCCESS;
 }
 
 /* Bytes in the convention tuning decides by (collective_common.h's tuning_bytes). */
@@ -102,6 +121,7 @@ static symcoll_status_t tuning_bytes(const symcoll_explain_query_t *q, int team_
         return SYMCOLL_SUCCESS;
     case SYMCOLL_FLOW_GATHER:
     case SYMCOLL_FLOW_EXCHANGE:
+    case SYMCOLL_FLOW_REDUCE_SCATTER:
         return symcoll_check_count(FN, "query->count", q->count,
                                    symcoll_datatype_size(q->type) * (size_t)team_size, bytes);
     case SYMCOLL_FLOW_ONE_TO_ALL:
@@ -111,25 +131,40 @@ static symcoll_status_t tuning_bytes(const symcoll_explain_query_t *q, int team_
     return symcoll_check_count(FN, "query->count", q->count, symcoll_datatype_size(q->type), bytes);
 }
 
+static void describe(const team_view_t *view, const char *algorithm, int blocks, int threads,
+                     symcoll_choice_source_t source, const char *why, symcoll_explanation_t *out) {
+    snprintf(out->algorithm, sizeof out->algorithm, "%s", algorithm);
+    out->blocks = blocks;
+    out->threads = threads;
+    out->source = source;
+    snprintf(out->link, sizeof out->link, "%s", symcoll_topo_class_name(view->topo));
+    snprintf(out->why, sizeof out->why, "%s", why);
+}
+
+/* In the order the call itself checks: a data collective of count 0 returns before it looks
+ * at the team's links, so it succeeds on a team without load/store paths too. */
 static symcoll_status_t choose(const symcoll_explain_query_t *q, const team_view_t *view,
                                symcoll_explanation_t *out) {
     size_t bytes;
     symcoll_status_t st = tuning_bytes(q, view->size, &bytes);
     if (st != SYMCOLL_SUCCESS)
         return st;
+    if (!bytes && symcoll_collective_flow(q->collective) != SYMCOLL_FLOW_SYNC) {
+        describe(view, "", 0, 0, SYMCOLL_CHOICE_FIXED, "nothing to move (count 0)", out);
+        return SYMCOLL_SUCCESS;
+    }
+    st = symcoll_check_p2p(FN, view->whose, view->topo);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
     size_t elem_size = bytes ? symcoll_datatype_size(q->type) : 0;
-    symcoll_tuning_query_t query = symcoll_coll_query(q->collective, bytes, elem_size, view->size,
-                                                      view->topo, view->sm_count, view->file);
+    symcoll_tuning_query_t query =
+        symcoll_coll_query(q->collective, bytes, elem_size, view->size, view->topo, view->sm_count,
+                           view->env_forced, view->file);
     symcoll_choice_t choice;
     st = symcoll_tuning_select(&query, &choice);
     if (st != SYMCOLL_SUCCESS)
         return symcoll_set_error(st, FN ": %s", choice.why);
-    snprintf(out->algorithm, sizeof out->algorithm, "%s", choice.name);
-    out->blocks = choice.blocks;
-    out->threads = choice.threads;
-    out->source = choice.source;
-    snprintf(out->link, sizeof out->link, "%s", symcoll_topo_class_name(view->topo));
-    snprintf(out->why, sizeof out->why, "%s", choice.why);
+    describe(view, choice.name, choice.blocks, choice.threads, choice.source, choice.why, out);
     return SYMCOLL_SUCCESS;
 }
 
@@ -144,7 +179,7 @@ symcoll_status_t symcoll_explain(const symcoll_explain_query_t *query, symcoll_e
         return st;
     team_view_t view;
     if (query->team != SYMCOLL_TEAM_INVALID) {
-        st = job_team(query->team, &view);
+        st = job_team(query->team, query->collective, &view);
         return st == SYMCOLL_SUCCESS ? choose(query, &view, out) : st;
     }
     symcoll_tuning_file_t file;

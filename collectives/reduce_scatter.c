@@ -16,12 +16,19 @@ symcoll_status_t symcoll_reduce_scatter_on_stream(symcoll_team_t team, void *dst
         st = symcoll_coll_bytes(&call, "count_per_pe", count_per_pe, (size_t)call.team->size,
                                 &total);
     size_t block = st == SYMCOLL_SUCCESS ? total / (size_t)call.team->size : 0;
-    const char *mine = (const char *)src + (size_t)(call.team ? call.team->my_pe : 0) * block;
-    bool in_place = st == SYMCOLL_SUCCESS && (const char *)dst == mine;
+    /* As addresses: src may be NULL here (refused below), where pointer arithmetic is not
+     * defined. */
+    bool in_place = st == SYMCOLL_SUCCESS &&
+                    (uintptr_t)dst == (uintptr_t)src + (size_t)call.team->my_pe * block;
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_check_symmetric(call.fn, "dst", dst, block);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_check_symmetric(call.fn, "src", src, total);
+    if (st == SYMCOLL_SUCCESS && !in_place && dst == src)
+        st = symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                               "%s: dst == src %p is not in place on PE %d: in place, dst is this "
+                               "PE's block of src (src + %d * count_per_pe elements)",
+                               call.fn, src, call.team->my_pe, call.team->my_pe);
     if (st == SYMCOLL_SUCCESS && !in_place)
         st = symcoll_check_no_overlap(call.fn, "dst", dst, block, "src", src, total);
     if (st != SYMCOLL_SUCCESS || block == 0)
@@ -29,8 +36,8 @@ symcoll_status_t symcoll_reduce_scatter_on_stream(symcoll_team_t team, void *dst
     symcoll_coll_args_t args;
     symcoll_choice_t choice;
     st = symcoll_coll_prepare(&call, total, dst, src, block, &args, &choice);
-    if (st != SYMCOLL_SUCCESS)
-        return st;
-    return symcoll_coll_launched(
-        &call, symcoll_reduce_launch(&args, type, op, choice.blocks, choice.threads, stream));
+    return st != SYMCOLL_SUCCESS
+               ? st
+               : symcoll_coll_launched(&call, symcoll_reduce_launch(&args, type, op, choice.blocks,
+                                                                    choice.threads, stream));
 }

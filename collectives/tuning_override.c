@@ -22,18 +22,14 @@ static override_t overrides[32];
 SYMCOLL_COLLECTIVES(HAS_SLOT)
 #undef HAS_SLOT
 
-static bool has_choice(symcoll_collective_t collective) {
-#define TUNED_CASE(id, name, nccl, tuned, flow, algorithms)                                        \
-    SYMCOLL_IF_TUNED(tuned, if (collective == SYMCOLL_COLL_##id) return true;)
-    SYMCOLL_COLLECTIVES(TUNED_CASE)
-#undef TUNED_CASE
-    return false;
-}
+/* " broadcast reduce ...": the collectives that have a choice, from the registry. */
+#define TUNED_NAME(id, name, nccl, tuned, flow, algorithms) SYMCOLL_IF_TUNED(tuned, " " #name)
+#define TUNED_NAMES SYMCOLL_COLLECTIVES(TUNED_NAME)
 
 static symcoll_status_t check_grid(symcoll_collective_t collective, const char *const *names,
                                    int algo, int blocks, int threads) {
     int max_blocks = 0, max_threads = 0;
-    symcoll_tuning_grid_limits(collective, algo, &max_blocks, &max_threads);
+    symcoll_algorithm_grid_limits(collective, algo, &max_blocks, &max_threads);
     const char *name = symcoll_collective_name(collective);
     if (blocks < 0 || blocks > max_blocks)
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
@@ -50,10 +46,10 @@ static symcoll_status_t check_grid(symcoll_collective_t collective, const char *
 
 symcoll_status_t symcoll_tuning_override(symcoll_collective_t collective, const char *algorithm,
                                          int blocks, int threads) {
-    if (!has_choice(collective))
+    if (!symcoll_tuning_has_choice(collective))
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
                                  FN ": collective %d (%s) has no algorithms to choose from (give "
-                                    "broadcast, reduce, fcollect or alltoall)",
+                                    "one of" TUNED_NAMES ")",
                                  (int)collective, symcoll_collective_name(collective));
     if (!algorithm || !algorithm[0]) {
         if (blocks != 0 || threads != 0)
@@ -80,7 +76,7 @@ symcoll_status_t symcoll_tuning_override(symcoll_collective_t collective, const 
 }
 
 bool symcoll_tuning_override_apply(symcoll_tuning_query_t *q) {
-    if (!has_choice(q->collective) || !overrides[q->collective].algo)
+    if (!symcoll_tuning_has_choice(q->collective) || !overrides[q->collective].algo)
         return false;
     const override_t *o = &overrides[q->collective];
     q->forced = o->algo;

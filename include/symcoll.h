@@ -246,7 +246,8 @@ SYMCOLL_API symcoll_status_t symcoll_barrier_on_stream(symcoll_team_t team, cuda
  * reduce_scatter: this PE's dst (count_per_pe elements) = op over all PEs' block me of src
  *   (src: count_per_pe * n elements, block j for PE j), as ncclReduceScatter; every type and
  *   op of reduce, with its rules (NaN, alignment); in place when dst is block me of src
- *   (dst == src + me * count_per_pe elements), on every PE or none.
+ *   (dst == src + me * count_per_pe elements), on every PE or none. dst == src on every PE is
+ *   not in place: PE 0 would take it as such and wait for the others, which refuse it.
  * Errors: INVALID_ARGUMENT (names the argument), NOT_INITIALIZED, UNSUPPORTED (members without
  * a P2P path between them), TIMEOUT, CUDA. */
 SYMCOLL_API symcoll_status_t symcoll_broadcast_on_stream(symcoll_team_t team, void *dst,
@@ -360,9 +361,10 @@ typedef enum {
 /* Constant name of a collective ("reduce"), "none" for an unknown value. */
 SYMCOLL_API const char *symcoll_collective_name(symcoll_collective_t collective);
 
-/* Expert tuning: makes every later call of collective (broadcast, reduce, fcollect or
- * alltoall) in this process use algorithm, ahead of SYMCOLL_ALGO_<COLLECTIVE>, the tuning
- * file and the built-in table. The names are those SYMCOLL_ALGO_<COLLECTIVE> takes, in any case
+/* Expert tuning: makes every later call of collective (one with a choice of algorithms:
+ * broadcast, reduce, fcollect, alltoall, reduce_scatter) in this process use algorithm, ahead of
+ * SYMCOLL_ALGO_<COLLECTIVE>, the tuning file and the built-in table. The names are those
+ * SYMCOLL_ALGO_<COLLECTIVE> takes, in any case
  * ("ll", "one_shot", "two_shot", "push", "pull", "ce"; symcoll-perf --help lists them). blocks and
  * threads act as a tuning-table row's: the most blocks the grid may use (fewer for a small
  * message, never more than the job's fewest multiprocessors) and the block size (the LL algorithms
@@ -376,20 +378,24 @@ SYMCOLL_API symcoll_status_t symcoll_tuning_override(symcoll_collective_t collec
                                                      const char *algorithm, int blocks,
                                                      int threads);
 
-/* What decided a collective's algorithm and grid, first to last in precedence. */
+/* What decided a collective's algorithm and grid: OVERRIDE to MODEL first to last in
+ * precedence; FIXED where there was nothing to decide. */
 typedef enum {
     SYMCOLL_CHOICE_OVERRIDE = 0,    /* symcoll_tuning_override */
     SYMCOLL_CHOICE_ENV = 1,         /* SYMCOLL_ALGO_<COLLECTIVE> */
     SYMCOLL_CHOICE_TUNING_FILE = 2, /* a row of SYMCOLL_TUNING_FILE */
     SYMCOLL_CHOICE_TABLE = 3,       /* a row of the built-in table */
-    SYMCOLL_CHOICE_MODEL = 4        /* the cost model: no row fits */
+    SYMCOLL_CHOICE_MODEL = 4,       /* the cost model: no row fits */
+    SYMCOLL_CHOICE_FIXED = 5        /* no choice: the collective has one algorithm (barrier), or
+                                       the call launches nothing (count 0) */
 } symcoll_choice_source_t;
 
 /* A call to explain: a collective of a team of this job, or of a job described by its links. */
 typedef struct {
-    symcoll_collective_t collective; /* barrier, broadcast, reduce, fcollect or alltoall */
+    symcoll_collective_t collective; /* barrier, broadcast, reduce, fcollect, alltoall or
+                                        reduce_scatter */
     size_t count;            /* as the call takes it: count (broadcast, reduce), count_per_pe
-                                (fcollect, alltoall); barrier ignores it */
+                                (fcollect, alltoall, reduce_scatter); barrier ignores it */
     symcoll_datatype_t type; /* barrier ignores it */
     symcoll_team_t team;     /* a team this PE is a member of (after symcoll_init), or
                                 SYMCOLL_TEAM_INVALID for the job that topology describes */
@@ -400,28 +406,36 @@ typedef struct {
 } symcoll_explain_query_t;
 
 typedef struct {
-    char algorithm[32];             /* a name that SYMCOLL_ALGO_<COLLECTIVE> takes */
-    int blocks;                     /* the grid the call launches */
-    int threads;                    /* its block size */
+    char algorithm[32];             /* a name that SYMCOLL_ALGO_<COLLECTIVE> takes; "" when
+                                       the call launches nothing (count 0) */
+    int blocks;                     /* the grid the call launches (0: none) */
+    int threads;                    /* its block size (0: none) */
     symcoll_choice_source_t source; /* what decided */
     char link[16];                  /* the team's slowest link: "same-gpu", "nvlink", "pcie-p2p"
                                        or "no-p2p" */
     char why[192];                  /* one line: the override or variable, the table row (file
-                                       and line), or the model's estimate of every algorithm */
+                                       and line), the model's estimate of every algorithm, "the
+                                       only algorithm", or "nothing to move (count 0)" */
 } symcoll_explanation_t;
 
 /* Fills *out with the algorithm and grid that the call of query would use, and why: the
  * choice of symcoll_tuning_override, SYMCOLL_ALGO_<COLLECTIVE>, SYMCOLL_TUNING_FILE, the
- * built-in table and the cost model, in that order, as the collective itself makes it.
+ * built-in table and the cost model, in that order, as the collective itself makes it; a
+ * collective with one algorithm has it (source SYMCOLL_CHOICE_FIXED), and a call of count 0,
+ * which returns at once and launches nothing, has algorithm "" and a grid of 0 x 0 (source
+ * SYMCOLL_CHOICE_FIXED, why "nothing to move (count 0)").
  * For a team of this job the settings are those init read and the override of now. A
  * described job (team SYMCOLL_TEAM_INVALID) needs no init and no GPU (symcoll-perf --explain):
- * before init the SYMCOLL_* variables are read now, as init would read them, after init
- * init's values stand; SYMCOLL_TUNING_FILE is checked against the topology's PE count and
+ * before init the SYMCOLL_* variables are read now, as init would read them (and left
+ * unpublished: a concurrent init or collective sees no change), after init init's values
+ * stand; SYMCOLL_TUNING_FILE is checked against the topology's PE count and
  * slowest link. Moves no data and touches no GPU. Errors: INVALID_ARGUMENT (query or out NULL,
  * a collective without algorithms, a bad type, count overflowing, team and topology both or
  * neither given, a topology that does not parse, sm_count negative or given with a team, a bad
  * SYMCOLL_* variable or tuning file; the message names it and its value), NOT_INITIALIZED (a
- * team before init), TIMEOUT (a team broken by a timeout). */
+ * team before init), TIMEOUT (a team broken by a timeout), UNSUPPORTED (a call that would
+ * move data or synchronize over a team, or described job, whose slowest link is "no-p2p":
+ * the call itself fails so). */
 SYMCOLL_API symcoll_status_t symcoll_explain(const symcoll_explain_query_t *query,
                                              symcoll_explanation_t *out);
 

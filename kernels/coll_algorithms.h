@@ -6,10 +6,11 @@
 #include <strings.h>
 #include "collectives.def"
 #include "symcoll.h"
+#include "symcoll_sync_layout.h"
 
 /* How each algorithm's grid is sized: the one source of the grid limits
- * (symcoll_tuning_grid_limits) that tuning sizes grids within and that tuning files and
- * symcoll_tuning_override are checked against. */
+ * (symcoll_algorithm_grid_limits) that tuning sizes grids within, that tuning files and
+ * symcoll_tuning_override are checked against and that symcoll-perf --tune times grids under. */
 typedef enum {
     SYMCOLL_GRID_SINGLE, /* one block of one warp */
     SYMCOLL_GRID_LL,     /* one LL block per 8 KiB of payload per peer, <= SYMCOLL_LL_BLOCKS */
@@ -75,5 +76,36 @@ static inline symcoll_collective_t symcoll_collective_by_name(const char *name) 
 
 /* The largest block of every collective kernel (their launch bounds); no grid asks for more. */
 #define SYMCOLL_TUNING_MAX_THREADS 512
+
+/* How algorithm algo (SYMCOLL_<COLLECTIVE>_<ALGORITHM>) of a collective of the registry sizes
+ * its grid; -1 for an algorithm the collective does not have. */
+static inline int symcoll_algorithm_grid(int collective, int algo, symcoll_grid_kind_t *out) {
+#define SYMCOLL_GRID_OF(coll, id, name, grid, syncs, efficiency, traffic)                          \
+    if (collective == SYMCOLL_COLL_##coll && algo == SYMCOLL_##coll##_##id) {                      \
+        *out = SYMCOLL_GRID_##grid;                                                                \
+        return 0;                                                                                  \
+    }
+#define SYMCOLL_GRIDS_OF(id, name, nccl, tuned, flow, algorithms) algorithms(SYMCOLL_GRID_OF)
+    SYMCOLL_COLLECTIVES(SYMCOLL_GRIDS_OF)
+#undef SYMCOLL_GRIDS_OF
+#undef SYMCOLL_GRID_OF
+    return -1;
+}
+
+/* The grid algorithm algo of a collective can take: at most *max_blocks blocks of at most
+ * *max_threads threads (a single-warp algorithm: 1 x 32). -1 for an algorithm the collective
+ * does not have. Header-only, so that symcoll-perf --tune, which links only the public
+ * library, picks its grids under the limits that tuning files are checked against. */
+static inline int symcoll_algorithm_grid_limits(int collective, int algo, int *max_blocks,
+                                                int *max_threads) {
+    symcoll_grid_kind_t grid;
+    if (symcoll_algorithm_grid(collective, algo, &grid) != 0)
+        return -1;
+    *max_blocks = grid == SYMCOLL_GRID_SINGLE ? 1
+                  : grid == SYMCOLL_GRID_LL   ? SYMCOLL_LL_BLOCKS
+                                              : SYMCOLL_MAX_BLOCKS;
+    *max_threads = grid == SYMCOLL_GRID_SINGLE ? 32 : SYMCOLL_TUNING_MAX_THREADS;
+    return 0;
+}
 
 #endif

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "choice.h"
-#include "topology.h"
 
 typedef struct {
     perf_args_t *args;
@@ -147,7 +146,7 @@ static int set_ops(parser_t *p, const char *v) {
     return parse_name_list(p, v, p->args->ops, PERF_NUM_OPS, perf_op_from_name, "collective");
 }
 static int set_root(parser_t *p, const char *v) {
-    return parse_int(p, v, 0, SYMCOLL_TOPO_MAX_PES - 1, &p->args->root);
+    return parse_int(p, v, 0, SYMCOLL_MAX_PES - 1, &p->args->root);
 }
 static int set_graph_calls(parser_t *p, const char *v) {
     return parse_int(p, v, 0, 1 << 20, &p->args->graph_calls);
@@ -208,7 +207,7 @@ static int set_topology_file(parser_t *p, const char *v) {
 }
 static int set_npes(parser_t *p, const char *v) {
     p->npes_given = true;
-    return parse_int(p, v, 1, SYMCOLL_TOPO_MAX_PES, &p->args->npes);
+    return parse_int(p, v, 1, SYMCOLL_MAX_PES, &p->args->npes);
 }
 static int set_sm_share(parser_t *p, const char *v) {
     return parse_int(p, v, 1, 1 << 16, &p->args->sm_share);
@@ -705,7 +704,8 @@ void perf_args_usage(FILE *out) {
           "      --sm-share N         SMs per PE for --explain (default: tuning's assumption):\n"
           "                           what symcoll_gpu_sharing reports when PEs share a GPU\n"
           "                           (a run's header prints it)\n"
-          "      --topology           print the topology matrix after init, then exit\n"
+          "      --topology           print the topology matrix after init (the form\n"
+          "                           --topology-file reads), then exit\n"
           "  -h, --help               this text\n"
           "\n"
           "Environment: SYMCOLL_SYMMETRIC_SIZE (set to 3 x maxbytes + 64 MiB when unset);\n"

@@ -11,7 +11,6 @@
 #include "nccl_dev_kernels.h"
 #include "report.h"
 #include "timing.h"
-#include "topology.h"
 
 /* The payload of the ping-pong's block put. */
 #define BLOCK_BYTES ((size_t)64 << 10)
@@ -87,7 +86,7 @@ static int measure(dev_sync_t *s, perf_enqueue_fn enqueue, int trips_per_iter, b
     double trips = (double)s->args->iters * trips_per_iter;
     /* perf_median sorted the samples: the first is the fastest kernel */
     double mine[3] = {median / trips, s->bench.samples[0] / trips, (double)counters[0]};
-    double all[SYMCOLL_TOPO_MAX_PES * 3];
+    double all[SYMCOLL_MAX_PES * 3];
     if (perf_exchange_gather(&s->ex, mine, sizeof mine, all) != 0)
         return -1;
     *out = (perf_dev_time_t){.us = 0, .min_us = 0, .wrong = checked ? 0 : -1};

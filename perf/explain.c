@@ -5,12 +5,12 @@
 #include <string.h>
 
 #include "choice.h"
-#include "gpu_sharing.h"
+#include "topology_text.h"
 
 /* NVLinks between two H200s of an HGX board, for the assumed all-NVLink topology. */
 #define ASSUMED_NVLINKS 18
 
-/* A topology of SYMCOLL_TOPO_MAX_PES PEs takes well under this. */
+/* A topology of SYMCOLL_MAX_PES PEs takes well under this. */
 #define MAX_TOPOLOGY_FILE_BYTES (1 << 20)
 
 static char *read_file(const char *path, FILE *err) {
@@ -34,7 +34,7 @@ static char *read_file(const char *path, FILE *err) {
     return text;
 }
 
-/* The text of npes PEs joined pairwise by NVLink, in symcoll_topology_parse's format. */
+/* The text of npes PEs joined pairwise by NVLink, in symcoll_topology_text's form. */
 static char *all_nvlink_text(int npes) {
     size_t cap = 16 + (size_t)npes * npes * 8;
     char *text = malloc(cap);
@@ -44,48 +44,24 @@ static char *all_nvlink_text(int npes) {
     size_t len = (size_t)snprintf(text, cap, "%d\n", npes);
     for (int i = 0; i < npes; i++) {
         for (int j = 0; j < npes; j++) {
-            len += i == j ? (size_t)snprintf(text + len, cap - len, "X ")
-                          : (size_t)snprintf(text + len, cap - len, "NV%d ", ASSUMED_NVLINKS);
+            const char *sep = j + 1 < npes ? " " : "\n";
+            len += i == j ? (size_t)snprintf(text + len, cap - len, "X%s", sep)
+                          : (size_t)snprintf(text + len, cap - len, "NV%d%s", ASSUMED_NVLINKS, sep);
         }
-        len += (size_t)snprintf(text + len, cap - len, "\n");
     }
     return text;
 }
 
-/* The text of the topology to explain, and its matrix; NULL after saying why on err. */
-static char *load_topology(const perf_args_t *a, symcoll_topology_t *topo, FILE *err) {
-    const char *source = a->topology_file ? a->topology_file : "the assumed all-NVLink topology";
-    char *text = a->topology_file ? read_file(a->topology_file, err) : all_nvlink_text(a->npes);
-    if (text == NULL) {
-        return NULL;
+/* The text of the topology to explain (the library checks it); NULL after saying why on err. */
+static char *load_topology(const perf_args_t *a, FILE *err) {
+    if (a->topology_file == NULL) {
+        char *text = all_nvlink_text(a->npes);
+        if (text == NULL) {
+            fprintf(err, "symcoll-perf: --explain: out of host memory\n");
+        }
+        return text;
     }
-    char why[256];
-    if (symcoll_topology_parse(text, topo, why, sizeof why) != 0) {
-        fprintf(err, "symcoll-perf: --topology-file %s: %s\n", source, why);
-        free(text);
-        return NULL;
-    }
-    return text;
-}
-
-void perf_print_topology(FILE *out, const symcoll_topology_t *topo, const char *prefix) {
-    size_t cap = 4096;
-    char *text = malloc(cap);
-    size_t needed;
-    while (text != NULL && (needed = symcoll_topology_format(topo, text, cap)) >= cap) {
-        free(text);
-        cap = needed + 1;
-        text = malloc(cap);
-    }
-    if (text == NULL) {
-        return;
-    }
-    char *rest;
-    for (char *line = strtok_r(text, "\n", &rest); line != NULL;
-         line = strtok_r(NULL, "\n", &rest)) {
-        fprintf(out, "%s%s\n", prefix, line);
-    }
-    free(text);
+    return read_file(a->topology_file, err);
 }
 
 /* What every row of the explanation shares. */
@@ -148,8 +124,8 @@ static int explain_rows(const perf_args_t *a, const explainer_t *x) {
 
 /* The PEs per GPU come from the topology; the SM share, which only a run can learn from the
  * library, from --sm-share. */
-static void print_gpu_sharing(FILE *out, const symcoll_topology_t *topo, int sm_share) {
-    int pes = perf_topology_pes_per_gpu(topo);
+static void print_gpu_sharing(FILE *out, const char *topology, int sm_share) {
+    int pes = perf_topology_pes_per_gpu(topology);
     fprintf(out, "# gpu sharing: ");
     if (pes > 1) {
         fprintf(out, "up to %d PEs on one GPU (SAME in the topology; NCCL cannot run), ", pes);
@@ -174,30 +150,31 @@ static void print_rows_source(FILE *out) {
 }
 
 int perf_explain(const perf_args_t *a, FILE *out, FILE *err) {
-    symcoll_topology_t topo;
-    char *text = load_topology(a, &topo, err);
+    char *text = load_topology(a, err);
     if (text == NULL) {
         return 2;
     }
-    int npes = topo.n_pes;
-    /* A barrier has no size: its explanation checks the settings and the tuning file once,
-     * before any row, and names the team's slowest link. */
+    const char *source = a->topology_file ? a->topology_file : "--npes (all NVLink, assumed)";
+    /* A barrier has no size: its explanation checks the topology, the settings and the tuning
+     * file once, before any row, and names the team's slowest link. */
     perf_call_t barrier = {.op = PERF_OP_BARRIER};
     symcoll_explanation_t job;
     int rc = 0;
-    if (a->ops[PERF_OP_BROADCAST] && a->root >= npes) {
-        fprintf(err, "symcoll-perf: -r/--root %d out of range for %d PEs\n", a->root, npes);
+    if (perf_choose(&barrier, SYMCOLL_TEAM_INVALID, text, a->sm_share, &job) != SYMCOLL_SUCCESS) {
+        fprintf(err, "symcoll-perf: --explain (topology from %s): %s\n", source,
+                symcoll_last_error());
         rc = 2;
-    } else if (perf_choose(&barrier, SYMCOLL_TEAM_INVALID, text, a->sm_share, &job) !=
-               SYMCOLL_SUCCESS) {
-        fprintf(err, "symcoll-perf: %s\n", symcoll_last_error());
+    }
+    int npes = perf_topology_n_pes(text);
+    if (rc == 0 && a->ops[PERF_OP_BROADCAST] && a->root >= npes) {
+        fprintf(err, "symcoll-perf: -r/--root %d out of range for %d PEs\n", a->root, npes);
         rc = 2;
     }
     if (rc == 0) {
         fprintf(out, "# symcoll-perf --explain: %d PEs, slowest link %s, topology from %s\n", npes,
-                job.link, a->topology_file ? a->topology_file : "--npes (all NVLink, assumed)");
-        perf_print_topology(out, &topo, "#   ");
-        print_gpu_sharing(out, &topo, a->sm_share);
+                job.link, source);
+        perf_print_topology(out, text, "#   ");
+        print_gpu_sharing(out, text, a->sm_share);
         print_rows_source(out);
         fputs("# SYMCOLL_ALGO_<COLLECTIVE> forces a choice:\n", out);
         perf_print_algorithms(out, "#   ");

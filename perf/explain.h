@@ -4,7 +4,6 @@
 
 #include <stdio.h>
 #include "args.h"
-#include "topology.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -15,9 +14,6 @@ extern "C" {
  * status: 0, 2 for a bad topology file, root, SYMCOLL_ALGO_* or SYMCOLL_TUNING_FILE, 1 when a
  * row cannot be explained. */
 int perf_explain(const perf_args_t *args, FILE *out, FILE *err);
-
-/* Writes the topology matrix with prefix before every line. */
-void perf_print_topology(FILE *out, const symcoll_topology_t *topo, const char *prefix);
 
 #ifdef __cplusplus
 }

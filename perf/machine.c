@@ -3,9 +3,9 @@
 #include <nccl.h>
 #include <unistd.h>
 
-#include "explain.h"
 #include "fail.h"
 #include "gpu_sharing.h"
+#include "topology_text.h"
 
 static const char *average_name(perf_average_t average) {
     static const char *const names[] = {"PE 0's", "mean over PEs", "min over PEs", "max over PEs"};
@@ -19,7 +19,7 @@ static const char *modes_name(unsigned modes) {
 }
 
 /* CUDA and NCCL encode versions as major * 1000 + minor * 10 (NCCL >= 2.9: * 10000 + * 100). */
-int perf_print_machine(FILE *out, const perf_args_t *a, int npes, const symcoll_topology_t *topo,
+int perf_print_machine(FILE *out, const perf_args_t *a, int npes, const perf_job_topology_t *topo,
                        const symcoll_gpu_sharing_t *sharing) {
     char host[256] = "?";
     gethostname(host, sizeof host - 1);
@@ -41,10 +41,10 @@ int perf_print_machine(FILE *out, const perf_args_t *a, int npes, const symcoll_
     perf_print_gpu_sharing(out, sharing);
     fputs("# GPUs (PCI bus id):", out);
     for (int p = 0; p < topo->n_pes; p++) {
-        fprintf(out, " %d:%s", p, topo->bus_id[p]);
+        fprintf(out, " %d:%s", p, topo->bus_ids[p]);
     }
     fputs("\n# topology:\n", out);
-    perf_print_topology(out, topo, "#   ");
+    perf_print_topology(out, topo->text, "#   ");
     fprintf(out, "# versions: CUDA runtime %d.%d, driver %d.%d, NCCL %d.%d.%d\n", runtime / 1000,
             runtime % 1000 / 10, driver / 1000, driver % 1000 / 10, nccl / 10000,
             nccl % 10000 / 100, nccl % 100);

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 #include "args.h"
-#include "topology.h"
+#include "job_topology.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -12,8 +12,8 @@ extern "C" {
 
 /* Prints the header (call after symcoll_init, on the PE that reports; topo from
  * perf_job_topology, sharing from symcoll_gpu_sharing). 0 or -1. */
-int perf_print_machine(FILE *out, const perf_args_t *args, int npes, const symcoll_topology_t *topo,
-                       const symcoll_gpu_sharing_t *sharing);
+int perf_print_machine(FILE *out, const perf_args_t *args, int npes,
+                       const perf_job_topology_t *topo, const symcoll_gpu_sharing_t *sharing);
 
 #ifdef __cplusplus
 }

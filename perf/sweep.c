@@ -115,7 +115,7 @@ static int measure(sweep_t *sw, int graph_calls, perf_enqueue_fn enqueue, const 
  * is NULL for rows without bandwidth. */
 static int report(sweep_t *sw, perf_row_t *row, double (*busbw_factor)(int),
                   const double mine[N_RESULTS]) {
-    double all[SYMCOLL_TOPO_MAX_PES * N_RESULTS];
+    double all[SYMCOLL_MAX_PES * N_RESULTS];
     _Static_assert(sizeof(double) * N_RESULTS <= PERF_EXCHANGE_BYTES, "results fit");
     if (perf_exchange_gather(&sw->ex, mine, sizeof(double) * N_RESULTS, all) != 0) {
         return -1;
@@ -335,7 +335,7 @@ static int open_outputs(sweep_t *sw, char *temp_csv, size_t temp_len) {
 /* The first-call table from the slowest PE's times, and its CSV rows (modes "cold" and
  * "warm-single"). */
 static int report_first_calls(sweep_t *sw) {
-    double mine[PERF_NUM_OPS * 2], all[SYMCOLL_TOPO_MAX_PES * PERF_NUM_OPS * 2];
+    double mine[PERF_NUM_OPS * 2], all[SYMCOLL_MAX_PES * PERF_NUM_OPS * 2];
     _Static_assert(sizeof mine <= PERF_EXCHANGE_BYTES, "first-call times fit");
     for (int op = 0; op < PERF_NUM_OPS; op++) {
         mine[2 * op] = sw->first[op].us[0];
@@ -412,12 +412,9 @@ static int setup(sweep_t *sw, int failed_before, size_t buffer_bytes, size_t fir
         (sw->nccl == PERF_NCCL_ON && perf_nccl_init(&sw->nccl_comm, &sw->ex, buffer_bytes) != 0)) {
         return -1;
     }
-    symcoll_topology_t *topo = malloc(sizeof *topo);
-    if (topo == NULL) {
-        return perf_fail("topology: out of host memory");
-    }
-    if (perf_job_topology(&sw->ex, topo) != 0) {
-        free(topo);
+    perf_job_topology_t topo;
+    if (perf_job_topology(&sw->ex, &topo) != 0) {
+        perf_job_topology_free(&topo);
         return -1;
     }
     int rc = failed_before;
@@ -425,9 +422,9 @@ static int setup(sweep_t *sw, int failed_before, size_t buffer_bytes, size_t fir
         rc = open_outputs(sw, temp_csv, temp_len);
     }
     if (rc == 0 && sw->reporter) {
-        rc = perf_print_machine(stdout, a, sw->npes, topo, &sw->sharing);
+        rc = perf_print_machine(stdout, a, sw->npes, &topo, &sw->sharing);
     }
-    free(topo);
+    perf_job_topology_free(&topo);
     /* These steps are each PE's own: one that failed (a CSV path the reporter cannot create)
      * fails the sweep on every PE instead of leaving the others in the next exchange. */
     return perf_exchange_agree(&sw->ex, rc);

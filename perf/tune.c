@@ -1,16 +1,16 @@
 #include "tune.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "call.h"
+#include "choice.h"
 #include "exchange.h"
 #include "fail.h"
 #include "gpu_sharing.h"
-#include "job_topology.h"
 #include "stats.h"
 #include "timing.h"
 #include "tune_rows.h"
-#include "tuning.h"
 
 /* A grid with fewer than 1/8 of the blocks its algorithm can use at a size is not timed
  * there: it only loses, and at large sizes it would take most of the tuning time. */
@@ -23,31 +23,34 @@ typedef struct {
     int npes, me;                  /* team numbering */
     bool reporter;                 /* world PE 0 prints and writes */
     symcoll_gpu_sharing_t sharing; /* its sm_share, the same on every PE, sizes the grids */
-    topo_class_t team_topo, world_topo;
-    int world_npes;
+    /* The slowest links of the team and of the job as symcoll_explain names them: the rows'
+     * link and the file's signature. */
+    char team_link[sizeof(((symcoll_explanation_t *)0)->link)];
+    char world_link[sizeof(((symcoll_explanation_t *)0)->link)];
     cudaStream_t stream;
     perf_exchange_t ex;
     perf_bench_t bench;
-    void *src, *dst;            /* symmetric */
-    symcoll_tuning_row_t *rows; /* reporter: every collective's rows so far */
+    void *src, *dst;       /* symmetric */
+    perf_tune_row_t *rows; /* reporter: every collective's rows so far */
     size_t n_rows;
 } tune_t;
 
-/* One collective's times over the sizes, and the built-in choice beside them. */
+/* One collective's times over the sizes, and the library's own choice beside them. */
 typedef struct {
     perf_call_t call;
     size_t elem;
     perf_tune_candidate_t *candidates;
     size_t n_candidates;
-    size_t *sizes; /* the distinct sizes that hold an element, ascending, nccl-tests bytes */
+    size_t *sizes;  /* the distinct sizes that hold an element, ascending, nccl-tests bytes */
+    size_t *counts; /* the call's count at each size */
     size_t n_sizes;
     double *times;      /* sizes x candidates, as perf_tune_times_t */
-    double *builtin_us; /* per size */
+    double *library_us; /* per size */
 } collective_times_t;
 
-/* A grid as it runs at one size (what tuning makes of a candidate), and its time. */
+/* A grid as it runs at one size (what the library makes of a candidate), and its time. */
 typedef struct {
-    int algo, blocks, threads;
+    int algo, blocks, threads; /* algo: index into the op's algorithm names */
     double us;
 } grid_t;
 
@@ -62,35 +65,51 @@ static int enqueue(void *ctx, cudaStream_t stream) {
     return perf_symcoll_check(st, perf_op_info(k->call.op)->name);
 }
 
-/* The grid tuning gives algo with the most blocks and threads at bytes; algo NULL: the
- * built-in choice (no tuning file, nothing forced). */
-static symcoll_choice_t grid_for(const tune_t *tn, const collective_times_t *ct, size_t bytes,
-                                 const char *algo, int blocks, int threads) {
-    symcoll_tuning_query_t q = {
-        .collective = perf_op_info(ct->call.op)->collective,
-        .bytes = bytes,
-        .elem_size = ct->elem,
-        .team_size = tn->npes,
-        .topo = tn->team_topo,
-        .sm_count = tn->sharing.sm_share,
-        .forced = algo,
-        .forced_blocks = blocks,
-        .forced_threads = threads,
-    };
-    symcoll_choice_t out;
-    symcoll_tuning_choose(&q, &out); /* the names come from tuning itself: it cannot refuse */
-    return out;
-}
-
-/* The index in grids of the grid of c, added when new. */
-static size_t grid_index(grid_t *grids, size_t *n, const symcoll_choice_t *c) {
-    for (size_t i = 0; i < *n; i++) {
-        if (grids[i].algo == c->algo && grids[i].blocks == c->blocks &&
-            grids[i].threads == c->threads) {
+/* The index of an algorithm the library named among op's (the registry's names, which the
+ * library uses too); -1 if none. */
+static int algorithm_index(perf_op_t op, const char *name) {
+    const char *const *names = perf_op_info(op)->algorithms;
+    for (int i = 0; names[i] != NULL; i++) {
+        if (strcmp(names[i], name) == 0) {
             return i;
         }
     }
-    grids[*n] = (grid_t){c->algo, c->blocks, c->threads, -1};
+    return -1;
+}
+
+/* The grid the library launches for the collective at size index s with candidate k forced
+ * through symcoll_tuning_override, or, k NULL, by its own choice (the built-in table, or this
+ * run's SYMCOLL_TUNING_FILE or SYMCOLL_ALGO_*), as symcoll_explain reports it for the team.
+ * 0, or -1 after reporting. */
+static int grid_for(const tune_t *tn, const collective_times_t *ct, size_t s,
+                    const perf_tune_candidate_t *k, grid_t *out) {
+    symcoll_collective_t coll = perf_op_info(ct->call.op)->collective;
+    perf_call_t call = ct->call;
+    call.count = ct->counts[s];
+    if (k != NULL) {
+        PERF_SYMCOLL(symcoll_tuning_override(coll, k->algo, k->blocks, k->threads));
+    }
+    symcoll_explanation_t e;
+    symcoll_status_t st = perf_choose(&call, tn->team, NULL, 0, &e);
+    if (k != NULL) {
+        PERF_SYMCOLL(symcoll_tuning_override(coll, NULL, 0, 0));
+    }
+    if (perf_symcoll_check(st, "symcoll_explain") != 0) {
+        return -1;
+    }
+    *out = (grid_t){algorithm_index(call.op, e.algorithm), e.blocks, e.threads, -1};
+    return out->algo >= 0 ? 0 : perf_fail("symcoll_explain: unknown algorithm %s", e.algorithm);
+}
+
+/* The index in grids of g, added when new. */
+static size_t grid_index(grid_t *grids, size_t *n, const grid_t *g) {
+    for (size_t i = 0; i < *n; i++) {
+        if (grids[i].algo == g->algo && grids[i].blocks == g->blocks &&
+            grids[i].threads == g->threads) {
+            return i;
+        }
+    }
+    grids[*n] = *g;
     return (*n)++;
 }
 
@@ -98,7 +117,7 @@ static size_t grid_index(grid_t *grids, size_t *n, const symcoll_choice_t *c) {
  * PE 0, this PE's elsewhere. */
 static int time_grid(tune_t *tn, const perf_call_t *call, const grid_t *g, double *us) {
     symcoll_collective_t coll = perf_op_info(call->op)->collective;
-    const char *name = symcoll_collective_algorithms(coll)[g->algo];
+    const char *name = perf_op_info(call->op)->algorithms[g->algo];
     PERF_SYMCOLL(symcoll_tuning_override(coll, name, g->blocks, g->threads));
     tune_case_t k = {tn, *call};
     double mine = -1;
@@ -108,7 +127,7 @@ static int time_grid(tune_t *tn, const perf_call_t *call, const grid_t *g, doubl
         perf_bench_end(&tn->bench);
     }
     PERF_SYMCOLL(symcoll_tuning_override(coll, NULL, 0, 0));
-    double all[SYMCOLL_TOPO_MAX_PES];
+    double all[SYMCOLL_MAX_PES];
     if (perf_exchange_agree(&tn->ex, rc) != 0 ||
         perf_exchange_gather(&tn->ex, &mine, sizeof mine, all) != 0) {
         return -1;
@@ -118,23 +137,30 @@ static int time_grid(tune_t *tn, const perf_call_t *call, const grid_t *g, doubl
 }
 
 /* Times every candidate worth timing at size index s (the same grids on every PE) and the
- * built-in choice; fills row s of ct->times and ct->builtin_us. */
-static int time_size(tune_t *tn, collective_times_t *ct, size_t s, grid_t *grids, size_t *grid_of) {
-    size_t bytes = ct->sizes[s], n_grids = 0;
+ * library's own choice; fills row s of ct->times and ct->library_us. cand_grids receives each
+ * candidate's grid at s. */
+static int time_size(tune_t *tn, collective_times_t *ct, size_t s, grid_t *grids,
+                     grid_t *cand_grids, size_t *grid_of) {
+    size_t n_grids = 0;
     int widest[MAX_ALGORITHMS] = {0};
     for (size_t c = 0; c < ct->n_candidates; c++) {
-        const perf_tune_candidate_t *k = &ct->candidates[c];
-        symcoll_choice_t g = grid_for(tn, ct, bytes, k->algo, k->blocks, k->threads);
-        widest[g.algo] = g.blocks > widest[g.algo] ? g.blocks : widest[g.algo];
+        grid_t *g = &cand_grids[c];
+        if (grid_for(tn, ct, s, &ct->candidates[c], g) != 0) {
+            return -1;
+        }
+        widest[g->algo] = g->blocks > widest[g->algo] ? g->blocks : widest[g->algo];
     }
     for (size_t c = 0; c < ct->n_candidates; c++) {
-        const perf_tune_candidate_t *k = &ct->candidates[c];
-        symcoll_choice_t g = grid_for(tn, ct, bytes, k->algo, k->blocks, k->threads);
-        grid_of[c] =
-            k->blocks * BLOCK_SPAN < widest[g.algo] ? SIZE_MAX : grid_index(grids, &n_grids, &g);
+        const grid_t *g = &cand_grids[c];
+        grid_of[c] = ct->candidates[c].blocks * BLOCK_SPAN < widest[g->algo]
+                         ? SIZE_MAX
+                         : grid_index(grids, &n_grids, g);
     }
-    symcoll_choice_t builtin = grid_for(tn, ct, bytes, NULL, 0, 0);
-    size_t builtin_grid = grid_index(grids, &n_grids, &builtin);
+    grid_t library;
+    if (grid_for(tn, ct, s, NULL, &library) != 0) {
+        return -1;
+    }
+    size_t library_grid = grid_index(grids, &n_grids, &library);
     for (size_t i = 0; i < n_grids; i++) {
         if (time_grid(tn, &ct->call, &grids[i], &grids[i].us) != 0) {
             return -1;
@@ -143,43 +169,46 @@ static int time_size(tune_t *tn, collective_times_t *ct, size_t s, grid_t *grids
     for (size_t c = 0; c < ct->n_candidates; c++) {
         ct->times[s * ct->n_candidates + c] = grid_of[c] == SIZE_MAX ? -1 : grids[grid_of[c]].us;
     }
-    ct->builtin_us[s] = grids[builtin_grid].us;
+    ct->library_us[s] = grids[library_grid].us;
     return 0;
 }
 
-static void print_grid(const symcoll_choice_t *g, double us) {
+static void print_grid(perf_op_t op, const grid_t *g, double us) {
     char grid[48];
-    snprintf(grid, sizeof grid, "%s %d x %d", g->name, g->blocks, g->threads);
+    snprintf(grid, sizeof grid, "%s %d x %d", perf_op_info(op)->algorithms[g->algo], g->blocks,
+             g->threads);
     printf("  %-22s %9.2f", grid, us);
 }
 
-/* The reporter's table: per size the tuned grid beside the built-in one (comment lines, so
- * that stdout stays a valid tuning file). */
-static void print_choices(const tune_t *tn, const collective_times_t *ct, const size_t *picks) {
-    const char *name = perf_op_info(ct->call.op)->name;
-    printf("# %s, %s: %d PEs over %s, graph mode (%d calls per graph)\n", name,
-           symcoll_datatype_name(ct->call.type), tn->npes, symcoll_topo_class_name(tn->team_topo),
-           tn->args->graph_calls);
-    printf("# %12s  %-22s %9s  %-22s %9s  %s\n", "bytes", "tuned", "us", "built-in", "us",
-           "built-in/tuned");
+/* The reporter's table: per size the tuned grid beside the library's own (comment lines, so
+ * that stdout stays a valid tuning file). 0, or -1 after reporting. */
+static int print_choices(const tune_t *tn, const collective_times_t *ct, const size_t *picks) {
+    perf_op_t op = ct->call.op;
+    printf("# %s, %s: %d PEs over %s, graph mode (%d calls per graph)\n", perf_op_info(op)->name,
+           symcoll_datatype_name(ct->call.type), tn->npes, tn->team_link, tn->args->graph_calls);
+    printf("# %12s  %-22s %9s  %-22s %9s  %s\n", "bytes", "tuned", "us", "library", "us",
+           "library/tuned");
     for (size_t s = 0; s < ct->n_sizes; s++) {
-        const perf_tune_candidate_t *k = &ct->candidates[picks[s]];
-        symcoll_choice_t tuned = grid_for(tn, ct, ct->sizes[s], k->algo, k->blocks, k->threads);
-        symcoll_choice_t builtin = grid_for(tn, ct, ct->sizes[s], NULL, 0, 0);
+        grid_t tuned, library;
+        if (grid_for(tn, ct, s, &ct->candidates[picks[s]], &tuned) != 0 ||
+            grid_for(tn, ct, s, NULL, &library) != 0) {
+            return -1;
+        }
         double us = ct->times[s * ct->n_candidates + picks[s]];
         printf("# %12zu", ct->sizes[s]);
-        print_grid(&tuned, us);
-        print_grid(&builtin, ct->builtin_us[s]);
-        printf("  %.2f\n", ct->builtin_us[s] / us);
+        print_grid(op, &tuned, us);
+        print_grid(op, &library, ct->library_us[s]);
+        printf("  %.2f\n", ct->library_us[s] / us);
     }
     fflush(stdout);
+    return 0;
 }
 
 /* The reporter turns the times into rows and keeps them. */
 static int add_rows(tune_t *tn, const collective_times_t *ct) {
     perf_tune_times_t t = {
         .collective = perf_op_info(ct->call.op)->collective,
-        .topo = tn->team_topo,
+        .link = tn->team_link,
         .team_size = tn->npes,
         .sizes = ct->sizes,
         .n_sizes = ct->n_sizes,
@@ -188,7 +217,7 @@ static int add_rows(tune_t *tn, const collective_times_t *ct) {
         .times = ct->times,
     };
     size_t *picks = malloc(sizeof *picks * (ct->n_sizes + 1));
-    symcoll_tuning_row_t *rows = realloc(tn->rows, sizeof *rows * (tn->n_rows + ct->n_sizes + 1));
+    perf_tune_row_t *rows = realloc(tn->rows, sizeof *rows * (tn->n_rows + ct->n_sizes + 1));
     if (rows != NULL) {
         tn->rows = rows;
     }
@@ -197,31 +226,34 @@ static int add_rows(tune_t *tn, const collective_times_t *ct) {
         return perf_fail("--tune: out of host memory");
     }
     size_t n = perf_tune_rows(&t, PERF_TUNE_TOLERANCE, picks, rows + tn->n_rows);
+    int rc = n > 0 || ct->n_sizes == 0 ? 0 : perf_fail("--tune: a size without a time");
     if (n > 0) {
-        print_choices(tn, ct, picks);
+        rc = print_choices(tn, ct, picks);
         tn->n_rows += n;
     }
     free(picks);
-    return n > 0 || ct->n_sizes == 0 ? 0 : perf_fail("--tune: a size without a time");
+    return rc;
 }
 
 static int tune_op(tune_t *tn, perf_op_t op, const size_t *sizes, size_t n_sizes) {
     collective_times_t ct = {0};
     perf_args_first_call(tn->args, op, &ct.call);
     ct.elem = symcoll_datatype_size(ct.call.type);
-    symcoll_collective_t coll = perf_op_info(op)->collective;
-    ct.n_candidates = perf_tune_candidates(coll, tn->sharing.sm_share, NULL, 0);
+    ct.n_candidates = perf_tune_candidates(op, tn->sharing.sm_share, NULL, 0);
     ct.candidates = malloc(sizeof *ct.candidates * ct.n_candidates);
     ct.sizes = malloc(sizeof *ct.sizes * n_sizes);
+    ct.counts = malloc(sizeof *ct.counts * n_sizes);
     ct.times = malloc(sizeof *ct.times * n_sizes * ct.n_candidates);
-    ct.builtin_us = malloc(sizeof *ct.builtin_us * n_sizes);
+    ct.library_us = malloc(sizeof *ct.library_us * n_sizes);
     grid_t *grids = malloc(sizeof *grids * (ct.n_candidates + 1));
+    grid_t *cand_grids = malloc(sizeof *cand_grids * ct.n_candidates);
     size_t *grid_of = malloc(sizeof *grid_of * ct.n_candidates);
-    int rc = ct.candidates && ct.sizes && ct.times && ct.builtin_us && grids && grid_of
+    int rc = ct.candidates && ct.sizes && ct.counts && ct.times && ct.library_us && grids &&
+                     cand_grids && grid_of
                  ? 0
                  : perf_fail("--tune: out of host memory");
     if (rc == 0) {
-        perf_tune_candidates(coll, tn->sharing.sm_share, ct.candidates, ct.n_candidates);
+        perf_tune_candidates(op, tn->sharing.sm_share, ct.candidates, ct.n_candidates);
     }
     for (size_t s = 0; s < n_sizes && rc == 0; s++) {
         ct.call.count = perf_op_count(op, sizes[s], ct.elem, tn->npes);
@@ -230,19 +262,31 @@ static int tune_op(tune_t *tn, perf_op_t op, const size_t *sizes, size_t n_sizes
          * rows need strictly ascending sizes. */
         if (ct.call.count > 0 && (ct.n_sizes == 0 || bytes > ct.sizes[ct.n_sizes - 1])) {
             ct.sizes[ct.n_sizes] = bytes;
-            rc = time_size(tn, &ct, ct.n_sizes++, grids, grid_of);
+            ct.counts[ct.n_sizes] = ct.call.count;
+            rc = time_size(tn, &ct, ct.n_sizes++, grids, cand_grids, grid_of);
         }
     }
     if (rc == 0 && tn->reporter) {
         rc = add_rows(tn, &ct);
     }
     free(grid_of);
+    free(cand_grids);
     free(grids);
-    free(ct.builtin_us);
+    free(ct.library_us);
     free(ct.times);
+    free(ct.counts);
     free(ct.sizes);
     free(ct.candidates);
     return rc;
+}
+
+/* The slowest link of team as the library classes it: a barrier's explanation names it. */
+static int team_link(symcoll_team_t team, char *link, size_t len) {
+    perf_call_t barrier = {.op = PERF_OP_BARRIER};
+    symcoll_explanation_t e;
+    PERF_SYMCOLL(perf_choose(&barrier, team, NULL, 0, &e));
+    snprintf(link, len, "%s", e.link);
+    return 0;
 }
 
 static int setup(tune_t *tn, size_t buffer_bytes) {
@@ -260,18 +304,11 @@ static int setup(tune_t *tn, size_t buffer_bytes) {
         perf_bench_init(&tn->bench, tn->args, tn->team, tn->stream) != 0) {
         return -1;
     }
-    symcoll_topology_t *topo = malloc(sizeof *topo);
-    if (topo == NULL) {
-        return perf_fail("topology: out of host memory");
+    if (team_link(tn->team, tn->team_link, sizeof tn->team_link) != 0 ||
+        team_link(SYMCOLL_TEAM_WORLD, tn->world_link, sizeof tn->world_link) != 0) {
+        return -1;
     }
-    int rc = perf_job_topology(&tn->ex, topo);
-    if (rc == 0) {
-        tn->team_topo = perf_team_class(topo, tn->team);
-        tn->world_npes = topo->n_pes;
-        tn->world_topo = symcoll_topology_team_class(topo, 0, 1, topo->n_pes);
-    }
-    free(topo);
-    return rc;
+    return 0;
 }
 
 /* 0, or -1 after reporting a failed release. */
@@ -292,7 +329,7 @@ static int write_file(const tune_t *tn) {
     if (out == NULL) {
         return perf_fail("--tune %s: cannot create it", path);
     }
-    perf_tune_write(out, tn->world_npes, tn->world_topo, tn->rows, tn->n_rows);
+    perf_tune_write(out, symcoll_n_pes(), tn->world_link, tn->rows, tn->n_rows);
     if (path == NULL) {
         return fflush(stdout) == 0 ? 0 : perf_fail("--tune: cannot write to stdout");
     }

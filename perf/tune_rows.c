@@ -4,8 +4,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "tuning.h"
-
 #define N_THREAD_CHOICES 3
 #define MAX_BLOCK_CHOICES 32
 
@@ -25,13 +23,13 @@ static int block_choices(int widest, int *out) {
     return n;
 }
 
-size_t perf_tune_candidates(symcoll_collective_t collective, int sm_count,
-                            perf_tune_candidate_t *out, size_t max) {
-    const char *const *names = symcoll_collective_algorithms(collective);
+size_t perf_tune_candidates(perf_op_t op, int sm_count, perf_tune_candidate_t *out, size_t max) {
+    const perf_op_info_t *info = perf_op_info(op);
+    const char *const *names = info->algorithms;
     size_t n = 0;
     for (int algo = 0; names[algo] != NULL; algo++) {
         int max_blocks = 0, max_threads = 0;
-        symcoll_tuning_grid_limits(collective, algo, &max_blocks, &max_threads);
+        symcoll_algorithm_grid_limits(info->collective, algo, &max_blocks, &max_threads);
         int blocks[MAX_BLOCK_CHOICES];
         int n_blocks =
             block_choices(sm_count > 0 && sm_count < max_blocks ? sm_count : max_blocks, blocks);
@@ -118,7 +116,7 @@ static bool strictly_ascending(const size_t *sizes, size_t n) {
 }
 
 size_t perf_tune_rows(const perf_tune_times_t *t, double tolerance, size_t *picks,
-                      symcoll_tuning_row_t *rows) {
+                      perf_tune_row_t *rows) {
     if (!strictly_ascending(t->sizes, t->n_sizes)) {
         return 0;
     }
@@ -144,9 +142,9 @@ size_t perf_tune_rows(const perf_tune_times_t *t, double tolerance, size_t *pick
         }
         size_t pick = cheapest(t, ok, first, last);
         const perf_tune_candidate_t *c = &t->candidates[pick];
-        rows[n_rows++] = (symcoll_tuning_row_t){
+        rows[n_rows++] = (perf_tune_row_t){
             .collective = t->collective,
-            .topo = t->topo,
+            .link = t->link,
             .max_team_size = t->team_size,
             .max_bytes = last + 1 == t->n_sizes ? SIZE_MAX : t->sizes[last],
             .algo = c->algo,
@@ -162,18 +160,18 @@ size_t perf_tune_rows(const perf_tune_times_t *t, double tolerance, size_t *pick
     return n_rows;
 }
 
-void perf_tune_write(FILE *out, int n_pes, topo_class_t topo, const symcoll_tuning_row_t *rows,
+void perf_tune_write(FILE *out, int n_pes, const char *link, const perf_tune_row_t *rows,
                      size_t n_rows) {
-    fprintf(out, "symcoll-tuning 1\nsignature %d %s\n", n_pes, symcoll_topo_class_name(topo));
+    fprintf(out, "symcoll-tuning 1\nsignature %d %s\n", n_pes, link);
     fprintf(out, "# collective  link      max-team  max-bytes   algorithm  blocks  threads\n");
     for (size_t i = 0; i < n_rows; i++) {
-        const symcoll_tuning_row_t *r = &rows[i];
+        const perf_tune_row_t *r = &rows[i];
         char bytes[24] = "any";
         if (r->max_bytes != SIZE_MAX) {
             snprintf(bytes, sizeof bytes, "%zu", r->max_bytes);
         }
         fprintf(out, "%-12s  %-8s  %-8d  %-10s  %-9s  %-6d  %d\n",
-                symcoll_collective_name(r->collective), symcoll_topo_class_name(r->topo),
-                r->max_team_size, bytes, r->algo, r->blocks, r->threads);
+                symcoll_collective_name(r->collective), r->link, r->max_team_size, bytes, r->algo,
+                r->blocks, r->threads);
     }
 }

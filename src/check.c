@@ -1,4 +1,5 @@
 /* Argument checks shared by every public call; each names the argument and its value. */
+#include <stdio.h>
 #include "internal.h"
 
 symcoll_status_t symcoll_check_initialized(const char *fn) {
@@ -94,11 +95,17 @@ symcoll_status_t symcoll_check_no_overlap(const char *fn, const char *a_name, co
     return SYMCOLL_SUCCESS;
 }
 
-symcoll_status_t symcoll_check_team_p2p(const char *fn, const symcoll_team_state_t *t) {
-    if (t->topo_class != TOPO_NO_P2P)
+symcoll_status_t symcoll_check_p2p(const char *fn, const char *whose, topo_class_t topo) {
+    if (topo != TOPO_NO_P2P)
         return SYMCOLL_SUCCESS;
     return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
-                             "%s: team %d has members whose GPUs cannot reach each other with "
+                             "%s: %s has members whose GPUs cannot reach each other with "
                              "loads and stores (no P2P path); such teams are not supported yet",
-                             fn, (int)t->handle);
+                             fn, whose);
+}
+
+symcoll_status_t symcoll_check_team_p2p(const char *fn, const symcoll_team_state_t *t) {
+    char whose[32];
+    snprintf(whose, sizeof whose, "team %d", (int)t->handle);
+    return symcoll_check_p2p(fn, whose, t->topo_class);
 }

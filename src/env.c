@@ -424,6 +424,13 @@ const symcoll_env_t *symcoll_env(void) {
     return atomic_load(&current);
 }
 
+symcoll_status_t symcoll_env_parse(symcoll_env_t *out) {
+    char why[WHY_MAX];
+    if (load_into(out, why) != 0)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s", why);
+    return SYMCOLL_SUCCESS;
+}
+
 symcoll_status_t symcoll_env_load(void) {
     char why[WHY_MAX];
     /* The slot in use is read under the lock: two loads that both read it first could then
@@ -475,7 +482,10 @@ void symcoll_env_print(FILE *out) {
 }
 
 const char *symcoll_env_algo(symcoll_collective_t collective) {
-    const symcoll_env_t *e = symcoll_env();
+    return symcoll_env_algo_in(symcoll_env(), collective);
+}
+
+const char *symcoll_env_algo_in(const symcoll_env_t *e, symcoll_collective_t collective) {
 #define FORCED(id, name, nccl, tuned, flow, algorithms)                                            \
     SYMCOLL_IF_TUNED(tuned, if (collective == SYMCOLL_COLL_##id) return e->algo_##name;)
     SYMCOLL_COLLECTIVES(FORCED)

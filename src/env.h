@@ -52,6 +52,10 @@ const symcoll_env_t *symcoll_env(void);
  * the variable, its value and what it accepts; the previous settings stay then. Called by
  * symcoll_init; a pointer from symcoll_env() stays valid across one later load. */
 symcoll_status_t symcoll_env_load(void);
+/* Reads and validates every variable into *out, as symcoll_env_load does, without publishing
+ * them: for callers that want the settings init would read while another thread may be in
+ * init or reading symcoll_env() (symcoll_explain before init). INVALID_ARGUMENT as there. */
+symcoll_status_t symcoll_env_parse(symcoll_env_t *out);
 /* Parses "123", "4k", "16M", "1g", "2tb" (powers of 1024); 0 on success, -1 if malformed or
  * overflowing (*out untouched then). */
 int symcoll_parse_size(const char *text, size_t *out);
@@ -63,6 +67,8 @@ void symcoll_env_accepts(const char *name, char *out, size_t len);
 void symcoll_env_print(FILE *out);
 /* The SYMCOLL_ALGO_<COLLECTIVE> setting for a collective, "" when automatic. */
 const char *symcoll_env_algo(symcoll_collective_t collective);
+/* The same of settings e (symcoll_env_parse's, or symcoll_env()'s). */
+const char *symcoll_env_algo_in(const symcoll_env_t *e, symcoll_collective_t collective);
 
 #ifdef __cplusplus
 }

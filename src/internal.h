@@ -101,6 +101,8 @@ symcoll_status_t symcoll_check_count(const char *fn, const char *arg, size_t cou
                                      size_t elem_size, size_t *bytes);
 /* UNSUPPORTED when members of team t cannot reach each other with loads and stores. */
 symcoll_status_t symcoll_check_team_p2p(const char *fn, const symcoll_team_state_t *t);
+/* The same for a team whose slowest link is topo; whose names it ("team 3"). */
+symcoll_status_t symcoll_check_p2p(const char *fn, const char *whose, topo_class_t topo);
 /* Fails when [a, a+a_bytes) and [b, b+b_bytes) overlap. */
 symcoll_status_t symcoll_check_no_overlap(const char *fn, const char *a_name, const void *a,
                                           size_t a_bytes, const char *b_name, const void *b,

@@ -240,6 +240,15 @@ TEST_F(CollArgs, InPlaceOnlyForBroadcastReduceAndReduceScatter) {
     expect_error(REDUCE_SCATTER, args, SYMCOLL_ERROR_INVALID_ARGUMENT, {"dst", "overlaps"});
 }
 
+// dst == src is in place on PE 0 alone; PE 1 refuses it, naming the in-place form.
+TEST_F(CollArgs, ReduceScatterDstEqualSrcIsInPlaceOnPeZeroOnly) {
+    rt.add_team(SYMCOLL_TEAM_WORLD, 0, 2, 1);
+    Args args = valid();
+    args.src = a;
+    expect_error(REDUCE_SCATTER, args, SYMCOLL_ERROR_INVALID_ARGUMENT,
+                 {"dst == src", "not in place on PE 1", "src + 1 * count_per_pe"});
+}
+
 TEST_F(CollArgs, PartialOverlapIsForbidden) {
     for (Coll c : kColls) {
         Args args = valid();

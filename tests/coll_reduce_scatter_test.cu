@@ -1,46 +1,16 @@
 // reduce_scatter on every team x datatype x op x size class x in-place x algorithm, past L2
 // for a subset, and captured into a graph that is replayed with new inputs.
-#include "coll_testing.h"
+#include "coll_reduction_testing.h"
 
 using namespace coll_testing;
 
 namespace {
 
-class ReduceScatter : public ::testing::Test {
-  protected:
-    Arena arena{kArenaBytes};
-    Stream stream;
-
-    Case make_case(const TestTeam &team, symcoll_datatype_t type, symcoll_op_t op, SizeClass size,
-                   bool in_place, const char *algo) const {
-        Case c;
-        c.coll = SYMCOLL_COLL_REDUCE_SCATTER;
-        c.team = team.handle;
-        c.type = type;
-        c.op = op;
-        c.count = size.count;
-        c.dst_shift = size.dst_shift;
-        c.src_shift = size.src_shift;
-        c.in_place = in_place;
-        c.algo = algo;
-        return c;
-    }
-};
+using ReduceScatter = ReductionTest<SYMCOLL_COLL_REDUCE_SCATTER>;
 
 TEST_F(ReduceScatter, EveryTeamTypeOpSizeInPlaceAndAlgorithm) {
     SEED_TRACE();
-    for (const TestTeam &team : test_teams())
-        for (symcoll_datatype_t type : kTypes)
-            for (symcoll_op_t op : kOps)
-                for (SizeClass size : size_classes(symcoll_datatype_size(type), team.size))
-                    for (bool in_place : {false, true})
-                        for (const char *algo : algorithms(SYMCOLL_COLL_REDUCE_SCATTER)) {
-                            uint64_t seed = next_case_seed();
-                            if (team.handle == SYMCOLL_TEAM_INVALID || !op_defined(type, op))
-                                continue;
-                            run_case(make_case(team, type, op, size, in_place, algo), arena, stream,
-                                     seed);
-                        }
+    run_every_team_type_op_size_in_place_and_algorithm();
 }
 
 TEST_F(ReduceScatter, LargerThanL2) {

@@ -3,47 +3,17 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include "coll_testing.h"
+#include "coll_reduction_testing.h"
 
 using namespace coll_testing;
 
 namespace {
 
-class Reduce : public ::testing::Test {
-  protected:
-    Arena arena{kArenaBytes};
-    Stream stream;
-
-    Case make_case(const TestTeam &team, symcoll_datatype_t type, symcoll_op_t op, SizeClass size,
-                   bool in_place, const char *algo) const {
-        Case c;
-        c.coll = SYMCOLL_COLL_REDUCE;
-        c.team = team.handle;
-        c.type = type;
-        c.op = op;
-        c.count = size.count;
-        c.dst_shift = size.dst_shift;
-        c.src_shift = size.src_shift;
-        c.in_place = in_place;
-        c.algo = algo;
-        return c;
-    }
-};
+using Reduce = ReductionTest<SYMCOLL_COLL_REDUCE>;
 
 TEST_F(Reduce, EveryTeamTypeOpSizeInPlaceAndAlgorithm) {
     SEED_TRACE();
-    for (const TestTeam &team : test_teams())
-        for (symcoll_datatype_t type : kTypes)
-            for (symcoll_op_t op : kOps)
-                for (SizeClass size : size_classes(symcoll_datatype_size(type), 1))
-                    for (bool in_place : {false, true})
-                        for (const char *algo : algorithms(SYMCOLL_COLL_REDUCE)) {
-                            uint64_t seed = next_case_seed();
-                            if (team.handle == SYMCOLL_TEAM_INVALID || !op_defined(type, op))
-                                continue;
-                            run_case(make_case(team, type, op, size, in_place, algo), arena, stream,
-                                     seed);
-                        }
+    run_every_team_type_op_size_in_place_and_algorithm();
 }
 
 TEST_F(Reduce, LargerThanL2) {

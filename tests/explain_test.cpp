@@ -1,10 +1,12 @@
 // symcoll_explain on a described job (no init, no GPU): its argument checks (INVALID_ARGUMENT
 // naming the argument and its value), and a result that is tuning's own choice, with where it
-// came from: SYMCOLL_ALGO_*, symcoll_tuning_override, SYMCOLL_TUNING_FILE, table or model.
+// came from: SYMCOLL_ALGO_*, symcoll_tuning_override, SYMCOLL_TUNING_FILE, table, model, or no
+// choice at all; and the calls the collective itself refuses (no P2P path) or skips (count 0).
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <gtest/gtest.h>
+#include "env.h"
 #include "scoped_env.h"
 #include "symcoll.h"
 #include "tuning.h"
@@ -14,6 +16,10 @@ namespace {
 constexpr size_t MiB = 1024 * 1024;
 const char *const kTwoNvlink = "2\nX NV18\nNV18 X\n";
 const char *const kFourPcie = "4\nX PIX PIX PIX\nPIX X PIX PIX\nPIX PIX X PIX\nPIX PIX PIX X\n";
+const char *const kNoP2p = "3\nX NV2 PIX\nNV2 X -\nPIX - X\n";
+const symcoll_collective_t kData[] = {SYMCOLL_COLL_BROADCAST, SYMCOLL_COLL_REDUCE,
+                                      SYMCOLL_COLL_FCOLLECT, SYMCOLL_COLL_ALLTOALL,
+                                      SYMCOLL_COLL_REDUCE_SCATTER};
 
 symcoll_explain_query_t described(symcoll_collective_t c, size_t count, const char *topology,
                                   int sm_count = 0) {
@@ -40,6 +46,16 @@ class Explain : public ::testing::Test {
         for (const char *needle : needles)
             EXPECT_NE(why.find(needle), std::string::npos) << "\"" << needle << "\" in: " << why;
         EXPECT_STREQ(out.algorithm, "") << "nothing chosen";
+    }
+
+    // The whole choice but the link.
+    static void expect_choice(const symcoll_explanation_t &got, const char *algorithm, int blocks,
+                              int threads, symcoll_choice_source_t source, const char *why) {
+        EXPECT_STREQ(got.algorithm, algorithm);
+        EXPECT_EQ(got.blocks, blocks);
+        EXPECT_EQ(got.threads, threads);
+        EXPECT_EQ(got.source, source);
+        EXPECT_STREQ(got.why, why);
     }
 
     static symcoll_explanation_t explain(const symcoll_explain_query_t &q) {
@@ -108,7 +124,7 @@ TEST_F(Explain, TheChoiceIsTuningsOwn) {
         {SYMCOLL_COLL_BROADCAST, MiB, kFourPcie, 4, TOPO_PCIE_P2P, 4 * MiB, 0},
         {SYMCOLL_COLL_ALLTOALL, MiB, kFourPcie, 4, TOPO_PCIE_P2P, 16 * MiB, 0},
         {SYMCOLL_COLL_FCOLLECT, 64, kTwoNvlink, 2, TOPO_NVLINK, 512, 0},
-        {SYMCOLL_COLL_BARRIER, 0, kFourPcie, 4, TOPO_PCIE_P2P, 0, 0},
+        {SYMCOLL_COLL_REDUCE_SCATTER, 1024, kTwoNvlink, 2, TOPO_NVLINK, 8 * 1024, 0},
     };
     for (const Case &c : cases) {
         symcoll_explanation_t got =
@@ -128,6 +144,45 @@ TEST_F(Explain, TheChoiceIsTuningsOwn) {
     }
 }
 
+// The barrier has one algorithm: nothing is chosen, so no table or model is named.
+TEST_F(Explain, TheOnlyAlgorithmIsFixed) {
+    symcoll_explanation_t got = explain(described(SYMCOLL_COLL_BARRIER, 0, kFourPcie));
+    expect_choice(got, "flags", 1, 32, SYMCOLL_CHOICE_FIXED, "the only algorithm");
+    EXPECT_STREQ(got.link, "pcie-p2p");
+}
+
+// A data collective of count 0 returns before it launches anything or looks at the links.
+TEST_F(Explain, CountZeroLaunchesNothing) {
+    for (symcoll_collective_t c : kData)
+        for (const char *topology : {kTwoNvlink, kNoP2p}) {
+            SCOPED_TRACE(symcoll_collective_name(c));
+            expect_choice(explain(described(c, 0, topology)), "", 0, 0, SYMCOLL_CHOICE_FIXED,
+                          "nothing to move (count 0)");
+        }
+}
+
+// The call itself refuses a team without load/store paths, so explain does too.
+TEST_F(Explain, NoP2pPathIsUnsupported) {
+    for (symcoll_collective_t c : kData) {
+        SCOPED_TRACE(symcoll_collective_name(c));
+        symcoll_explain_query_t q = described(c, 1024, kNoP2p);
+        expect_refused(&q, SYMCOLL_ERROR_UNSUPPORTED, {"the described job", "no P2P path"});
+    }
+    symcoll_explain_query_t barrier = described(SYMCOLL_COLL_BARRIER, 0, kNoP2p);
+    expect_refused(&barrier, SYMCOLL_ERROR_UNSUPPORTED, {"the described job", "no P2P path"});
+}
+
+// Before init the environment is read for the query only: the published settings, which
+// init and the collectives of other threads use, stay as they were.
+TEST_F(Explain, SettingsReadBeforeInitAreNotPublished) {
+    const char *published = symcoll_env_algo(SYMCOLL_COLL_REDUCE);
+    setenv("SYMCOLL_ALGO_REDUCE", "two_shot", 1);
+    symcoll_explanation_t got = explain(described(SYMCOLL_COLL_REDUCE, 1024, kTwoNvlink));
+    EXPECT_STREQ(got.algorithm, "two_shot");
+    EXPECT_EQ(got.source, SYMCOLL_CHOICE_ENV);
+    EXPECT_STREQ(symcoll_env_algo(SYMCOLL_COLL_REDUCE), published);
+}
+
 TEST_F(Explain, ForcedChoicesSayWhoForcedThem) {
     setenv("SYMCOLL_ALGO_REDUCE", "Two_Shot", 1);
     symcoll_explanation_t got = explain(described(SYMCOLL_COLL_REDUCE, 1024, kTwoNvlink));
@@ -136,12 +191,8 @@ TEST_F(Explain, ForcedChoicesSayWhoForcedThem) {
     EXPECT_STREQ(got.why, "forced by SYMCOLL_ALGO_REDUCE");
 
     ASSERT_EQ(symcoll_tuning_override(SYMCOLL_COLL_REDUCE, "one_shot", 4, 64), SYMCOLL_SUCCESS);
-    got = explain(described(SYMCOLL_COLL_REDUCE, 16 * MiB, kTwoNvlink));
-    EXPECT_STREQ(got.algorithm, "one_shot");
-    EXPECT_EQ(got.blocks, 4);
-    EXPECT_EQ(got.threads, 64);
-    EXPECT_EQ(got.source, SYMCOLL_CHOICE_OVERRIDE);
-    EXPECT_STREQ(got.why, "forced by symcoll_tuning_override");
+    expect_choice(explain(described(SYMCOLL_COLL_REDUCE, 16 * MiB, kTwoNvlink)), "one_shot", 4, 64,
+                  SYMCOLL_CHOICE_OVERRIDE, "forced by symcoll_tuning_override");
 }
 
 TEST_F(Explain, ATuningFileRowComesFirstAndMustFitTheTopology) {

@@ -11,7 +11,7 @@
 
 #include "args.h"
 #include "explain.h"
-#include "tuning.h"
+#include "ops.h"
 
 namespace {
 
@@ -76,19 +76,11 @@ std::vector<std::vector<std::string>> rows(const std::string &out) {
 }
 
 std::set<std::string> algorithms(const std::string &op) {
-    static const std::pair<const char *, symcoll_collective_t> colls[] = {
-        {"barrier", SYMCOLL_COLL_BARRIER},   {"broadcast", SYMCOLL_COLL_BROADCAST},
-        {"reduce", SYMCOLL_COLL_REDUCE},     {"fcollect", SYMCOLL_COLL_FCOLLECT},
-        {"alltoall", SYMCOLL_COLL_ALLTOALL}, {"reduce_scatter", SYMCOLL_COLL_REDUCE_SCATTER},
-    };
     std::set<std::string> names;
-    for (const auto &c : colls) {
-        if (op == c.first) {
-            for (const char *const *n = symcoll_collective_algorithms(c.second); *n != nullptr;
-                 n++) {
-                names.insert(*n);
-            }
-        }
+    int id = perf_op_from_name(op.c_str());
+    for (const char *const *n = id < 0 ? nullptr : perf_op_info((perf_op_t)id)->algorithms;
+         n != nullptr && *n != nullptr; n++) {
+        names.insert(*n);
     }
     return names;
 }
@@ -100,9 +92,12 @@ TEST(PerfExplain, EverySizeOfEveryCollectiveFromATopologyFile) {
     ASSERT_EQ(e.rc, 0) << e.err;
     EXPECT_NE(e.out.find("2 PEs"), std::string::npos) << e.out;
     EXPECT_NE(e.out.find(topo), std::string::npos) << e.out;
+    EXPECT_NE(e.out.find("#   2\n#   X NV18\n#   NV18 X\n"), std::string::npos)
+        << "the topology as given: " << e.out;
     auto table = rows(e.out);
     // barrier once, then 9 sizes (8 B .. 128 MiB) for each of the five others.
     ASSERT_EQ(table.size(), 1u + 5 * 9) << e.out;
+    EXPECT_NE(e.out.find("the only algorithm"), std::string::npos) << "the barrier's why";
     for (const auto &row : table) {
         ASSERT_GE(row.size(), 7u);
         EXPECT_EQ(algorithms(row[0]).count(row[4]), 1u) << row[0] << " " << row[4];
@@ -206,7 +201,13 @@ TEST(PerfExplain, BadTopologiesAndRoots) {
     EXPECT_EQ(e.rc, 2);
     EXPECT_NE(e.err.find(bad), std::string::npos) << e.err;
 
-    std::string three = write_topology("3\nX NV2 PIX\nNV2 X -\nPIX - X\n");
+    std::string no_p2p = write_topology("3\nX NV2 PIX\nNV2 X -\nPIX - X\n");
+    e = explain({"--topology-file", no_p2p.c_str()});
+    remove(no_p2p.c_str());
+    EXPECT_EQ(e.rc, 2) << "the collectives refuse a job without load/store paths";
+    EXPECT_NE(e.err.find("no P2P path"), std::string::npos) << e.err;
+
+    std::string three = write_topology("3\nX NV2 PIX\nNV2 X PIX\nPIX PIX X\n");
     e = explain({"--topology-file", three.c_str(), "-r", "3", "--op", "broadcast"});
     EXPECT_EQ(e.rc, 2);
     EXPECT_NE(e.err.find("root"), std::string::npos) << e.err;

@@ -7,16 +7,8 @@
 #include <string>
 
 #include "gpu_sharing.h"
-#include "topology.h"
 
 namespace {
-
-symcoll_topology_t parsed(const char *text) {
-    symcoll_topology_t t;
-    char why[256] = "";
-    EXPECT_EQ(symcoll_topology_parse(text, &t, why, sizeof why), 0) << why;
-    return t;
-}
 
 std::string sharing_line(const symcoll_gpu_sharing_t &s) {
     char *buf = nullptr;
@@ -30,26 +22,13 @@ std::string sharing_line(const symcoll_gpu_sharing_t &s) {
 }
 
 TEST(PerfGpuSharing, AGpuPerPeIsNotShared) {
-    symcoll_topology_t t = parsed("3\nX NV18 PIX\nNV18 X NV18\nPIX NV18 X\n");
-    EXPECT_EQ(perf_topology_pes_per_gpu(&t), 1);
-    EXPECT_FALSE(perf_pes_share_gpu(&t));
-    t = parsed("1\nX\n");
-    EXPECT_FALSE(perf_pes_share_gpu(&t));
+    EXPECT_FALSE(perf_pes_share_gpu("3\nX NV18 PIX\nNV18 X NV18\nPIX NV18 X\n"));
+    EXPECT_FALSE(perf_pes_share_gpu("1\nX\n"));
 }
 
 TEST(PerfGpuSharing, AnySameLinkIsShared) {
-    symcoll_topology_t t = parsed("4\nX NV18 NV18 NV18\nNV18 X NV18 SAME\nNV18 NV18 X NV18\n"
-                                  "NV18 SAME NV18 X\n");
-    EXPECT_EQ(perf_topology_pes_per_gpu(&t), 2);
-    EXPECT_TRUE(perf_pes_share_gpu(&t));
-}
-
-TEST(PerfGpuSharing, CountsTheFullestGpu) {
-    // PEs 0-2 on one GPU, PE 3 on another.
-    symcoll_topology_t t = parsed("4\nX SAME SAME NV18\nSAME X SAME NV18\nSAME SAME X NV18\n"
-                                  "NV18 NV18 NV18 X\n");
-    EXPECT_EQ(perf_topology_pes_per_gpu(&t), 3);
-    EXPECT_TRUE(perf_pes_share_gpu(&t));
+    EXPECT_TRUE(perf_pes_share_gpu("4\nX NV18 NV18 NV18\nNV18 X NV18 SAME\nNV18 NV18 X NV18\n"
+                                   "NV18 SAME NV18 X\n"));
 }
 
 TEST(PerfGpuSharing, HeaderLineNamesPesShareAndMps) {

@@ -1,6 +1,6 @@
 // symcoll-perf --tune without the GPU: the candidate grids, synthetic times merged into rows,
-// and the file those rows make, parsed back as SYMCOLL_TUNING_FILE is and used by tuning and
-// by --explain.
+// and the file those rows make, read back as SYMCOLL_TUNING_FILE by the library's own choice
+// (symcoll_explain) and by --explain.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -13,14 +13,14 @@
 
 #include "args.h"
 #include "explain.h"
+#include "scoped_env.h"
 #include "tune_rows.h"
-#include "tuning.h"
 
 namespace {
 
 constexpr size_t KiB = 1024, MiB = 1024 * KiB;
 
-std::vector<perf_tune_candidate_t> candidates(symcoll_collective_t c, int sm_count) {
+std::vector<perf_tune_candidate_t> candidates(perf_op_t c, int sm_count) {
     std::vector<perf_tune_candidate_t> out(perf_tune_candidates(c, sm_count, nullptr, 0));
     EXPECT_EQ(perf_tune_candidates(c, sm_count, out.data(), out.size()), out.size());
     return out;
@@ -31,7 +31,7 @@ std::string name(const perf_tune_candidate_t &c) {
 }
 
 TEST(PerfTune, CandidatesCoverEveryAlgorithmWithinItsGrid) {
-    auto reduce = candidates(SYMCOLL_COLL_REDUCE, 132);
+    auto reduce = candidates(PERF_OP_REDUCE, 132);
     // ll: 16 8 4 2 1 blocks; one_shot and two_shot: 128 64 ... 1; each with 512, 256, 128.
     ASSERT_EQ(reduce.size(), 5u * 3 + 8 * 3 + 8 * 3);
     EXPECT_EQ(name(reduce[0]), "ll 16x512");
@@ -40,23 +40,25 @@ TEST(PerfTune, CandidatesCoverEveryAlgorithmWithinItsGrid) {
     EXPECT_EQ(name(reduce[15]), "one_shot 128x512");
     EXPECT_EQ(name(reduce.back()), "two_shot 1x128");
 
-    auto broadcast = candidates(SYMCOLL_COLL_BROADCAST, 132);
+    auto broadcast = candidates(PERF_OP_BROADCAST, 132);
     EXPECT_EQ(name(broadcast.back()), "ce 1x32"); // one warp, one grid
 
     // 108 SMs: the bandwidth grids stop at 108, then 64, 32, ...
-    auto small = candidates(SYMCOLL_COLL_FCOLLECT, 108);
+    auto small = candidates(PERF_OP_FCOLLECT, 108);
     ASSERT_GE(small.size(), 5u * 3 + 8 * 3);
     EXPECT_EQ(name(small[15]), "push 108x512");
     EXPECT_EQ(name(small[18]), "push 64x512");
     // 8 SMs cap ll too.
-    auto few = candidates(SYMCOLL_COLL_ALLTOALL, 8);
+    auto few = candidates(PERF_OP_ALLTOALL, 8);
     ASSERT_GE(few.size(), 4u * 3 + 4 * 3);
     EXPECT_EQ(name(few[0]), "ll 8x512");
     EXPECT_EQ(name(few[12]), "push 8x512");
     EXPECT_EQ(name(few[23]), "push 1x128");
-    EXPECT_EQ(candidates(SYMCOLL_COLL_HALO, 132).size(), 0u);
+    auto barrier = candidates(PERF_OP_BARRIER, 132);
+    ASSERT_EQ(barrier.size(), 1u);
+    EXPECT_EQ(name(barrier[0]), "flags 1x32");
     std::vector<perf_tune_candidate_t> two(2);
-    EXPECT_EQ(perf_tune_candidates(SYMCOLL_COLL_REDUCE, 132, two.data(), 2), reduce.size());
+    EXPECT_EQ(perf_tune_candidates(PERF_OP_REDUCE, 132, two.data(), 2), reduce.size());
     EXPECT_EQ(name(two[1]), "ll 16x256");
 }
 
@@ -67,9 +69,9 @@ struct Measured {
     std::vector<perf_tune_candidate_t> cands;
     std::vector<double> times;
     std::vector<size_t> picks;
-    std::vector<symcoll_tuning_row_t> rows;
+    std::vector<perf_tune_row_t> rows;
 
-    Measured(symcoll_collective_t c, std::vector<size_t> s,
+    Measured(perf_op_t c, std::vector<size_t> s,
              const std::function<double(const perf_tune_candidate_t &, size_t)> &us)
         : sizes(std::move(s)), cands(candidates(c, 132)) {
         for (size_t bytes : sizes)
@@ -77,9 +79,14 @@ struct Measured {
                 times.push_back(us(k, bytes));
         picks.assign(sizes.size(), SIZE_MAX);
         rows.resize(sizes.size());
-        perf_tune_times_t t = {
-            c,           TOPO_NVLINK, 2, sizes.data(), sizes.size(), cands.data(), cands.size(),
-            times.data()};
+        perf_tune_times_t t = {perf_op_info(c)->collective,
+                               "nvlink",
+                               2,
+                               sizes.data(),
+                               sizes.size(),
+                               cands.data(),
+                               cands.size(),
+                               times.data()};
         rows.resize(perf_tune_rows(&t, PERF_TUNE_TOLERANCE, picks.data(), rows.data()));
     }
     std::string pick(size_t s) const {
@@ -111,10 +118,10 @@ double two_regimes(const perf_tune_candidate_t &k, size_t bytes) {
 }
 
 TEST(PerfTune, ConsecutiveSizesWithOneWinnerMergeIntoARow) {
-    Measured m(SYMCOLL_COLL_REDUCE, kSweep, two_regimes);
+    Measured m(PERF_OP_REDUCE, kSweep, two_regimes);
     ASSERT_EQ(m.rows.size(), 2u);
     EXPECT_EQ(m.rows[0].collective, SYMCOLL_COLL_REDUCE);
-    EXPECT_EQ(m.rows[0].topo, TOPO_NVLINK);
+    EXPECT_STREQ(m.rows[0].link, "nvlink");
     EXPECT_EQ(m.rows[0].max_team_size, 2);
     EXPECT_EQ(m.rows[0].max_bytes, 256 * KiB);
     EXPECT_STREQ(m.rows[0].algo, "ll");
@@ -128,7 +135,7 @@ TEST(PerfTune, ConsecutiveSizesWithOneWinnerMergeIntoARow) {
 }
 
 TEST(PerfTune, AWinnerBeyondTheToleranceSplitsARow) {
-    Measured m(SYMCOLL_COLL_REDUCE, kSweep, [](const perf_tune_candidate_t &k, size_t bytes) {
+    Measured m(PERF_OP_REDUCE, kSweep, [](const perf_tune_candidate_t &k, size_t bytes) {
         if (bytes == 2 * MiB && is(k, "one_shot", 64, 256))
             return 10.0; // 10 % faster than two_shot's 11.0 there
         return two_regimes(k, bytes) < 0 ? -1 : bytes == 2 * MiB ? 11.0 : two_regimes(k, bytes);
@@ -146,7 +153,7 @@ TEST(PerfTune, AWinnerBeyondTheToleranceSplitsARow) {
 // Equal times (grids that run alike at a size) tie: the widest grid, listed first, wins, and
 // a candidate fast over the whole range beats one that wins a single size within tolerance.
 TEST(PerfTune, TiesGoToTheWidestGridAndRowsStayFew) {
-    Measured m(SYMCOLL_COLL_FCOLLECT, {8, 64, 512}, [](const perf_tune_candidate_t &k, size_t) {
+    Measured m(PERF_OP_FCOLLECT, {8, 64, 512}, [](const perf_tune_candidate_t &k, size_t) {
         return std::strcmp(k.algo, "ll") == 0 ? 2.0 : 5.0;
     });
     ASSERT_EQ(m.rows.size(), 1u);
@@ -157,11 +164,11 @@ TEST(PerfTune, TiesGoToTheWidestGridAndRowsStayFew) {
 }
 
 TEST(PerfTune, ASizeWithoutTimesGivesNoRows) {
-    Measured m(SYMCOLL_COLL_ALLTOALL, {8, 64}, [](const perf_tune_candidate_t &, size_t bytes) {
+    Measured m(PERF_OP_ALLTOALL, {8, 64}, [](const perf_tune_candidate_t &, size_t bytes) {
         return bytes == 64 ? -1.0 : 2.0;
     });
     EXPECT_EQ(m.rows.size(), 0u);
-    Measured none(SYMCOLL_COLL_ALLTOALL, {}, two_regimes);
+    Measured none(PERF_OP_ALLTOALL, {}, two_regimes);
     EXPECT_EQ(none.rows.size(), 0u);
 }
 
@@ -169,101 +176,113 @@ TEST(PerfTune, ASizeWithoutTimesGivesNoRows) {
 // 24 bytes all give 16). Rows split between equal sizes would leave one unreachable, so such
 // sizes give no rows.
 TEST(PerfTune, RepeatedSizesGiveNoRows) {
-    const size_t n_cands = candidates(SYMCOLL_COLL_REDUCE, 132).size();
+    const size_t n_cands = candidates(PERF_OP_REDUCE, 132).size();
     size_t timed = 0;
-    Measured m(SYMCOLL_COLL_REDUCE, {16, 16, 16, 32},
-               [&](const perf_tune_candidate_t &k, size_t bytes) {
-                   bool second_size = timed++ / n_cands == 1;
-                   return second_size && is(k, "one_shot", 128, 512) ? 0.5 : two_regimes(k, bytes);
-               });
+    Measured m(PERF_OP_REDUCE, {16, 16, 16, 32}, [&](const perf_tune_candidate_t &k, size_t bytes) {
+        bool second_size = timed++ / n_cands == 1;
+        return second_size && is(k, "one_shot", 128, 512) ? 0.5 : two_regimes(k, bytes);
+    });
     EXPECT_EQ(m.rows.size(), 0u);
-    Measured descending(SYMCOLL_COLL_REDUCE, {32, 16}, two_regimes);
+    Measured descending(PERF_OP_REDUCE, {32, 16}, two_regimes);
     EXPECT_EQ(descending.rows.size(), 0u);
 }
 
-std::string file_text(int n_pes, topo_class_t topo, const std::vector<symcoll_tuning_row_t> &rows) {
-    char *text = nullptr;
-    size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
-    perf_tune_write(out, n_pes, topo, rows.data(), rows.size());
-    fclose(out);
-    std::string s(text, len);
-    free(text);
-    return s;
+// Writes the rows as --tune does to a fresh temporary file; returns its path.
+std::string written_file(int n_pes, const std::vector<perf_tune_row_t> &rows) {
+    char path[] = "/tmp/symcoll-perf-tune-XXXXXX";
+    int fd = mkstemp(path);
+    EXPECT_GE(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    perf_tune_write(f, n_pes, "nvlink", rows.data(), rows.size());
+    fclose(f);
+    return path;
 }
 
-// The file parses as SYMCOLL_TUNING_FILE does, and tuning then picks the measured winners: at
-// the timed sizes, between them and past the largest.
-TEST(PerfTune, TheWrittenFileParsesAndDecides) {
-    Measured m(SYMCOLL_COLL_REDUCE, kSweep, two_regimes);
-    Measured b(SYMCOLL_COLL_BROADCAST, kSweep, [](const perf_tune_candidate_t &k, size_t bytes) {
+// What the library chooses for a call on a job of two PEs joined by NVLink, described to
+// symcoll_explain (no init, no GPU), which reads SYMCOLL_TUNING_FILE as init does.
+symcoll_status_t library_choice(symcoll_collective_t c, size_t count, symcoll_datatype_t type,
+                                const char *topology, symcoll_explanation_t *out) {
+    symcoll_explain_query_t q = {c, count, type, SYMCOLL_TEAM_INVALID, topology, 132};
+    return symcoll_explain(&q, out);
+}
+
+const char *const kTwoNvlink = "2\nX NV18\nNV18 X\n";
+
+// The file loads as SYMCOLL_TUNING_FILE, with its signature checked against the job, and the
+// library then picks the measured winners: at the timed sizes, between them and past the
+// largest.
+TEST(PerfTune, TheWrittenFileLoadsAndDecides) {
+    ScopedEnv env{"SYMCOLL_TUNING_FILE", "SYMCOLL_ALGO_REDUCE", "SYMCOLL_ALGO_BROADCAST",
+                  "SYMCOLL_ALGO_FCOLLECT"};
+    Measured m(PERF_OP_REDUCE, kSweep, two_regimes);
+    Measured b(PERF_OP_BROADCAST, kSweep, [](const perf_tune_candidate_t &k, size_t bytes) {
         if (is(k, "push", 32, 256))
             return 1.0;
         return is(k, "ce", 1, 32) && bytes >= 16 * MiB ? 0.5 : 2.0;
     });
-    std::vector<symcoll_tuning_row_t> rows = m.rows;
+    std::vector<perf_tune_row_t> rows = m.rows;
     rows.insert(rows.end(), b.rows.begin(), b.rows.end());
     ASSERT_EQ(rows.size(), 4u);
-    std::string text = file_text(2, TOPO_NVLINK, rows);
-    EXPECT_EQ(text.rfind("symcoll-tuning 1\nsignature 2 nvlink\n", 0), 0u) << text;
-
-    symcoll_tuning_file_t file;
-    char err[256] = "";
-    ASSERT_EQ(symcoll_tuning_file_parse(text.c_str(), "tuned", &file, err, sizeof err), 0) << err;
-    EXPECT_EQ(symcoll_tuning_file_check(&file, 2, TOPO_NVLINK, err, sizeof err), 0) << err;
-    EXPECT_NE(symcoll_tuning_file_check(&file, 4, TOPO_NVLINK, err, sizeof err), 0);
-    ASSERT_EQ(file.n_rows, rows.size());
-    for (size_t i = 0; i < rows.size(); i++) {
-        EXPECT_EQ(file.rows[i].collective, rows[i].collective) << i;
-        EXPECT_EQ(file.rows[i].max_bytes, rows[i].max_bytes) << i;
-        EXPECT_STREQ(file.rows[i].algo, rows[i].algo) << i;
-        EXPECT_EQ(file.rows[i].blocks, rows[i].blocks) << i;
-        EXPECT_EQ(file.rows[i].threads, rows[i].threads) << i;
-    }
+    std::string path = written_file(2, rows);
+    setenv("SYMCOLL_TUNING_FILE", path.c_str(), 1);
 
     struct Expect {
         symcoll_collective_t c;
         size_t bytes;
         const char *algo;
-        int blocks, threads;
+        int blocks, threads, line;
     };
     for (const Expect &e : std::vector<Expect>{
-             {SYMCOLL_COLL_REDUCE, 8, "ll", 1, 32},
-             {SYMCOLL_COLL_REDUCE, 256 * KiB, "ll", 16, 512},
-             {SYMCOLL_COLL_REDUCE, 256 * KiB + 4, "two_shot", 9, 512},
-             {SYMCOLL_COLL_REDUCE, 128 * MiB, "two_shot", 128, 512},
-             {SYMCOLL_COLL_REDUCE, 1024 * MiB, "two_shot", 128, 512},
-             {SYMCOLL_COLL_BROADCAST, 2 * MiB, "push", 32, 256},
-             {SYMCOLL_COLL_BROADCAST, 2 * MiB + 1, "ce", 1, 32},
-             {SYMCOLL_COLL_BROADCAST, 128 * MiB, "ce", 1, 32},
+             {SYMCOLL_COLL_REDUCE, 8, "ll", 1, 32, 4},
+             {SYMCOLL_COLL_REDUCE, 256 * KiB, "ll", 16, 512, 4},
+             {SYMCOLL_COLL_REDUCE, 256 * KiB + 4, "two_shot", 9, 512, 5},
+             {SYMCOLL_COLL_REDUCE, 128 * MiB, "two_shot", 128, 512, 5},
+             {SYMCOLL_COLL_REDUCE, 1024 * MiB, "two_shot", 128, 512, 5},
+             {SYMCOLL_COLL_BROADCAST, 2 * MiB, "push", 32, 256, 6},
+             {SYMCOLL_COLL_BROADCAST, 2 * MiB + 1, "ce", 1, 32, 7},
+             {SYMCOLL_COLL_BROADCAST, 128 * MiB, "ce", 1, 32, 7},
          }) {
-        symcoll_tuning_query_t q = {e.c, e.bytes, 4, 2, TOPO_NVLINK, 132, nullptr, &file};
-        symcoll_choice_t out;
-        ASSERT_EQ(symcoll_tuning_select(&q, &out), SYMCOLL_SUCCESS) << out.why;
+        // reduce in float32, broadcast in int8: count is bytes over the element size.
+        bool reduce = e.c == SYMCOLL_COLL_REDUCE;
+        symcoll_explanation_t out;
+        ASSERT_EQ(library_choice(e.c, reduce ? e.bytes / 4 : e.bytes,
+                                 reduce ? SYMCOLL_FLOAT32 : SYMCOLL_INT8, kTwoNvlink, &out),
+                  SYMCOLL_SUCCESS)
+            << symcoll_last_error();
         SCOPED_TRACE(std::string(symcoll_collective_name(e.c)) + " " + std::to_string(e.bytes));
-        EXPECT_STREQ(out.name, e.algo);
+        EXPECT_STREQ(out.algorithm, e.algo);
         EXPECT_EQ(out.blocks, e.blocks);
         EXPECT_EQ(out.threads, e.threads);
-        EXPECT_EQ(std::string(out.why).rfind("tuning file tuned line", 0), 0u) << out.why;
+        EXPECT_EQ(out.source, SYMCOLL_CHOICE_TUNING_FILE);
+        EXPECT_EQ(std::string(out.why).rfind(
+                      "tuning file " + path + " line " + std::to_string(e.line), 0),
+                  0u)
+            << out.why;
     }
     // fcollect has no row in the file: the built-in table decides.
-    symcoll_tuning_query_t q = {SYMCOLL_COLL_FCOLLECT, 8, 4, 2, TOPO_NVLINK, 132, nullptr, &file};
-    symcoll_choice_t out;
-    ASSERT_EQ(symcoll_tuning_select(&q, &out), SYMCOLL_SUCCESS);
-    EXPECT_EQ(std::string(out.why).rfind("built-in table", 0), 0u) << out.why;
-    symcoll_tuning_file_free(&file);
+    symcoll_explanation_t out;
+    ASSERT_EQ(library_choice(SYMCOLL_COLL_FCOLLECT, 2, SYMCOLL_FLOAT32, kTwoNvlink, &out),
+              SYMCOLL_SUCCESS)
+        << symcoll_last_error();
+    EXPECT_EQ(out.source, SYMCOLL_CHOICE_TABLE) << out.why;
+
+    // The signature holds the job it was measured on: four PEs refuse it.
+    EXPECT_EQ(library_choice(SYMCOLL_COLL_REDUCE, 2, SYMCOLL_FLOAT32,
+                             "4\nX NV18 NV18 NV18\nNV18 X NV18 NV18\nNV18 NV18 X NV18\n"
+                             "NV18 NV18 NV18 X\n",
+                             &out),
+              SYMCOLL_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(symcoll_last_error()).find("measured on 2 PEs over nvlink"),
+              std::string::npos)
+        << symcoll_last_error();
+    remove(path.c_str());
 }
 
 // --explain with the written file in SYMCOLL_TUNING_FILE names it as the source of its rows.
 TEST(PerfTune, ExplainShowsTheWrittenFile) {
-    Measured m(SYMCOLL_COLL_REDUCE, kSweep, two_regimes);
-    char path[] = "/tmp/symcoll-perf-tune-XXXXXX";
-    int fd = mkstemp(path);
-    ASSERT_GE(fd, 0);
-    FILE *f = fdopen(fd, "w");
-    perf_tune_write(f, 2, TOPO_NVLINK, m.rows.data(), m.rows.size());
-    fclose(f);
-    setenv("SYMCOLL_TUNING_FILE", path, 1);
+    Measured m(PERF_OP_REDUCE, kSweep, two_regimes);
+    std::string path = written_file(2, m.rows);
+    setenv("SYMCOLL_TUNING_FILE", path.c_str(), 1);
     const char *argv[] = {"symcoll-perf", "--explain", "--npes", "2", "--op", "reduce,fcollect"};
     perf_args_t args;
     perf_args_default(&args);
@@ -279,7 +298,7 @@ TEST(PerfTune, ExplainShowsTheWrittenFile) {
     free(out);
     free(err);
     unsetenv("SYMCOLL_TUNING_FILE");
-    remove(path);
+    remove(path.c_str());
     ASSERT_EQ(rc, 0) << errors;
     // Rows named by their line in the file, as the parser's messages name them.
     EXPECT_NE(text.find(std::string("tuning file ") + path + " line 4"), std::string::npos) << text;

@@ -266,6 +266,10 @@ TEST(Tuning, BarrierIsOneWarp) {
     EXPECT_STREQ(b.name, "flags");
     EXPECT_EQ(b.blocks, 1);
     EXPECT_EQ(b.threads, 32);
+    EXPECT_EQ(b.source, SYMCOLL_CHOICE_FIXED) << "no choice, so no model";
+    EXPECT_STREQ(b.why, "the only algorithm");
+    EXPECT_FALSE(symcoll_tuning_has_choice(SYMCOLL_COLL_BARRIER));
+    EXPECT_TRUE(symcoll_tuning_has_choice(SYMCOLL_COLL_REDUCE_SCATTER));
 }
 
 TEST(Tuning, ChooseDecidesLikeSelectWithoutWhy) {
@@ -329,23 +333,24 @@ TEST(Tuning, ForcedGridActsAsTheRowsGrid) {
 
 TEST(Tuning, GridLimitsFollowTheAlgorithmsGrid) {
     int blocks = 0, threads = 0;
-    ASSERT_EQ(
-        symcoll_tuning_grid_limits(SYMCOLL_COLL_BROADCAST, SYMCOLL_BROADCAST_CE, &blocks, &threads),
-        0);
+    ASSERT_EQ(symcoll_algorithm_grid_limits(SYMCOLL_COLL_BROADCAST, SYMCOLL_BROADCAST_CE, &blocks,
+                                            &threads),
+              0);
     EXPECT_EQ(blocks, 1);
     EXPECT_EQ(threads, 32);
-    ASSERT_EQ(symcoll_tuning_grid_limits(SYMCOLL_COLL_REDUCE, SYMCOLL_REDUCE_LL, &blocks, &threads),
-              0);
+    ASSERT_EQ(
+        symcoll_algorithm_grid_limits(SYMCOLL_COLL_REDUCE, SYMCOLL_REDUCE_LL, &blocks, &threads),
+        0);
     EXPECT_EQ(blocks, SYMCOLL_LL_BLOCKS);
     EXPECT_EQ(threads, SYMCOLL_TUNING_MAX_THREADS);
-    ASSERT_EQ(
-        symcoll_tuning_grid_limits(SYMCOLL_COLL_ALLTOALL, SYMCOLL_ALLTOALL_PULL, &blocks, &threads),
-        0);
+    ASSERT_EQ(symcoll_algorithm_grid_limits(SYMCOLL_COLL_ALLTOALL, SYMCOLL_ALLTOALL_PULL, &blocks,
+                                            &threads),
+              0);
     EXPECT_EQ(blocks, SYMCOLL_MAX_BLOCKS);
     EXPECT_EQ(threads, SYMCOLL_TUNING_MAX_THREADS);
-    EXPECT_EQ(symcoll_tuning_grid_limits(SYMCOLL_COLL_REDUCE, 3, &blocks, &threads), -1);
-    EXPECT_EQ(symcoll_tuning_grid_limits(SYMCOLL_COLL_REDUCE, -1, &blocks, &threads), -1);
-    EXPECT_EQ(symcoll_tuning_grid_limits(SYMCOLL_COLL_HALO, 0, &blocks, &threads), -1);
+    EXPECT_EQ(symcoll_algorithm_grid_limits(SYMCOLL_COLL_REDUCE, 3, &blocks, &threads), -1);
+    EXPECT_EQ(symcoll_algorithm_grid_limits(SYMCOLL_COLL_REDUCE, -1, &blocks, &threads), -1);
+    EXPECT_EQ(symcoll_algorithm_grid_limits(SYMCOLL_COLL_HALO, 0, &blocks, &threads), -1);
 }
 
 TEST(Tuning, AlgorithmListForMessages) {

@@ -21,6 +21,15 @@ void symcoll_tuning_algorithm_list(symcoll_collective_t collective, char *out, s
         used += (size_t)snprintf(out + used, len - used, "%s%s", i ? ", " : "", names[i]);
 }
 
+bool symcoll_tuning_has_choice(symcoll_collective_t collective) {
+#define TUNED_CASE(id, name, nccl, tuned, flow, algorithms)                                        \
+    case SYMCOLL_COLL_##id:                                                                        \
+        return SYMCOLL_TUNED_SELECT(tuned, true, false);
+    switch ((int)collective) { SYMCOLL_COLLECTIVES(TUNED_CASE) }
+#undef TUNED_CASE
+    return false;
+}
+
 static size_t ceil_div(size_t a, size_t b) {
     return a / b + (a % b != 0);
 }
@@ -195,6 +204,12 @@ static symcoll_status_t decide(const symcoll_tuning_query_t *q, symcoll_choice_t
         return fail(out, SYMCOLL_ERROR_INVALID_ARGUMENT, "collective %d (%s) has no algorithms",
                     (int)q->collective, symcoll_collective_name(q->collective));
     out->why[0] = '\0';
+    if (!symcoll_tuning_has_choice(q->collective)) {
+        how->forced = false;
+        choose(q, &set, 0, SYMCOLL_MAX_BLOCKS, SYMCOLL_TUNING_MAX_THREADS, out);
+        out->source = SYMCOLL_CHOICE_FIXED;
+        return SYMCOLL_SUCCESS;
+    }
     how->forced = q->forced && q->forced[0];
     if (how->forced) {
         int algo = symcoll_algorithm_index(q->collective, q->forced);
@@ -231,7 +246,9 @@ static symcoll_status_t decide(const symcoll_tuning_query_t *q, symcoll_choice_t
 static void explain(const symcoll_tuning_query_t *q, const decision_t *how, symcoll_choice_t *out) {
     char *why = out->why;
     const size_t len = sizeof out->why;
-    if (how->forced) {
+    if (out->source == SYMCOLL_CHOICE_FIXED) {
+        snprintf(why, len, "the only algorithm");
+    } else if (how->forced) {
         char variable[32] = "symcoll_tuning_override";
         if (q->forced_by == SYMCOLL_CHOICE_ENV)
             algo_variable(q->collective, variable, sizeof variable);

@@ -2,6 +2,7 @@
 #ifndef SYMCOLL_TUNING_H
 #define SYMCOLL_TUNING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "symcoll.h"
 #include "coll_algorithms.h"
@@ -44,6 +45,9 @@ symcoll_status_t symcoll_tuning_select(const symcoll_tuning_query_t *q, symcoll_
 /* The same choice as symcoll_tuning_select with why left empty: the enqueue path's version
  * (formatting why costs about as much as the rest of a call's host work). */
 symcoll_status_t symcoll_tuning_choose(const symcoll_tuning_query_t *q, symcoll_choice_t *out);
+/* Whether tuning chooses among a collective's algorithms (the registry's tuned column); one
+ * that does not always takes its only one. */
+bool symcoll_tuning_has_choice(symcoll_collective_t collective);
 /* Those names as "ll, one_shot, two_shot" in out (len bytes), for messages. */
 void symcoll_tuning_algorithm_list(symcoll_collective_t collective, char *out, size_t len);
 

@@ -14,37 +14,24 @@
 #define MAX_FILE_BYTES (1 << 20)
 #define MAX_WORDS 8
 
-/* The algorithms of a collective: names (NULL-terminated) and grid kinds, in index order. */
-typedef struct {
-    const char *const *names;
-    const symcoll_grid_kind_t *grids;
-} algorithm_set_t;
-
 #define COUNT(array) (sizeof(array) / sizeof(array)[0])
 
-/* Each collective's names and grids, from the registry (kernels/collectives.def). */
+/* Each collective's algorithm names (NULL-terminated, index order), from the registry
+ * (kernels/collectives.def). */
 #define ALGORITHM_NAME(coll, id, name, grid, syncs, efficiency, traffic) #name,
-#define ALGORITHM_GRID(coll, id, name, grid, syncs, efficiency, traffic) SYMCOLL_GRID_##grid,
 #define ALGORITHM_LISTS(id, name, nccl, tuned, flow, algorithms)                                   \
-    static const char *const name##_names[] = {algorithms(ALGORITHM_NAME) NULL};                   \
-    static const symcoll_grid_kind_t name##_grids[] = {algorithms(ALGORITHM_GRID)};
+    static const char *const name##_names[] = {algorithms(ALGORITHM_NAME) NULL};
 SYMCOLL_COLLECTIVES(ALGORITHM_LISTS)
 
-#define ALGORITHM_SET(id, name, nccl, tuned, flow, algorithms)                                     \
-    [SYMCOLL_COLL_##id] = {name##_names, name##_grids},
-static const algorithm_set_t algorithm_sets[] = {SYMCOLL_COLLECTIVES(ALGORITHM_SET)};
-
-static const algorithm_set_t *algorithm_set(symcoll_collective_t collective) {
-    if ((int)collective < 0 || (size_t)collective >= COUNT(algorithm_sets) ||
-        !algorithm_sets[collective].names)
-        return NULL;
-    return &algorithm_sets[collective];
-}
+#define ALGORITHM_SET(id, name, nccl, tuned, flow, algorithms) [SYMCOLL_COLL_##id] = name##_names,
+static const char *const *const algorithm_sets[] = {SYMCOLL_COLLECTIVES(ALGORITHM_SET)};
 
 const char *const *symcoll_collective_algorithms(symcoll_collective_t collective) {
     static const char *const none[] = {NULL};
-    const algorithm_set_t *set = algorithm_set(collective);
-    return set ? set->names : none;
+    if ((int)collective < 0 || (size_t)collective >= COUNT(algorithm_sets) ||
+        !algorithm_sets[collective])
+        return none;
+    return algorithm_sets[collective];
 }
 
 int symcoll_algorithm_index(symcoll_collective_t collective, const char *name) {
@@ -53,29 +40,6 @@ int symcoll_algorithm_index(symcoll_collective_t collective, const char *name) {
         if (!strcasecmp(names[i], name))
             return i;
     return -1;
-}
-
-int symcoll_algorithm_grid(symcoll_collective_t collective, int algo, symcoll_grid_kind_t *out) {
-    const algorithm_set_t *set = algorithm_set(collective);
-    int n = 0;
-    while (set && set->names[n])
-        n++;
-    if (algo < 0 || algo >= n)
-        return -1;
-    *out = set->grids[algo];
-    return 0;
-}
-
-int symcoll_tuning_grid_limits(symcoll_collective_t collective, int algo, int *max_blocks,
-                               int *max_threads) {
-    symcoll_grid_kind_t grid;
-    if (symcoll_algorithm_grid(collective, algo, &grid) != 0)
-        return -1;
-    *max_blocks = grid == SYMCOLL_GRID_SINGLE ? 1
-                  : grid == SYMCOLL_GRID_LL   ? SYMCOLL_LL_BLOCKS
-                                              : SYMCOLL_MAX_BLOCKS;
-    *max_threads = grid == SYMCOLL_GRID_SINGLE ? 32 : SYMCOLL_TUNING_MAX_THREADS;
-    return 0;
 }
 
 typedef struct {
@@ -155,7 +119,7 @@ static int parse_collective(const where_t *w, const char *text, symcoll_collecti
 static int parse_grid(const where_t *w, int algo, const char *blocks, const char *threads,
                       symcoll_tuning_row_t *r) {
     int max_blocks = 0, max_threads = 0;
-    symcoll_tuning_grid_limits(r->collective, algo, &max_blocks, &max_threads);
+    symcoll_algorithm_grid_limits(r->collective, algo, &max_blocks, &max_threads);
     char whose[64];
     snprintf(whose, sizeof whose, " for %s %s", symcoll_collective_name(r->collective), r->algo);
     if (parse_count(w, "blocks", whose, blocks, 1, max_blocks, &r->blocks) != 0 ||

@@ -41,22 +41,13 @@ const char *const *symcoll_collective_algorithms(symcoll_collective_t collective
 /* The index of the algorithm of a collective called name, in any case (as SYMCOLL_ALGO_*,
  * symcoll_tuning_override and tuning files take it); -1 if it has none of that name. */
 int symcoll_algorithm_index(symcoll_collective_t collective, const char *name);
-/* How algorithm algo (index into those names) of a collective sizes its grid; -1 for an
- * algorithm the collective does not have. */
-int symcoll_algorithm_grid(symcoll_collective_t collective, int algo, symcoll_grid_kind_t *out);
-/* The grid an algorithm of a collective can take (algo: index into
- * symcoll_collective_algorithms): at most *max_blocks blocks of at most *max_threads threads.
- * Returns -1 for an algorithm the collective does not have. */
-int symcoll_tuning_grid_limits(symcoll_collective_t collective, int algo, int *max_blocks,
-                               int *max_threads);
-
 /* Parses the text of a tuning file:
  *   symcoll-tuning 1
  *   signature <PEs> <link class>
  *   <collective> <link class> <max team size> <max bytes|any> <algorithm> <blocks> <threads>
  * one row per line, in the built-in table's order of precedence; '#' starts a comment; link
  * classes as symcoll_topo_class_name writes them; collectives, link classes, algorithms and
- * "any" in any case; bytes in decimal; blocks and threads within symcoll_tuning_grid_limits.
+ * "any" in any case; bytes in decimal; blocks and threads within symcoll_algorithm_grid_limits.
  * Returns 0, or -1 with "path:line: reason" in err. Free with symcoll_tuning_file_free. */
 int symcoll_tuning_file_parse(const char *text, const char *path, symcoll_tuning_file_t *out,
                               char *err, size_t err_len);

@@ -12,6 +12,9 @@
 #   perf      the sweep in stream and graph mode beside NCCL (n/a where PEs share a GPU), CSVs
 #             that --baseline reads; with BASE_BUILD, interleaved with that build's sweep and
 #             compared point by point (an A/B in one run); then --op halo and the in-kernel syncs
+#   ab        with BASE_BUILD: AB_ROUNDS (default 4) rounds of a graph-mode sweep of BASE_BUILD
+#             then of BUILD_DIR, each compared point by point with the one before it: an effect
+#             that every round shows is the change's, one that comes and goes is drift
 #   nomps     PEs sharing a GPU without MPS (time slicing): correct, one time slice a sync
 #   floor     tools that measure one thing: graph_floor.cu, flag_offsets.cu
 # When PEs outnumber the GPUs, MPS runs with a private pipe directory, each PE gets
@@ -20,7 +23,7 @@
 # NCCL columns. Logs go to LOG_DIR (default gpu-logs); a summary is printed last. TESTS (a
 # ctest -R regex) narrows the ctest steps (suite, the labels of wide), to split them over runs.
 set -u
-[ $# -ge 1 ] || { sed -n '2,21p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,24p' "$0"; exit 2; }
 B=$(cd "$1" && pwd) || exit 2
 L=$(mkdir -p "${2:-gpu-logs}" && cd "${2:-gpu-logs}" && pwd) || exit 2
 STEPS=${3:-suite,wide,sanitize,perf}
@@ -136,6 +139,19 @@ perf() {
   unset CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
 }
 
+ab() {
+  [ -n "${BASE_BUILD:-}" ] || { echo "check.sh: ab needs BASE_BUILD"; return 2; }
+  local pct r; pct=$(share_for "$NP")
+  export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=${pct:-100}
+  echo "== A/B, graph mode ($NP PEs${pct:+, MPS $pct %}): $BASE_BUILD, then $B"
+  for r in $(seq "${AB_ROUNDS:-4}"); do
+    sweep "$BASE_BUILD" graph "$L/ab-base-$r"
+    sweep "$B" graph "$L/ab-new-$r" "$L/ab-base-$r"
+    echo "round $r: $(grep -E '^# baseline' "$L/ab-new-$r.txt")"
+  done
+  unset CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
+}
+
 nomps() {
   mps_stop
   echo "== $NP PEs without MPS"
@@ -160,7 +176,7 @@ floor() {
 
 for step in ${STEPS//,/ }; do
   case $step in
-    suite | wide | sanitize | perf | nomps | floor) $step ;;
+    suite | wide | sanitize | perf | ab | nomps | floor) $step ;;
     *) echo "check.sh: unknown step '$step'"; exit 2 ;;
   esac
 done
