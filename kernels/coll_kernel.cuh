@@ -43,9 +43,10 @@ SYMCOLL_DEV void coll_share(size_t total, unsigned parts, unsigned index, size_t
     *end = first + share < total ? first + share : total;
 }
 
-/* Block-wide copy at the widest access that dst and src allow together: the device API's. */
+/* Block-wide copy at the widest access that dst and src allow together: the device API's wide
+ * copy (any length: the ends of a short copy go one byte per thread). */
 SYMCOLL_DEV void coll_copy(char *dst, const char *src, size_t len) {
-    symcoll_dev_copy(dst, src, len, threadIdx.x, blockDim.x);
+    symcoll_dev_copy_wide(dst, src, len, threadIdx.x, blockDim.x);
 }
 
 #endif

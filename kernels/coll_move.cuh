@@ -57,24 +57,28 @@ SYMCOLL_DEV void coll_move_ll(const symcoll_coll_args_t &a, int collective) {
     bool produces = false;
     for (int m = 0; m < h.team_size; m++)
         produces = produces || (m != me && coll_flow(a, collective, me, m, &src, &dst));
-    coll_ll_loop_t l = coll_ll_loop(h, a.bytes);
-    while (coll_ll_next(h, &l, produces, collective)) {
+    uint64_t epoch = coll_ll_epoch(h);
+    for (size_t round = 0, rounds = coll_ll_rounds(a.bytes); round < rounds; round++) {
+        size_t offset, len;
+        if (!coll_ll_round(h, a.bytes, round, produces, collective, &epoch, &offset, &len))
+            return;
         for (int step = 1; step < h.team_size; step++) {
             int m = coll_member_after(h, step);
             if (coll_flow(a, collective, me, m, &src, &dst))
-                coll_ll_send(h, m, l.epoch, src + l.offset, l.len);
+                coll_ll_send(h, m, epoch, src + offset, len);
         }
         if (coll_flow(a, collective, me, me, &src, &dst))
-            coll_copy(dst + l.offset, src + l.offset, l.len);
+            coll_copy(dst + offset, src + offset, len);
         bool ok = true;
         for (int step = 1; ok && step < h.team_size; step++) {
             int m = coll_member_after(h, step);
             if (coll_flow(a, collective, m, me, &src, &dst))
-                ok = coll_ll_recv(h, m, l.epoch, dst + l.offset, l.len, collective);
+                ok = coll_ll_recv(h, m, epoch, dst + offset, len, collective);
         }
-        if (!coll_ll_ack(h, l.epoch, ok))
+        if (!coll_ll_ack(h, epoch, ok))
             return;
     }
+    coll_ll_finish(h, epoch);
 }
 
 /* Bandwidth: block b moves part b of every flow, with 16-byte accesses where the buffers

@@ -25,29 +25,33 @@ template <typename T, typename Op> SYMCOLL_DEV void reduce_ll(const symcoll_coll
     const symcoll_device_t &h = a.h;
     const int me = h.team_my_pe;
     const char *mine = reduce_src_of(a, me);
-    coll_ll_loop_t l = coll_ll_loop(h, a.bytes);
-    while (coll_ll_next(h, &l, true, a.collective)) {
+    uint64_t epoch = coll_ll_epoch(h);
+    for (size_t round = 0, rounds = coll_ll_rounds(a.bytes); round < rounds; round++) {
+        size_t offset, len;
+        if (!coll_ll_round(h, a.bytes, round, true, a.collective, &epoch, &offset, &len))
+            return;
         for (int step = 1; step < h.team_size; step++) {
             int m = coll_member_after(h, step);
-            coll_ll_send(h, m, l.epoch, reduce_src_of(a, m) + l.offset, l.len);
+            coll_ll_send(h, m, epoch, reduce_src_of(a, m) + offset, len);
         }
         bool ok = true;
-        for (size_t w = threadIdx.x; ok && w * 8 < l.len; w += blockDim.x) {
+        for (size_t w = threadIdx.x; ok && w * 8 < len; w += blockDim.x) {
             coll_lanes<T, Op, uint64_t> acc;
             for (int m = 0; ok && m < h.team_size; m++) {
                 uint64_t word = 0;
                 if (m == me)
-                    word = coll_load_word(mine + l.offset + 8 * w, l.len - 8 * w);
+                    word = coll_load_word(mine + offset + 8 * w, len - 8 * w);
                 else
-                    ok = coll_ll_recv_word(h, m, l.epoch, w, &word, a.collective);
+                    ok = coll_ll_recv_word(h, m, epoch, w, &word, a.collective);
                 acc.add(word, m == 0);
             }
             if (ok)
-                coll_store_word(a.dst + l.offset + 8 * w, acc.result(), l.len - 8 * w);
+                coll_store_word(a.dst + offset + 8 * w, acc.result(), len - 8 * w);
         }
-        if (!coll_ll_ack(h, l.epoch, ok))
+        if (!coll_ll_ack(h, epoch, ok))
             return;
     }
+    coll_ll_finish(h, epoch);
 }
 
 /* The message as units, each reduced by one thread: single elements up to src's first 16-byte
