@@ -31,6 +31,10 @@ static symcoll_status_t bad(const char *fmt, ...) {
 }
 
 static symcoll_status_t check_query(const symcoll_explain_query_t *q) {
+    if (q->version != SYMCOLL_EXPLAIN_VERSION)
+        return bad("query->version %u: this library fills version %d (set it to "
+                   "SYMCOLL_EXPLAIN_VERSION)",
+                   (unsigned)q->version, SYMCOLL_EXPLAIN_VERSION);
     if (!symcoll_collective_algorithms(q->collective)[0])
         return bad("query->collective %d (%s) has no algorithms to choose from (give one "
                    "of:" SYMCOLL_COLLECTIVE_NAME_LIST ")",
@@ -126,6 +130,7 @@ static symcoll_status_t tuning_bytes(const symcoll_explain_query_t *q, int team_
                                    symcoll_datatype_size(q->type) * (size_t)team_size, bytes);
     case SYMCOLL_FLOW_ONE_TO_ALL:
     case SYMCOLL_FLOW_REDUCE:
+    case SYMCOLL_FLOW_EXCHANGE_COUNTED: /* alltoallv's count is dst_capacity, as it decides */
         break;
     }
     return symcoll_check_count(FN, "query->count", q->count, symcoll_datatype_size(q->type), bytes);
@@ -142,14 +147,16 @@ static void describe(const team_view_t *view, const char *algorithm, int blocks,
 }
 
 /* In the order the call itself checks: a data collective of count 0 returns before it looks
- * at the team's links, so it succeeds on a team without load/store paths too. */
+ * at the team's links, so it succeeds on a team without load/store paths too. alltoallv
+ * launches whatever its capacity: its counts are on the device, and recv_counts are written. */
 static symcoll_status_t choose(const symcoll_explain_query_t *q, const team_view_t *view,
                                symcoll_explanation_t *out) {
     size_t bytes;
     symcoll_status_t st = tuning_bytes(q, view->size, &bytes);
     if (st != SYMCOLL_SUCCESS)
         return st;
-    if (!bytes && symcoll_collective_flow(q->collective) != SYMCOLL_FLOW_SYNC) {
+    const symcoll_flow_t flow = symcoll_collective_flow(q->collective);
+    if (!bytes && flow != SYMCOLL_FLOW_SYNC && flow != SYMCOLL_FLOW_EXCHANGE_COUNTED) {
         describe(view, "", 0, 0, SYMCOLL_CHOICE_FIXED, "nothing to move (count 0)", out);
         return SYMCOLL_SUCCESS;
     }

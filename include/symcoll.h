@@ -271,6 +271,60 @@ SYMCOLL_API symcoll_status_t symcoll_reduce_scatter_on_stream(symcoll_team_t tea
                                                               symcoll_datatype_t type,
                                                               symcoll_op_t op, cudaStream_t stream);
 
+/* alltoallv with the counts in device memory, as earlier kernels on the stream wrote them: no
+ * host sync, no host copy, and a captured graph replayed with new counts moves the new
+ * amounts. send_counts[j] (team size entries) is how many elements this PE sends to team PE
+ * j; src (symmetric) holds them packed in team order, sum(send_counts) elements. dst
+ * (symmetric) holds dst_capacity elements, the same number on every PE: the algorithm and grid
+ * follow it (tuning takes dst_capacity's bytes as alltoall takes its whole dst;
+ * SYMCOLL_ALGO_ALLTOALLV: ll, push, pull), and every PE must launch alike. What PE i sends
+ * lands at recv_offsets[i], the sources packed in team order, and the kernel writes
+ * recv_counts[i] and recv_offsets[i] (team size entries each, device memory) for the kernels
+ * that follow. Zero counts, a PE that sends nothing and a PE that receives nothing are fine;
+ * dst and src must not overlap.
+ * Calls that do not fit move nothing on any PE (nothing is written to any dst): a PE that
+ * would receive more than dst_capacity, a sender whose counts run past the end of src's
+ * allocation, and PEs whose calls differ (dst_capacity; n_experts, major_align, type or
+ * direction below), the last only where the differing capacities still pick the same
+ * algorithm and grid, else the call times out. Every PE still writes recv_counts and
+ * recv_offsets (except for calls that differ), so that their sum tells the capacity needed,
+ * and records the cause: symcoll_team_status(team), once the stream has passed the call,
+ * returns INVALID_ARGUMENT naming the PE, the total and the capacity, once. No other call
+ * refuses because of it: a PE that had not seen it yet would launch where this one did not.
+ * send_counts, recv_counts and recv_offsets must not overlap each other. Errors: INVALID_ARGUMENT
+ * (names the argument), NOT_INITIALIZED, UNSUPPORTED, TIMEOUT, CUDA. */
+SYMCOLL_API symcoll_status_t symcoll_alltoallv_on_stream(
+    symcoll_team_t team, void *dst, size_t dst_capacity, const void *src, const size_t *send_counts,
+    size_t *recv_counts, size_t *recv_offsets, symcoll_datatype_t type, cudaStream_t stream);
+
+/* The expert-grouped all-to-all of mixture-of-experts layers, with the counts in device memory
+ * as for alltoallv (no host sync, graph-capturable, the same overflow rules, dst_capacity the
+ * same on every PE). A team of n PEs holds n * n_experts experts; PE j holds experts
+ * j * n_experts .. (j + 1) * n_experts - 1, its local experts 0 .. n_experts - 1.
+ * dispatch: send_counts[g] (n * n_experts entries) is how many elements this PE sends to
+ *   expert g; src holds them packed in g order (rank-major). On PE j, dst receives them grouped
+ *   by local expert, then by source PE (expert-major): group e starts at a multiple of
+ *   major_align elements (an empty group takes major_align elements when major_align > 1),
+ *   and recv_counts[e * n + i] and recv_offsets[e * n + i] say what PE i sent to local expert
+ *   e and where it is. These are the semantics of PyTorch's all_to_all_vdev_2d.
+ * combine: the inverse of a dispatch with the same send_counts (this PE's, as passed to the
+ *   dispatch), n_experts and major_align: src is laid out as the dispatch left its dst (the
+ *   experts' outputs in place of their inputs), and dst receives every element at the position
+ *   it had in the dispatch's src. Unlike PyTorch's all_to_all_vdev_2d_offset, the layout of
+ *   src is the dispatch's, given by the counts, not arbitrary offsets.
+ * Counts, capacities and major_align are in elements where PyTorch's are in rows: tokens of H
+ * elements count H each (and major_align A tokens is A x H).
+ * n * n_experts is at most 512; major_align is 1 to 2^32 (larger than dst_capacity is fine: the
+ * padding after the last group is never written). Errors: INVALID_ARGUMENT (names the argument),
+ * NOT_INITIALIZED, UNSUPPORTED, TIMEOUT, CUDA. */
+SYMCOLL_API symcoll_status_t symcoll_moe_dispatch_on_stream(
+    symcoll_team_t team, void *dst, size_t dst_capacity, const void *src, const size_t *send_counts,
+    size_t *recv_counts, size_t *recv_offsets, int n_experts, size_t major_align,
+    symcoll_datatype_t type, cudaStream_t stream);
+SYMCOLL_API symcoll_status_t symcoll_moe_combine_on_stream(
+    symcoll_team_t team, void *dst, size_t dst_capacity, const void *src, const size_t *send_counts,
+    int n_experts, size_t major_align, symcoll_datatype_t type, cudaStream_t stream);
+
 /* Teams. A handle names the same team on every PE that holds it.
  * split_strided: collective over WORLD (not only the parent), so that every PE agrees on the
  * new handle and on its synchronization area: every PE calls it, in the same order relative
@@ -355,15 +409,16 @@ typedef enum {
     SYMCOLL_COLL_SIGNAL_WAIT = 6,
     SYMCOLL_COLL_DEVICE_API = 7,
     SYMCOLL_COLL_HALO = 8,
-    SYMCOLL_COLL_REDUCE_SCATTER = 9
+    SYMCOLL_COLL_REDUCE_SCATTER = 9,
+    SYMCOLL_COLL_ALLTOALLV = 10
 } symcoll_collective_t;
 
 /* Constant name of a collective ("reduce"), "none" for an unknown value. */
 SYMCOLL_API const char *symcoll_collective_name(symcoll_collective_t collective);
 
 /* Expert tuning: makes every later call of collective (one with a choice of algorithms:
- * broadcast, reduce, fcollect, alltoall, reduce_scatter) in this process use algorithm, ahead of
- * SYMCOLL_ALGO_<COLLECTIVE>, the tuning file and the built-in table. The names are those
+ * broadcast, reduce, fcollect, alltoall, reduce_scatter, alltoallv) in this process use algorithm,
+ * ahead of SYMCOLL_ALGO_<COLLECTIVE>, the tuning file and the built-in table. The names are those
  * SYMCOLL_ALGO_<COLLECTIVE> takes, in any case
  * ("ll", "one_shot", "two_shot", "push", "pull", "ce"; symcoll-perf --help lists them). blocks and
  * threads act as a tuning-table row's: the most blocks the grid may use (fewer for a small
@@ -390,12 +445,19 @@ typedef enum {
                                        the call launches nothing (count 0) */
 } symcoll_choice_source_t;
 
+/* The layout of symcoll_explain_query_t and symcoll_explanation_t that a caller was compiled
+ * with: query.version says it, and the library fills *out in that layout (a later library
+ * keeps serving this one). */
+#define SYMCOLL_EXPLAIN_VERSION 1
+
 /* A call to explain: a collective of a team of this job, or of a job described by its links. */
 typedef struct {
-    symcoll_collective_t collective; /* barrier, broadcast, reduce, fcollect, alltoall or
-                                        reduce_scatter */
+    uint32_t version;                /* SYMCOLL_EXPLAIN_VERSION */
+    symcoll_collective_t collective; /* barrier, broadcast, reduce, fcollect, alltoall,
+                                        reduce_scatter or alltoallv (with the moe calls) */
     size_t count;            /* as the call takes it: count (broadcast, reduce), count_per_pe
-                                (fcollect, alltoall, reduce_scatter); barrier ignores it */
+                                (fcollect, alltoall, reduce_scatter), dst_capacity (alltoallv,
+                                moe dispatch and combine); barrier ignores it */
     symcoll_datatype_t type; /* barrier ignores it */
     symcoll_team_t team;     /* a team this PE is a member of (after symcoll_init), or
                                 SYMCOLL_TEAM_INVALID for the job that topology describes */
@@ -432,7 +494,8 @@ typedef struct {
  * slowest link. Moves no data and touches no GPU. Errors: INVALID_ARGUMENT (query or out NULL,
  * a collective without algorithms, a bad type, count overflowing, team and topology both or
  * neither given, a topology that does not parse, sm_count negative or given with a team, a bad
- * SYMCOLL_* variable or tuning file; the message names it and its value), NOT_INITIALIZED (a
+ * SYMCOLL_* variable or tuning file, a version other than SYMCOLL_EXPLAIN_VERSION; the message
+ * names it and its value), NOT_INITIALIZED (a
  * team before init), TIMEOUT (a team broken by a timeout), UNSUPPORTED (a call that would
  * move data or synchronize over a team, or described job, whose slowest link is "no-p2p":
  * the call itself fails so). */

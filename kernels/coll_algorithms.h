@@ -19,12 +19,13 @@ typedef enum {
 
 /* What moves between the members of a team in a collective. */
 typedef enum {
-    SYMCOLL_FLOW_SYNC,          /* nothing: a synchronization */
-    SYMCOLL_FLOW_ONE_TO_ALL,    /* the root's src into every member's dst */
-    SYMCOLL_FLOW_REDUCE,        /* every member's dst is the reduction of every member's src */
-    SYMCOLL_FLOW_GATHER,        /* member m's src into block m of every member's dst */
-    SYMCOLL_FLOW_EXCHANGE,      /* block t of member m's src into block m of member t's dst */
-    SYMCOLL_FLOW_REDUCE_SCATTER /* member m's dst is the reduction of block m of every src */
+    SYMCOLL_FLOW_SYNC,            /* nothing: a synchronization */
+    SYMCOLL_FLOW_ONE_TO_ALL,      /* the root's src into every member's dst */
+    SYMCOLL_FLOW_REDUCE,          /* every member's dst is the reduction of every member's src */
+    SYMCOLL_FLOW_GATHER,          /* member m's src into block m of every member's dst */
+    SYMCOLL_FLOW_EXCHANGE,        /* block t of member m's src into block m of member t's dst */
+    SYMCOLL_FLOW_REDUCE_SCATTER,  /* member m's dst is the reduction of block m of every src */
+    SYMCOLL_FLOW_EXCHANGE_COUNTED /* as EXCHANGE, with counts per pair that the kernel learns */
 } symcoll_flow_t;
 
 /* The algorithms as indices (symcoll_coll_args_t.algo, tuning's symcoll_choice_t.algo), in

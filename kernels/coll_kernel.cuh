@@ -12,6 +12,9 @@
  * One block per SM is enough (grids stay <= the SM count), so a kernel may use up to 128
  * registers per thread. */
 #define COLL_LAUNCH_BOUNDS __launch_bounds__(SYMCOLL_TUNING_MAX_THREADS, 1)
+/* At most 64 registers: two 512-thread blocks fit one SM, as they must for grids that fill
+ * the SMs when two PEs share a GPU (their blocks then share SMs). */
+#define COLL_LAUNCH_BOUNDS_2 __launch_bounds__(SYMCOLL_TUNING_MAX_THREADS, 2)
 
 typedef void (*coll_kernel_t)(symcoll_coll_args_t);
 

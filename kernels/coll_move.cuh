@@ -36,6 +36,7 @@ SYMCOLL_DEV bool coll_flow_NONE(const symcoll_coll_args_t &, int, int, const cha
 #define coll_flow_SYNC coll_flow_NONE
 #define coll_flow_REDUCE coll_flow_NONE
 #define coll_flow_REDUCE_SCATTER coll_flow_NONE
+#define coll_flow_EXCHANGE_COUNTED coll_flow_NONE
 
 /* The flow of a collective of the registry (kernels/collectives.def), by its flow column. */
 SYMCOLL_DEV bool coll_flow(const symcoll_coll_args_t &a, int collective, int from, int to,

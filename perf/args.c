@@ -2,18 +2,21 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "choice.h"
+#include "moe_routing.h"
 
 typedef struct {
     perf_args_t *args;
     char *err;
     size_t err_len;
     const char *flag; /* the flag being applied, as the user spelled it */
-    bool mode_given, npes_given, iters_given, factor_given, step_given;
+    bool mode_given, npes_given, iters_given, factor_given, step_given, skew_given;
+    bool min_given, max_given;
     unsigned long long given; /* bit i: flags[i] was given */
 } parser_t;
 
@@ -80,9 +83,11 @@ static int parse_name_list(parser_t *p, const char *value, bool *selected, int n
 }
 
 static int set_min_bytes(parser_t *p, const char *v) {
+    p->min_given = true;
     return parse_size_flag(p, v, &p->args->min_bytes);
 }
 static int set_max_bytes(parser_t *p, const char *v) {
+    p->max_given = true;
     return parse_size_flag(p, v, &p->args->max_bytes);
 }
 static int set_step_bytes(parser_t *p, const char *v) {
@@ -125,7 +130,7 @@ static int set_redops(parser_t *p, const char *v) {
                            "reduction op");
 }
 /* The operations that run alone, each with its own table. */
-static const char *const solo_ops[] = {"halo", "dev_barrier", "dev_pingpong"};
+static const char *const solo_ops[] = {"halo", "moe", "dev_barrier", "dev_pingpong"};
 
 static int set_ops(parser_t *p, const char *v) {
     for (size_t i = 0; i < sizeof solo_ops / sizeof solo_ops[0]; i++) {
@@ -138,15 +143,44 @@ static int set_ops(parser_t *p, const char *v) {
         }
     }
     p->args->halo = strcmp(v, "halo") == 0;
+    p->args->moe = strcmp(v, "moe") == 0;
     p->args->dev_op = strcmp(v, "dev_barrier") == 0    ? PERF_DEV_BARRIER
                       : strcmp(v, "dev_pingpong") == 0 ? PERF_DEV_PINGPONG
                                                        : PERF_DEV_NONE;
-    if (p->args->halo || p->args->dev_op != PERF_DEV_NONE)
+    if (p->args->halo || p->args->moe || p->args->dev_op != PERF_DEV_NONE)
         return 0;
     return parse_name_list(p, v, p->args->ops, PERF_NUM_OPS, perf_op_from_name, "collective");
 }
 static int set_root(parser_t *p, const char *v) {
     return parse_int(p, v, 0, SYMCOLL_MAX_PES - 1, &p->args->root);
+}
+static int set_skew(parser_t *p, const char *v) {
+    p->skew_given = true;
+    if (strcmp(v, "uniform") == 0) {
+        p->args->skew = 0;
+        return 0;
+    }
+    errno = 0;
+    char *end;
+    double s = strtod(v, &end);
+    if (errno != 0 || end == v || *end != '\0' || !isfinite(s) || s <= 0) {
+        return fail(p, "%s: bad value '%s' (expected uniform, or a Zipf exponent > 0 such as 1.2)",
+                    p->flag, v);
+    }
+    p->args->skew = s;
+    return 0;
+}
+static int set_tokens(parser_t *p, const char *v) {
+    return parse_int(p, v, 1, 1 << 24, &p->args->tokens);
+}
+static int set_experts(parser_t *p, const char *v) {
+    return parse_int(p, v, 1, PERF_MOE_MAX_EXPERTS, &p->args->experts);
+}
+static int set_topk(parser_t *p, const char *v) {
+    return parse_int(p, v, 1, PERF_MOE_MAX_EXPERTS, &p->args->topk);
+}
+static int set_align(parser_t *p, const char *v) {
+    return parse_int(p, v, 1, 1 << 20, &p->args->align);
 }
 static int set_graph_calls(parser_t *p, const char *v) {
     return parse_int(p, v, 0, 1 << 20, &p->args->graph_calls);
@@ -250,6 +284,7 @@ typedef enum {
     RUN_SOAK,
     RUN_HALO,
     RUN_DEV,
+    RUN_MOE,
     N_RUNS
 } run_t;
 #define IN(run) (1u << (run))
@@ -268,6 +303,8 @@ static const struct {
     [RUN_HALO] = {"--op halo", "it runs halo exchanges instead of the sweep"},
     [RUN_DEV] = {NULL, "it times syncs inside one kernel: only -n, -w, --timings, --compare "
                        "nccl and --csv do"},
+    [RUN_MOE] = {"--op moe", "it times dispatch + combine of uint8 tokens of -b to -e bytes: "
+                             "-d, -o, -r, --plot and --baseline are the sweep's"},
 };
 #define SWEEPS (ALL_RUNS & ~IN(RUN_DEV))
 
@@ -289,9 +326,14 @@ static const flag_t flags[] = {
     {'w', "warmup_iters", VALUE, set_warmup, ALL_RUNS},
     {0, "timings", VALUE, set_timings, ALL_RUNS},
     {'c', "check", VALUE, set_check, SWEEPS},
-    {'d', "datatype", VALUE, set_types, SWEEPS},
-    {'o', "redop", VALUE, set_redops, SWEEPS},
-    {'r', "root", VALUE, set_root, SWEEPS},
+    {'d', "datatype", VALUE, set_types, SWEEPS & ~IN(RUN_MOE)},
+    {'o', "redop", VALUE, set_redops, SWEEPS & ~IN(RUN_MOE)},
+    {'r', "root", VALUE, set_root, SWEEPS & ~IN(RUN_MOE)},
+    {0, "skew", VALUE, set_skew, IN(RUN_SWEEP) | IN(RUN_MOE)},
+    {0, "tokens", VALUE, set_tokens, IN(RUN_MOE)},
+    {0, "experts", VALUE, set_experts, IN(RUN_MOE)},
+    {0, "topk", VALUE, set_topk, IN(RUN_MOE)},
+    {0, "align", VALUE, set_align, IN(RUN_MOE)},
     {'G', "cudagraph", VALUE, set_graph_calls, SWEEPS},
     {'a', "average", VALUE, set_average, SWEEPS},
     {0, "op", VALUE, set_ops, ALL_RUNS},
@@ -299,7 +341,7 @@ static const flag_t flags[] = {
     {0, "mode", VALUE, set_mode, SWEEPS},
     {0, "compare", VALUE, set_compare, ALL_RUNS & ~IN(RUN_TUNE)},
     {0, "csv", VALUE, set_csv, ALL_RUNS & ~IN(RUN_TUNE)},
-    {0, "plot", VALUE, set_plot, SWEEPS & ~IN(RUN_TUNE)},
+    {0, "plot", VALUE, set_plot, SWEEPS & ~IN(RUN_TUNE) & ~IN(RUN_MOE)},
     {0, "baseline", VALUE, set_baseline, IN(RUN_SWEEP)},
     {0, "explain", NO_VALUE, set_explain, IN(RUN_EXPLAIN)},
     {0, "tune", OPTIONAL_VALUE, set_tune, IN(RUN_TUNE)},
@@ -367,14 +409,21 @@ static int select_run(parser_t *p, run_t *out) {
         [RUN_EXPLAIN] = a->explain, [RUN_TOPOLOGY] = a->topology,
         [RUN_TUNE] = a->tune,       [RUN_SOAK] = a->soak_seconds > 0,
         [RUN_HALO] = a->halo,       [RUN_DEV] = a->dev_op != PERF_DEV_NONE,
+        [RUN_MOE] = a->moe,
     };
     *out = RUN_SWEEP;
     for (int r = RUN_SWEEP + 1; r < N_RUNS; r++) {
         if (!selected[r])
             continue;
+        /* --tune and --soak run the registry's collectives; moe is perf's own composite. */
+        bool registry_run = *out == RUN_TUNE || *out == RUN_SOAK;
         if (*out != RUN_SWEEP)
-            return fail(p, "%s and %s exclude each other: give one", run_name(a, *out),
-                        run_name(a, (run_t)r));
+            return fail(p, "%s and %s exclude each other: give one%s", run_name(a, *out),
+                        run_name(a, (run_t)r),
+                        r == RUN_MOE && registry_run
+                            ? " (moe is no collective of the registry: its dispatch and combine "
+                              "run alltoallv's algorithms, which --op alltoallv tunes and soaks)"
+                            : "");
         *out = (run_t)r;
     }
     return 0;
@@ -407,6 +456,11 @@ static int finish(parser_t *p) {
             a->iters = PERF_DEV_DEFAULT_ITERS;
         return 0;
     }
+    if (run == RUN_MOE) {
+        a->min_bytes = p->min_given ? a->min_bytes : PERF_MOE_MIN_HIDDEN;
+        a->max_bytes = p->max_given ? a->max_bytes : PERF_MOE_MAX_HIDDEN;
+        a->step_factor = p->factor_given || p->step_given ? a->step_factor : PERF_MOE_HIDDEN_FACTOR;
+    }
     if (p->factor_given && p->step_given) {
         return fail(p, "-f/--stepfactor and -i/--stepbytes exclude each other: give one");
     }
@@ -426,6 +480,9 @@ static int finish(parser_t *p) {
     if (perf_size_list(a, scratch, PERF_MAX_SIZES + 1) > PERF_MAX_SIZES) {
         return fail(p, "-b %zu to -e %zu gives more than %d sizes: raise -f or -i", a->min_bytes,
                     a->max_bytes, PERF_MAX_SIZES);
+    }
+    if (p->skew_given && run == RUN_SWEEP && !a->ops[PERF_OP_ALLTOALLV]) {
+        return fail(p, "--skew shapes alltoallv's counts: --op selects no alltoallv");
     }
     if (reduction_selected(a) && count_valid_reductions(a) == 0) {
         return fail(p, "-o/--redop: no selected reduction op applies to the selected datatypes "
@@ -482,6 +539,10 @@ void perf_args_default(perf_args_t *a) {
     a->average = PERF_AVERAGE_MEAN;
     a->team = SYMCOLL_TEAM_WORLD;
     a->npes = 2;
+    a->tokens = 4096;
+    a->experts = 8;
+    a->topk = 2;
+    a->align = 1;
 }
 
 int perf_args_parse(int argc, char *const argv[], perf_args_t *args, char *err, size_t err_len) {
@@ -596,8 +657,8 @@ void perf_args_usage(FILE *out) {
           "  -f, --stepfactor N       multiply the size by N each step (default 8)\n"
           "  -i, --stepbytes SIZE     add SIZE each step instead of multiplying\n"
           "      Sizes count as in nccl-tests: broadcast and reduce the per-PE buffer,\n"
-          "      fcollect and alltoall the whole destination; a size that holds less than one\n"
-          "      element (per PE) is skipped.\n"
+          "      fcollect, alltoall and alltoallv the whole destination (alltoallv's with\n"
+          "      uniform counts); a size that holds less than one element (per PE) is skipped.\n"
           "\n"
           "What to run:\n"
           "      --op LIST            comma-separated, or all (default all); NCCL's names work\n"
@@ -610,6 +671,18 @@ void perf_args_usage(FILE *out) {
           "                             reduce_scatter ncclReduceScatter: every PE gets the\n"
           "                                        reduction of its block (sizes: the whole\n"
           "                                        source, as nccl-tests)\n"
+          "                             alltoallv  counts in device memory (--skew), beside what\n"
+          "                                        a NCCL user pays: ncclAlltoAll of the counts,\n"
+          "                                        a copy to the host and a stream sync, then\n"
+          "                                        ncclSend/ncclRecv per peer in a group, all\n"
+          "                                        timed as NCCL's call (n/a in graph mode: the\n"
+          "                                        host sync cannot be captured)\n"
+          "                             moe        alone: symcoll_moe_dispatch_on_stream then\n"
+          "                                        symcoll_moe_combine_on_stream, timed as one\n"
+          "                                        op (see MoE below), beside NCCL: ncclAlltoAll\n"
+          "                                        of the counts, copy to the host + sync, then\n"
+          "                                        ncclSend/ncclRecv per (PE, expert) in a\n"
+          "                                        group, and back in another (n/a in graph mode)\n"
           "                             halo       alone: the halo exchange of 2 float faces\n"
           "                                        per PE (sizes: face bytes) for 2D rows, 2D\n"
           "                                        columns and 3D faces, beside NCCL send/recv\n"
@@ -638,7 +711,31 @@ void perf_args_usage(FILE *out) {
           "  -o, --redop LIST         sum prod min max and or xor, or all (default sum);\n"
           "                           and/or/xor run on integer types only\n"
           "  -r, --root PE            broadcast root, a team PE (default 0)\n"
+          "      --skew uniform|S     alltoallv's counts, the same matrix on every PE and in\n"
+          "                           every run (default uniform: count per PE to every PE,\n"
+          "                           alltoall's traffic); S > 0: each PE spreads the same\n"
+          "                           total over the PEs with Zipf weights 1/(rank+1)^S, the\n"
+          "                           ranks a permutation drawn per PE. dst_capacity is the\n"
+          "                           most any PE receives, which picks the algorithm\n"
+          "                           With --op moe: Zipf weights over the experts, one\n"
+          "                           ranking on every PE (the same experts are popular)\n"
           "      --team world|node    team to run on (default world)\n"
+          "\n"
+          "MoE (--op moe: uint8 tokens of H bytes; the sizes are H, default 1k to 16k, -f 2):\n"
+          "      --tokens T           tokens per PE (default 4096)\n"
+          "      --experts E          experts per PE, at most 512 in the team (default 8)\n"
+          "      --topk K             distinct experts per token (default 2)\n"
+          "      --align A            each expert's group starts at a multiple of A tokens\n"
+          "                           (PyTorch's major_align; the call gets A x H elements;\n"
+          "                           default 1)\n"
+          "                           The routing comes from a fixed seed (the same on every PE\n"
+          "                           and run); each PE's src holds its tokens in expert order;\n"
+          "                           dst_capacity is the fullest PE's aligned groups. The\n"
+          "                           check covers the dispatch's layout, padding, recv_counts\n"
+          "                           and recv_offsets and the combine's tokens. size: T x K x H\n"
+          "                           (sent by each PE each way); time: dispatch + combine;\n"
+          "                           algbw 2 x size / time, busbw algbw x (n-1)/n. --tune and\n"
+          "                           --soak refuse it (they run alltoallv's algorithms)\n"
           "\n"
           "Timing (device events; the PEs meet in a barrier before each timing):\n"
           "  -n, --iters N            back-to-back calls per timing (default 20), as in\n"
@@ -655,19 +752,20 @@ void perf_args_usage(FILE *out) {
           "\n"
           "Soak:\n"
           "      --soak SECONDS       instead of the sweep: two streams on two teams run random\n"
-          "                           collectives (random size, type, op, root; some captured\n"
-          "                           in CUDA graphs and replayed), put_signals and halo\n"
-          "                           exchanges for SECONDS,\n"
+          "                           collectives (random size, type, op, root; alltoallv with\n"
+          "                           uniform counts; some captured in CUDA graphs and\n"
+          "                           replayed), put_signals and halo exchanges for SECONDS,\n"
           "                           every result checked; fails on a wrong element, a leak\n"
           "                           of device memory or file descriptors (from the 50th\n"
           "                           round on), or a slowdown of a fixed probe (8-byte\n"
           "                           reduces) by more than 25%\n"
           "\n"
           "Tuning:\n"
-          "      --tune [FILE]        instead of the sweep: time every algorithm of broadcast,\n"
-          "                           reduce, fcollect and alltoall (those --op selects) with\n"
-          "                           blocks 1, 2, 4, ... up to the SM count (at most 128, 16\n"
-          "                           for ll) and 128, 256 or 512 threads, at every size, in\n"
+          "      --tune [FILE]        instead of the sweep: time every algorithm of every\n"
+          "                           collective that has several (those --op selects;\n"
+          "                           alltoallv with uniform counts) with blocks 1, 2, 4, ...\n"
+          "                           up to the SM count (at most 128, 16 for ll) and 128,\n"
+          "                           256 or 512 threads, at every size, in\n"
           "                           graph mode, on the first -d type and -o op, unchecked;\n"
           "                           grids with under 1/8 of the blocks the size can use are\n"
           "                           skipped. Per size the fastest grid (slowest PE's time;\n"

@@ -33,6 +33,12 @@ typedef enum {
 
 #define PERF_MAX_SIZES 4096
 
+/* --op moe's hidden sizes when -b, -e, -f and -i are not given: 1 KiB to 16 KiB by factor 2
+ * (16 KiB: a hidden size of 8192 bf16, about DeepSeek-V3's 7168). */
+#define PERF_MOE_MIN_HIDDEN ((size_t)1 << 10)
+#define PERF_MOE_MAX_HIDDEN ((size_t)16 << 10)
+#define PERF_MOE_HIDDEN_FACTOR 2
+
 typedef struct {
     size_t min_bytes, max_bytes;
     size_t step_factor; /* > 1: each size is the last times this */
@@ -43,10 +49,16 @@ typedef struct {
     bool check;
     bool ops[PERF_NUM_OPS];
     bool halo;            /* --op halo: the halo exchange sweep instead of the collectives */
+    bool moe;             /* --op moe: dispatch + combine of tokens; the sizes are hidden bytes */
+    int tokens;           /* --op moe: tokens per PE */
+    int experts;          /* --op moe: experts per PE */
+    int topk;             /* --op moe: distinct experts per token */
+    int align;            /* --op moe: major_align in tokens */
     perf_dev_op_t dev_op; /* not PERF_DEV_NONE: that measurement instead of the collectives */
     bool types[SYMCOLL_NUM_DATATYPES];
     bool redops[SYMCOLL_NUM_OPS];
     int root;
+    double skew;     /* alltoallv's counts or moe's routing: 0 uniform, else the Zipf exponent */
     int graph_calls; /* calls captured per CUDA graph in graph mode */
     unsigned modes;  /* PERF_MODE_* bits */
     perf_average_t average;
@@ -67,7 +79,8 @@ typedef struct {
 } perf_args_t;
 
 /* The defaults: every collective, 8 B to 128 MiB by factor 8, float32, sum, checked, stream
- * mode, 20 calls per timing, 5 warm-up calls, 7 timings, mean over PEs, team world. */
+ * mode, 20 calls per timing, 5 warm-up calls, 7 timings, mean over PEs, team world; for
+ * --op moe 4096 tokens per PE, 8 experts per PE, top-2, align 1. */
 void perf_args_default(perf_args_t *args);
 
 /* Parses argv[1..argc) into *args (which starts from perf_args_default). Returns 0, or -1

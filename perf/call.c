@@ -16,6 +16,12 @@ symcoll_status_t perf_call_enqueue(const perf_call_t *c, symcoll_team_t team, vo
     case PERF_OP_REDUCE_SCATTER:
         return symcoll_reduce_scatter_on_stream(team, dst, src, c->count, c->type, c->redop,
                                                 stream);
+    case PERF_OP_ALLTOALLV: {
+        size_t *counts = c->counts->device;
+        int npes = c->counts->npes;
+        return symcoll_alltoallv_on_stream(team, dst, c->counts->capacity, src, counts,
+                                           counts + npes, counts + 2 * npes, c->type, stream);
+    }
     case PERF_NUM_OPS:
         break;
     }

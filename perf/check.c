@@ -41,6 +41,10 @@ static uint64_t random_bits(uint64_t seed, int pe, size_t index) {
     return x ^ (x >> 31);
 }
 
+uint8_t perf_check_byte(uint64_t seed, int pe, size_t index) {
+    return (uint8_t)random_bits(seed, pe, index);
+}
+
 static int64_t small_value(values_t values, uint64_t bits) {
     switch (values) {
     case VALUES_SUM:
@@ -187,6 +191,20 @@ static uint64_t reduced_bits(const perf_call_t *c, values_t values, uint64_t see
     return acc & width_mask(c->type);
 }
 
+/* Bits of element j of alltoallv's dst on me: the sources' segments for me, packed in team
+ * order, each the run of its src that starts after what it sends to lower PEs. */
+static uint64_t alltoallv_bits(const perf_call_t *c, values_t values, uint64_t seed, int me,
+                               size_t j) {
+    const perf_counts_t *m = c->counts;
+    int from = 0;
+    size_t start = 0;
+    while (j >= start + m->matrix[(size_t)from * (size_t)m->npes + (size_t)me]) {
+        start += m->matrix[(size_t)from * (size_t)m->npes + (size_t)me];
+        from++;
+    }
+    return source_bits(c, values, seed, from, perf_counts_send_offset(m, from, me) + j - start);
+}
+
 static uint64_t expected_bits(const perf_call_t *c, values_t values, uint64_t seed, int me,
                               int npes, size_t j) {
     switch (c->op) {
@@ -201,6 +219,8 @@ static uint64_t expected_bits(const perf_call_t *c, values_t values, uint64_t se
     case PERF_OP_ALLTOALL: /* block p of my dst is block me of PE p's src */
         return source_bits(c, values, seed, (int)(j / c->count),
                            (size_t)me * c->count + j % c->count);
+    case PERF_OP_ALLTOALLV:
+        return alltoallv_bits(c, values, seed, me, j);
     case PERF_OP_BARRIER:
     case PERF_NUM_OPS:
         break;
@@ -221,7 +241,9 @@ void perf_check_fill(void *src, const perf_call_t *c, uint64_t seed, int pe, int
 size_t perf_check_count_wrong(const void *dst, const perf_call_t *c, uint64_t seed, int me,
                               int npes) {
     size_t elem = symcoll_datatype_size(c->type);
-    size_t n = perf_op_dst_bytes(c->op, c->count, elem, npes) / elem;
+    /* alltoallv writes what me receives; the rest of its capacity is not the call's. */
+    size_t n = c->counts != NULL ? perf_counts_received(c->counts, me)
+                                 : perf_op_dst_bytes(c->op, c->count, elem, npes) / elem;
     values_t values = values_for(c);
     size_t wrong = 0;
     for (size_t j = 0; j < n; j++) {

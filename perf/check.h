@@ -16,10 +16,15 @@ extern "C" {
  * sums, 1 or 2 for products, random bits where bits are only moved or compared. */
 void perf_check_fill(void *src, const perf_call_t *c, uint64_t seed, int pe, int npes);
 
-/* The number of elements of dst (host copy of team PE me's destination, perf_op_dst_bytes of
- * call c) that differ, bit for bit, from the result of c on the data of perf_check_fill. */
+/* The number of elements of dst (host copy of team PE me's destination, perf_call_dst_bytes
+ * of call c) that differ, bit for bit, from the result of c on the data of perf_check_fill;
+ * for alltoallv, of the elements me receives by c->counts. */
 size_t perf_check_count_wrong(const void *dst, const perf_call_t *c, uint64_t seed, int me,
                               int npes);
+
+/* Byte index of team PE pe's source in round seed: what perf_check_fill writes for a uint8
+ * source that is moved, not reduced (--op moe lays its tokens out with it). */
+uint8_t perf_check_byte(uint64_t seed, int pe, size_t index);
 
 /* IEEE binary16 and bfloat16 bits of f, rounded to nearest even. */
 uint16_t perf_float_to_half(float f);

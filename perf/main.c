@@ -7,6 +7,7 @@
 #include "explain.h"
 #include "halo.h"
 #include "job_topology.h"
+#include "moe.h"
 #include "soak.h"
 #include "sweep.h"
 #include "tune.h"
@@ -21,9 +22,11 @@ static void size_heap_for(const perf_args_t *args) {
     }
     char bytes[32];
     /* --op halo: fields of DEPTH + 2 = 10 faces, with room for padding; the in-kernel
-     * measurements need a few KiB. */
+     * measurements need a few KiB; --op moe's buffers follow its tokens. */
     size_t per_size = args->dev_op != PERF_DEV_NONE ? 0 : args->halo ? 12 : 3;
-    snprintf(bytes, sizeof bytes, "%zu", per_size * args->max_bytes + ((size_t)64 << 20));
+    snprintf(bytes, sizeof bytes, "%zu",
+             args->moe ? perf_moe_heap_bytes(args)
+                       : per_size * args->max_bytes + ((size_t)64 << 20));
     setenv("SYMCOLL_SYMMETRIC_SIZE", bytes, 0);
 }
 
@@ -56,6 +59,7 @@ int main(int argc, char **argv) {
     int rc = args.topology                  ? perf_print_job_topology(stdout)
              : args.soak_seconds > 0        ? perf_soak(&args)
              : args.halo                    ? perf_halo(&args)
+             : args.moe                     ? perf_moe(&args)
              : args.dev_op != PERF_DEV_NONE ? perf_dev_sync(&args)
              : args.tune                    ? perf_tune(&args)
                                             : perf_sweep(&args);

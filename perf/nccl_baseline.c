@@ -8,15 +8,9 @@
 #error "symcoll-perf --compare needs NCCL 2.28 or newer (symmetric windows, ncclAlltoAll)"
 #endif
 
-static int nccl_check(ncclResult_t rc, const char *what) {
+int perf_nccl_check(ncclResult_t rc, const char *what) {
     return rc == ncclSuccess ? 0 : perf_fail("%s: %s", what, ncclGetErrorString(rc));
 }
-
-#define PERF_NCCL(call)                                                                            \
-    do {                                                                                           \
-        if (nccl_check((call), #call) != 0)                                                        \
-            return -1;                                                                             \
-    } while (0)
 
 int perf_nccl_init(perf_nccl_t *nc, perf_exchange_t *ex, size_t bytes) {
     memset(nc, 0, sizeof *nc);
@@ -39,20 +33,21 @@ int perf_nccl_init(perf_nccl_t *nc, perf_exchange_t *ex, size_t bytes) {
                                      NCCL_WIN_COLL_SYMMETRIC));
     PERF_NCCL(ncclCommWindowRegister(nc->comm, nc->sym_dst, bytes, &nc->sym_dst_win,
                                      NCCL_WIN_COLL_SYMMETRIC));
+    PERF_CUDA(cudaMallocHost((void **)&nc->host_counts, sizeof *nc->host_counts * 2 * ex->npes));
     return 0;
 }
 
 int perf_nccl_fini(perf_nccl_t *nc) {
-    int rc = 0;
-    rc |=
-        nccl_check(ncclCommWindowDeregister(nc->comm, nc->sym_dst_win), "ncclCommWindowDeregister");
-    rc |=
-        nccl_check(ncclCommWindowDeregister(nc->comm, nc->sym_src_win), "ncclCommWindowDeregister");
-    rc |= nccl_check(ncclMemFree(nc->sym_dst), "ncclMemFree");
-    rc |= nccl_check(ncclMemFree(nc->sym_src), "ncclMemFree");
+    int rc = perf_cuda_check(cudaFreeHost(nc->host_counts), "cudaFreeHost");
+    rc |= perf_nccl_check(ncclCommWindowDeregister(nc->comm, nc->sym_dst_win),
+                          "ncclCommWindowDeregister");
+    rc |= perf_nccl_check(ncclCommWindowDeregister(nc->comm, nc->sym_src_win),
+                          "ncclCommWindowDeregister");
+    rc |= perf_nccl_check(ncclMemFree(nc->sym_dst), "ncclMemFree");
+    rc |= perf_nccl_check(ncclMemFree(nc->sym_src), "ncclMemFree");
     rc |= perf_cuda_check(cudaFree(nc->plain_dst), "cudaFree");
     rc |= perf_cuda_check(cudaFree(nc->plain_src), "cudaFree");
-    rc |= nccl_check(ncclCommDestroy(nc->comm), "ncclCommDestroy");
+    rc |= perf_nccl_check(ncclCommDestroy(nc->comm), "ncclCommDestroy");
     return rc;
 }
 
@@ -82,6 +77,30 @@ bool perf_nccl_supports(const perf_call_t *c) {
            c->redop == SYMCOLL_MIN || c->redop == SYMCOLL_MAX;
 }
 
+/* alltoallv as a NCCL user with the counts on the device runs it, all of it NCCL's time. NCCL
+ * writes the received counts beside the send counts (into recv_counts of c->counts->device,
+ * which each symcoll call writes anew), so that one copy brings both to the host. */
+static int alltoallv(const perf_nccl_t *nc, const perf_call_t *c, const char *src, char *dst,
+                     cudaStream_t stream) {
+    int n = c->counts->npes;
+    size_t *counts = c->counts->device, elem = symcoll_datatype_size(c->type);
+    PERF_NCCL(ncclAlltoAll(counts, counts + n, 1, ncclUint64, nc->comm, stream));
+    PERF_CUDA(cudaMemcpyAsync(nc->host_counts, counts, sizeof *counts * 2 * (size_t)n,
+                              cudaMemcpyDeviceToHost, stream));
+    PERF_CUDA(cudaStreamSynchronize(stream));
+    const size_t *send = nc->host_counts, *recv = nc->host_counts + n;
+    size_t send_at = 0, recv_at = 0;
+    PERF_NCCL(ncclGroupStart());
+    for (int p = 0; p < n; p++) {
+        PERF_NCCL(ncclSend(src + send_at * elem, send[p], nccl_type(c->type), p, nc->comm, stream));
+        PERF_NCCL(ncclRecv(dst + recv_at * elem, recv[p], nccl_type(c->type), p, nc->comm, stream));
+        send_at += send[p];
+        recv_at += recv[p];
+    }
+    PERF_NCCL(ncclGroupEnd());
+    return 0;
+}
+
 int perf_nccl_enqueue(const perf_nccl_t *nc, const perf_call_t *c, bool symmetric,
                       cudaStream_t stream) {
     const void *src = symmetric ? nc->sym_src : nc->plain_src;
@@ -106,6 +125,8 @@ int perf_nccl_enqueue(const perf_nccl_t *nc, const perf_call_t *c, bool symmetri
     case PERF_OP_REDUCE_SCATTER:
         PERF_NCCL(ncclReduceScatter(src, dst, c->count, type, nccl_op(c->redop), nc->comm, stream));
         break;
+    case PERF_OP_ALLTOALLV:
+        return alltoallv(nc, c, src, dst, stream);
     case PERF_NUM_OPS:
         break;
     }

@@ -20,6 +20,7 @@ static double busbw_share(int npes) {
 #define BUSBW_GATHER busbw_share
 #define BUSBW_EXCHANGE busbw_share
 #define BUSBW_REDUCE_SCATTER busbw_share
+#define BUSBW_EXCHANGE_COUNTED busbw_share
 
 /* Each collective's algorithm names, from the registry. */
 #define ALGORITHM_NAME(coll, id, name, grid, syncs, efficiency, traffic) #name,
@@ -95,11 +96,19 @@ bool perf_op_reduces(perf_op_t op) {
     return flow == SYMCOLL_FLOW_REDUCE || flow == SYMCOLL_FLOW_REDUCE_SCATTER;
 }
 
+bool perf_op_nccl_syncs_host(perf_op_t op) {
+    return flow_of(op) == SYMCOLL_FLOW_EXCHANGE_COUNTED;
+}
+
+/* Whether the flow moves a block per pair of PEs (alltoall, and alltoallv on average). */
+static bool exchanges(symcoll_flow_t flow) {
+    return flow == SYMCOLL_FLOW_EXCHANGE || flow == SYMCOLL_FLOW_EXCHANGE_COUNTED;
+}
+
 /* Whether the call's count is per PE (the size is every PE's blocks together). */
 static bool counts_per_pe(perf_op_t op) {
     symcoll_flow_t flow = flow_of(op);
-    return flow == SYMCOLL_FLOW_GATHER || flow == SYMCOLL_FLOW_EXCHANGE ||
-           flow == SYMCOLL_FLOW_REDUCE_SCATTER;
+    return flow == SYMCOLL_FLOW_GATHER || exchanges(flow) || flow == SYMCOLL_FLOW_REDUCE_SCATTER;
 }
 
 size_t perf_op_count(perf_op_t op, size_t bytes, size_t elem_size, int npes) {
@@ -115,14 +124,20 @@ size_t perf_op_bytes(perf_op_t op, size_t count, size_t elem_size, int npes) {
 
 size_t perf_op_src_bytes(perf_op_t op, size_t count, size_t elem_size, int npes) {
     symcoll_flow_t flow = flow_of(op);
-    bool blocks = flow == SYMCOLL_FLOW_EXCHANGE || flow == SYMCOLL_FLOW_REDUCE_SCATTER;
+    bool blocks = exchanges(flow) || flow == SYMCOLL_FLOW_REDUCE_SCATTER;
     return blocks ? count * elem_size * (size_t)npes : count * elem_size;
 }
 
 size_t perf_op_dst_bytes(perf_op_t op, size_t count, size_t elem_size, int npes) {
     symcoll_flow_t flow = flow_of(op);
-    bool blocks = flow == SYMCOLL_FLOW_GATHER || flow == SYMCOLL_FLOW_EXCHANGE;
+    bool blocks = flow == SYMCOLL_FLOW_GATHER || exchanges(flow);
     return blocks ? count * elem_size * (size_t)npes : count * elem_size;
+}
+
+size_t perf_call_dst_bytes(const perf_call_t *c, int npes) {
+    size_t elem = symcoll_datatype_size(c->type);
+    return c->counts != NULL ? c->counts->capacity * elem
+                             : perf_op_dst_bytes(c->op, c->count, elem, npes);
 }
 
 double perf_algbw_gbps(size_t bytes, double time_us) {

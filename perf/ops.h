@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "alltoallv_counts.h"
 #include "coll_algorithms.h"
 #include "symcoll.h"
 
@@ -26,13 +27,15 @@ typedef struct {
 } perf_op_info_t;
 
 /* One call as every PE issues it: count is the element count of the API call (count per PE
- * for fcollect and alltoall); root is a team PE (broadcast only). */
+ * for fcollect and alltoall; for alltoallv what each PE sends to each PE on average, the
+ * matrix of counts says how much exactly); root is a team PE (broadcast only). */
 typedef struct {
     perf_op_t op;
     symcoll_datatype_t type;
     symcoll_op_t redop;
     int root;
     size_t count;
+    const perf_counts_t *counts; /* alltoallv: its counts, drawn for count; NULL otherwise */
 } perf_call_t;
 
 const perf_op_info_t *perf_op_info(perf_op_t op);
@@ -46,18 +49,25 @@ int perf_datatype_from_name(const char *name);
 int perf_redop_from_name(const char *name);
 /* Whether op reduces (reduce, reduce_scatter): it takes -o/--redop. */
 bool perf_op_reduces(perf_op_t op);
+/* Whether NCCL's counterpart of op waits on the host (alltoallv: NCCL needs the counts on the
+ * host before it can post its sends and receives), which a CUDA graph cannot capture. */
+bool perf_op_nccl_syncs_host(perf_op_t op);
 /* False for bitwise ops on floating-point types. */
 bool perf_redop_valid(symcoll_datatype_t type, symcoll_op_t redop);
 
 /* The count of the API call for a requested size (rounded down, as nccl-tests does); 0 when
  * the size holds less than one element (per PE, for fcollect and alltoall). */
 size_t perf_op_count(perf_op_t op, size_t bytes, size_t elem_size, int npes);
-/* Bytes in the nccl-tests convention: broadcast and reduce count * size; fcollect and
- * alltoall the whole destination, reduce_scatter the whole source, count * size * npes. */
+/* Bytes in the nccl-tests convention: broadcast and reduce count * size; fcollect, alltoall
+ * and alltoallv the whole destination (alltoallv's with uniform counts; every PE sends that
+ * much with any skew), reduce_scatter the whole source, count * size * npes. */
 size_t perf_op_bytes(perf_op_t op, size_t count, size_t elem_size, int npes);
 /* Bytes of each PE's source and destination buffer for a call. */
 size_t perf_op_src_bytes(perf_op_t op, size_t count, size_t elem_size, int npes);
 size_t perf_op_dst_bytes(perf_op_t op, size_t count, size_t elem_size, int npes);
+/* Bytes of dst that call c uses on each PE: perf_op_dst_bytes, but alltoallv's capacity,
+ * which its counts set. */
+size_t perf_call_dst_bytes(const perf_call_t *c, int npes);
 
 /* Algorithm bandwidth in GB/s (1e9 bytes per second) of bytes moved in time_us. */
 double perf_algbw_gbps(size_t bytes, double time_us);

@@ -83,6 +83,13 @@ void perf_nccl_na_line(FILE *out) {
     fputs("# nccl: n/a: PEs share a GPU\n", out);
 }
 
+void perf_nccl_uncapturable_line(FILE *out, const char *op) {
+    fprintf(out,
+            "# nccl: n/a for %s: cannot be captured (host sync: NCCL needs the counts on the "
+            "host)\n",
+            op);
+}
+
 void perf_table_header(FILE *out, const char *mode, perf_nccl_columns_t nccl) {
     bool compare = nccl != PERF_NCCL_OFF;
     fprintf(out, "#\n# %s mode\n", mode);
@@ -116,9 +123,10 @@ void perf_table_row(FILE *out, const perf_row_t *r, perf_nccl_columns_t nccl) {
     }
     if (nccl != PERF_NCCL_OFF) {
         double ratio = perf_row_ratio(r);
-        perf_nccl_number(out, nccl, 9, 2, r->nccl_us >= 0, r->nccl_us);
-        perf_nccl_number(out, nccl, 9, 2, r->nccl_sym_us >= 0, r->nccl_sym_us);
-        perf_nccl_number(out, nccl, 6, 2, ratio >= 0, ratio);
+        perf_nccl_columns_t row_nccl = r->nccl_na ? PERF_NCCL_NA : nccl;
+        perf_nccl_number(out, row_nccl, 9, 2, r->nccl_us >= 0, r->nccl_us);
+        perf_nccl_number(out, row_nccl, 9, 2, r->nccl_sym_us >= 0, r->nccl_sym_us);
+        perf_nccl_number(out, row_nccl, 6, 2, ratio >= 0, ratio);
     }
     fprintf(out, "  %s", r->algorithm);
     if (r->blocks > 0) {

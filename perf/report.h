@@ -27,6 +27,7 @@ typedef struct {
     long long wrong;    /* -1: not checked */
     double nccl_us;     /* < 0: not measured, or n/a (the CSV field stays empty) */
     double nccl_sym_us; /* < 0: not measured, or n/a */
+    bool nccl_na;       /* NCCL cannot run this row (perf_nccl_uncapturable_line says why) */
 } perf_row_t;
 
 /* The NCCL columns of a table: none, NCCL's times, or "n/a" in each when the job's PEs share a
@@ -35,6 +36,9 @@ typedef enum { PERF_NCCL_OFF, PERF_NCCL_ON, PERF_NCCL_NA } perf_nccl_columns_t;
 
 /* The comment line above a table whose NCCL columns are n/a: "# nccl: n/a: PEs share a GPU". */
 void perf_nccl_na_line(FILE *out);
+/* The comment line above a graph-mode table with op, whose NCCL counterpart waits on the host
+ * (perf_op_nccl_syncs_host): "# nccl: n/a for alltoallv: cannot be captured (host sync: ...)". */
+void perf_nccl_uncapturable_line(FILE *out, const char *op);
 /* What a column of width shows for NCCL: "n/a" when nccl is PERF_NCCL_NA, else the value with
  * decimals, or "-" when absent. */
 void perf_nccl_number(FILE *out, perf_nccl_columns_t nccl, int width, int decimals, bool present,

@@ -1,10 +1,10 @@
 /* The soak: two lanes, each a team (WORLD and a copy of it) with its own stream, run random
- * operations side by side: every collective with random sizes, types, ops and roots, some
- * captured into a CUDA graph and replayed, put_signal to the next PE, and halo exchanges. Every PE
- * draws the same sequence, so the PEs issue the same calls in the same order. Each round checks
- * every result against the CPU reference. Ten times over the run a fixed probe (8-byte reduces) is
- * timed; the run fails if it slowed down, if device memory or file descriptors leaked, or on
- * any wrong element. */
+ * operations side by side: every collective with random sizes, types, ops and roots (alltoallv
+ * with uniform counts), some captured into a CUDA graph and replayed, put_signal to the next
+ * PE, and halo exchanges. Every PE draws the same sequence, so the PEs issue the same calls in
+ * the same order. Each round checks every result against the CPU reference. Ten times over the
+ * run a fixed probe (8-byte reduces) is timed; the run fails if it slowed down, if device
+ * memory or file descriptors leaked, or on any wrong element. */
 #include "soak.h"
 
 #include <dirent.h>
@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "alltoallv_device.h"
 #include "call.h"
 #include "symcoll_halo.h"
 #include "check.h"
@@ -43,6 +44,7 @@ typedef struct {
                          a halo exchange of dst */
     symcoll_halo_t halo;
     int halo_low, halo_high; /* team PEs whose rows fill the halos below and above */
+    perf_counts_t counts;    /* alltoallv's */
     bool in_graph;
     cudaGraphExec_t graph;
 } lane_t;
@@ -154,7 +156,7 @@ static int fill_buffers(soak_t *s, lane_t *l, size_t *dst_bytes) {
     const perf_call_t data = l->call.op == SOAK_PUT ? put_data_call(&l->call) : l->call;
     size_t elem = symcoll_datatype_size(data.type);
     size_t src_bytes = perf_op_src_bytes(data.op, data.count, elem, s->npes);
-    *dst_bytes = perf_op_dst_bytes(data.op, data.count, elem, s->npes);
+    *dst_bytes = perf_call_dst_bytes(&data, s->npes);
     perf_check_fill(l->host_src, &data, ++s->seed, s->me, s->npes);
     PERF_CUDA(cudaMemcpyAsync(l->src, l->host_src, src_bytes, cudaMemcpyHostToDevice, l->stream));
     PERF_CUDA(cudaMemsetAsync(l->dst, SOAK_POISON, *dst_bytes, l->stream));
@@ -200,8 +202,11 @@ static size_t check_call(soak_t *s, lane_t *l, uint64_t seed) {
 static int run_round(soak_t *s) {
     int runs = 1;
     for (int i = 0; i < 2; i++) {
-        draw_call(s, &s->lanes[i]);
-        if (s->lanes[i].in_graph && capture(s, &s->lanes[i]) != 0)
+        lane_t *l = &s->lanes[i];
+        draw_call(s, l);
+        /* Counts that stay for the round: a graph's replays read them from the device. */
+        if (perf_counts_set(&l->counts, &l->call, s->me, 0, l->stream) != 0 ||
+            (l->in_graph && capture(s, l) != 0))
             return -1;
         runs = s->lanes[i].in_graph ? SOAK_GRAPH_REPLAYS : runs;
     }
@@ -217,8 +222,13 @@ static int run_round(soak_t *s) {
         for (int i = 0; i < 2; i++) {
             if (r > 0 && !s->lanes[i].in_graph)
                 continue;
-            PERF_CUDA(cudaStreamSynchronize(s->lanes[i].stream));
-            s->wrong += (long long)check_call(s, &s->lanes[i], seeds[i]);
+            lane_t *l = &s->lanes[i];
+            size_t counts_wrong = 0;
+            PERF_CUDA(cudaStreamSynchronize(l->stream));
+            if (l->call.counts != NULL &&
+                perf_counts_check(l->call.counts, s->me, l->stream, &counts_wrong) != 0)
+                return -1;
+            s->wrong += (long long)(check_call(s, l, seeds[i]) + counts_wrong);
         }
     }
     for (int i = 0; i < 2; i++)
@@ -317,12 +327,15 @@ static int lane_init(lane_t *l, symcoll_team_t team, int npes) {
         return perf_fail("soak: symcoll_malloc: %s", symcoll_last_error());
     PERF_CUDA(cudaMallocHost(&l->host_src, SOAK_MAX_BYTES));
     PERF_CUDA(cudaMallocHost(&l->host_dst, SOAK_MAX_BYTES));
+    if (perf_counts_init(&l->counts, npes) != 0)
+        return -1;
     return create_halo(l, npes);
 }
 
 /* 0, or -1 after reporting a failed release. */
 static int lane_fini(lane_t *l) {
     int rc = perf_symcoll_check(symcoll_halo_destroy(l->halo), "symcoll_halo_destroy");
+    rc |= perf_counts_fini(&l->counts);
     rc |= perf_cuda_check(cudaFreeHost(l->host_dst), "cudaFreeHost");
     rc |= perf_cuda_check(cudaFreeHost(l->host_src), "cudaFreeHost");
     symcoll_free(l->signal);

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include "alltoallv_device.h"
 #include "baseline.h"
 #include "call.h"
 #include "check.h"
@@ -39,8 +40,9 @@ typedef struct {
     perf_exchange_t ex;
     perf_bench_t bench;
     perf_nccl_t nccl_comm; /* nccl ON only */
-    void *src, *dst;       /* symmetric, buffer_bytes each */
-    size_t buffer_bytes;
+    void *src, *dst;       /* symmetric, buffer_bytes and dst_bytes */
+    size_t buffer_bytes, dst_bytes;
+    perf_counts_t counts;      /* alltoallv's, where the run has it (matrix NULL otherwise) */
     void *host_src, *host_dst; /* pinned, for the check */
     uint64_t seed;             /* check round */
     FILE *csv;
@@ -73,12 +75,18 @@ static int enqueue_empty(void *ctx, cudaStream_t stream) {
     return perf_cuda_check(perf_launch_empty_kernel(stream), "empty kernel");
 }
 
+/* alltoallv's counts for call by --skew (perf_counts_set). */
+static int set_counts(sweep_t *sw, perf_call_t *call) {
+    return perf_counts_set(&sw->counts, call, sw->me, sw->args->skew, sw->stream);
+}
+
 /* Runs c once on fresh random data into a poisoned destination (one unit of the bench: in
- * graph mode one replay) and counts the wrong elements on this PE. */
+ * graph mode one replay) and counts the wrong elements on this PE, alltoallv's received counts
+ * and offsets among them. */
 static int check_case(sweep_t *sw, const perf_call_t *c, double *wrong) {
     size_t elem = symcoll_datatype_size(c->type);
     size_t src_bytes = perf_op_src_bytes(c->op, c->count, elem, sw->npes);
-    size_t dst_bytes = perf_op_dst_bytes(c->op, c->count, elem, sw->npes);
+    size_t dst_bytes = perf_call_dst_bytes(c, sw->npes);
     uint64_t seed = ++sw->seed;
     perf_check_fill(sw->host_src, c, seed, sw->me, sw->npes);
     PERF_CUDA(
@@ -90,7 +98,11 @@ static int check_case(sweep_t *sw, const perf_call_t *c, double *wrong) {
     PERF_CUDA(
         cudaMemcpyAsync(sw->host_dst, sw->dst, dst_bytes, cudaMemcpyDeviceToHost, sw->stream));
     PERF_CUDA(cudaStreamSynchronize(sw->stream));
-    size_t n = perf_check_count_wrong(sw->host_dst, c, seed, sw->me, sw->npes);
+    size_t n = perf_check_count_wrong(sw->host_dst, c, seed, sw->me, sw->npes), counts_wrong = 0;
+    if (c->counts != NULL && perf_counts_check(c->counts, sw->me, sw->stream, &counts_wrong) != 0) {
+        return -1;
+    }
+    n += counts_wrong;
     sw->my_wrong += (long long)n;
     *wrong = (double)n;
     return 0;
@@ -159,11 +171,15 @@ static int run_launch(sweep_t *sw, const char *mode, int graph_calls) {
     return report(sw, &row, NULL, mine);
 }
 
-static int run_case(sweep_t *sw, const char *mode, int graph_calls, const perf_call_t *call) {
+static int run_case(sweep_t *sw, const char *mode, int graph_calls, perf_call_t *call) {
     const perf_op_info_t *info = perf_op_info(call->op);
     bool barrier = call->op == PERF_OP_BARRIER;
     size_t elem = barrier ? 0 : symcoll_datatype_size(call->type);
     size_t bytes = barrier ? 0 : perf_op_bytes(call->op, call->count, elem, sw->npes);
+    if (set_counts(sw, call) != 0) {
+        return -1;
+    }
+    /* perf_choose asks for alltoallv by dst_capacity, its fullest PE's share, as the call. */
     symcoll_explanation_t choice;
     if (perf_choose(call, sw->team, NULL, 0, &choice) != SYMCOLL_SUCCESS) {
         return perf_fail("%s: %s", info->name, symcoll_last_error());
@@ -175,7 +191,8 @@ static int run_case(sweep_t *sw, const char *mode, int graph_calls, const perf_c
                 &mine[RESULT_WRONG]) != 0) {
         return -1;
     }
-    if (sw->nccl == PERF_NCCL_ON && perf_nccl_supports(call)) {
+    bool nccl_uncapturable = graph_calls > 0 && perf_op_nccl_syncs_host(call->op);
+    if (sw->nccl == PERF_NCCL_ON && perf_nccl_supports(call) && !nccl_uncapturable) {
         case_t plain = {.sw = sw, .call = *call, .symmetric = false};
         case_t symmetric = {.sw = sw, .call = *call, .symmetric = true};
         if (measure(sw, graph_calls, enqueue_nccl, &plain, false, &mine[RESULT_NCCL], NULL) != 0 ||
@@ -196,6 +213,7 @@ static int run_case(sweep_t *sw, const char *mode, int graph_calls, const perf_c
         .algorithm = choice.algorithm,
         .blocks = choice.blocks,
         .threads = choice.threads,
+        .nccl_na = nccl_uncapturable,
     };
     return report(sw, &row, info->busbw_factor, mine);
 }
@@ -218,6 +236,11 @@ static int run_mode(sweep_t *sw, const char *mode, int graph_calls, const size_t
     const perf_args_t *a = sw->args;
     if (sw->reporter) {
         perf_table_header(stdout, mode, sw->nccl);
+        for (int op = 0; op < PERF_NUM_OPS && sw->nccl == PERF_NCCL_ON && graph_calls > 0; op++) {
+            if (a->ops[op] && perf_op_nccl_syncs_host((perf_op_t)op)) {
+                perf_nccl_uncapturable_line(stdout, perf_op_info((perf_op_t)op)->name);
+            }
+        }
     }
     if (run_launch(sw, mode, graph_calls) != 0) {
         return -1;
@@ -291,6 +314,9 @@ static int measure_first_calls(sweep_t *sw, size_t bytes) {
         first_call_t *f = &sw->first[op];
         if (!sw->args->ops[op] || !first_call_of(sw, (perf_op_t)op, bytes, &f->call)) {
             continue;
+        }
+        if (set_counts(sw, &f->call) != 0) {
+            return -1;
         }
         case_t k = {.sw = sw, .call = f->call};
         double warm[FIRST_CALL_WARM_CALLS];
@@ -384,9 +410,24 @@ static int report_first_calls(sweep_t *sw) {
     return 0;
 }
 
+/* Bytes of dst: the largest size, or more where --skew has alltoallv's fullest PE receive
+ * more than a share (its capacity at each size and selected type). */
+static size_t dst_bytes_for(sweep_t *sw, const size_t *sizes, size_t n_sizes) {
+    size_t bytes = sw->buffer_bytes;
+    for (int t = 0; t < SYMCOLL_NUM_DATATYPES && sw->args->skew > 0 && sw->counts.matrix; t++) {
+        size_t elem = symcoll_datatype_size((symcoll_datatype_t)t);
+        for (size_t s = 0; s < n_sizes && sw->args->types[t]; s++) {
+            size_t count = perf_op_count(PERF_OP_ALLTOALLV, sizes[s], elem, sw->npes);
+            perf_counts_draw(&sw->counts, count, sw->args->skew, PERF_COUNTS_SEED);
+            bytes = sw->counts.capacity * elem > bytes ? sw->counts.capacity * elem : bytes;
+        }
+    }
+    return bytes;
+}
+
 /* failed_before: this PE's own failure before setup (the baseline), agreed on with setup's
  * local steps. */
-static int setup(sweep_t *sw, int failed_before, size_t buffer_bytes, size_t first_call_bytes,
+static int setup(sweep_t *sw, int failed_before, const size_t *sizes, size_t n_sizes,
                  char *temp_csv, size_t temp_len) {
     const perf_args_t *a = sw->args;
     PERF_SYMCOLL(symcoll_gpu_sharing(&sw->sharing));
@@ -394,22 +435,31 @@ static int setup(sweep_t *sw, int failed_before, size_t buffer_bytes, size_t fir
         return -1;
     }
     PERF_CUDA(cudaStreamCreateWithFlags(&sw->stream, cudaStreamNonBlocking));
-    sw->buffer_bytes = buffer_bytes;
-    sw->src = symcoll_malloc(buffer_bytes);
-    sw->dst = sw->src ? symcoll_malloc(buffer_bytes) : NULL;
+    if (a->ops[PERF_OP_ALLTOALLV] && perf_counts_init(&sw->counts, sw->npes) != 0) {
+        return -1;
+    }
+    sw->buffer_bytes = perf_buffer_bytes(sizes, n_sizes);
+    sw->dst_bytes = dst_bytes_for(sw, sizes, n_sizes);
+    sw->src = symcoll_malloc(sw->buffer_bytes);
+    sw->dst = sw->src ? symcoll_malloc(sw->dst_bytes) : NULL;
     if (sw->dst == NULL) {
-        return perf_fail("symcoll_malloc(%zu): %s", buffer_bytes, symcoll_last_error());
+        return perf_fail("symcoll_malloc(%zu): %s%s", sw->src ? sw->dst_bytes : sw->buffer_bytes,
+                         symcoll_last_error(),
+                         sw->src && sw->dst_bytes > sw->buffer_bytes
+                             ? " (--skew: the fullest PE receives more than -e bytes; raise "
+                               "SYMCOLL_SYMMETRIC_SIZE)"
+                             : "");
     }
     if (a->check) {
-        PERF_CUDA(cudaMallocHost(&sw->host_src, buffer_bytes));
-        PERF_CUDA(cudaMallocHost(&sw->host_dst, buffer_bytes));
+        PERF_CUDA(cudaMallocHost(&sw->host_src, sw->buffer_bytes));
+        PERF_CUDA(cudaMallocHost(&sw->host_dst, sw->dst_bytes));
     }
-    if (measure_first_calls(sw, first_call_bytes) != 0) {
+    if (measure_first_calls(sw, n_sizes > 0 ? sizes[0] : 0) != 0) {
         return -1;
     }
     if (perf_exchange_init(&sw->ex, sw->team, sw->stream) != 0 ||
         perf_bench_init(&sw->bench, a, sw->team, sw->stream) != 0 ||
-        (sw->nccl == PERF_NCCL_ON && perf_nccl_init(&sw->nccl_comm, &sw->ex, buffer_bytes) != 0)) {
+        (sw->nccl == PERF_NCCL_ON && perf_nccl_init(&sw->nccl_comm, &sw->ex, sw->dst_bytes) != 0)) {
         return -1;
     }
     perf_job_topology_t topo;
@@ -444,6 +494,7 @@ static int teardown(sweep_t *sw, bool failed) {
         rc |= perf_nccl_fini(&sw->nccl_comm);
     }
     rc |= perf_bench_fini(&sw->bench);
+    rc |= perf_counts_fini(&sw->counts);
     rc |= perf_cuda_check(cudaFreeHost(sw->host_dst), "cudaFreeHost");
     rc |= perf_cuda_check(cudaFreeHost(sw->host_src), "cudaFreeHost");
     if (!failed) {
@@ -490,14 +541,12 @@ int perf_sweep(const perf_args_t *a) {
     }
     size_t sizes[PERF_MAX_SIZES];
     size_t n_sizes = perf_size_list(a, sizes, PERF_MAX_SIZES);
-    size_t buffer_bytes = perf_buffer_bytes(sizes, n_sizes);
     perf_points_t baseline = {NULL, 0};
     int loaded = symcoll_my_pe() == 0 && a->baseline_path != NULL
                      ? load_baseline(a->baseline_path, &baseline)
                      : 0;
     char temp_csv[4096] = "";
-    if (setup(&sw, loaded, buffer_bytes, n_sizes > 0 ? sizes[0] : 0, temp_csv, sizeof temp_csv) !=
-            0 ||
+    if (setup(&sw, loaded, sizes, n_sizes, temp_csv, sizeof temp_csv) != 0 ||
         report_first_calls(&sw) != 0) {
         perf_points_free(&baseline);
         return -1;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alltoallv_device.h"
 #include "call.h"
 #include "choice.h"
 #include "exchange.h"
@@ -31,6 +32,7 @@ typedef struct {
     perf_exchange_t ex;
     perf_bench_t bench;
     void *src, *dst;       /* symmetric */
+    perf_counts_t counts;  /* alltoallv's, uniform, where --op has it (matrix NULL else) */
     perf_tune_row_t *rows; /* reporter: every collective's rows so far */
     size_t n_rows;
 } tune_t;
@@ -86,6 +88,7 @@ static int grid_for(const tune_t *tn, const collective_times_t *ct, size_t s,
     symcoll_collective_t coll = perf_op_info(ct->call.op)->collective;
     perf_call_t call = ct->call;
     call.count = ct->counts[s];
+    call.counts = NULL; /* alltoallv's are uniform here: its capacity follows count */
     if (k != NULL) {
         PERF_SYMCOLL(symcoll_tuning_override(coll, k->algo, k->blocks, k->threads));
     }
@@ -118,15 +121,20 @@ static size_t grid_index(grid_t *grids, size_t *n, const grid_t *g) {
 static int time_grid(tune_t *tn, const perf_call_t *call, const grid_t *g, double *us) {
     symcoll_collective_t coll = perf_op_info(call->op)->collective;
     const char *name = perf_op_info(call->op)->algorithms[g->algo];
-    PERF_SYMCOLL(symcoll_tuning_override(coll, name, g->blocks, g->threads));
     tune_case_t k = {tn, *call};
     double mine = -1;
-    int rc = perf_bench_begin(&tn->bench, tn->args->graph_calls, enqueue, &k);
+    /* A failure here is this PE's alone: it reaches the agreement below, which fails the
+     * tuning on every PE, instead of leaving the others in the next exchange. */
+    int rc = perf_symcoll_check(symcoll_tuning_override(coll, name, g->blocks, g->threads),
+                                "symcoll_tuning_override");
+    if (rc == 0) {
+        rc = perf_bench_begin(&tn->bench, tn->args->graph_calls, enqueue, &k);
+    }
     if (rc == 0) {
         rc = perf_bench_measure(&tn->bench, &mine);
         perf_bench_end(&tn->bench);
     }
-    PERF_SYMCOLL(symcoll_tuning_override(coll, NULL, 0, 0));
+    rc |= perf_symcoll_check(symcoll_tuning_override(coll, NULL, 0, 0), "symcoll_tuning_override");
     double all[SYMCOLL_MAX_PES];
     if (perf_exchange_agree(&tn->ex, rc) != 0 ||
         perf_exchange_gather(&tn->ex, &mine, sizeof mine, all) != 0) {
@@ -255,6 +263,9 @@ static int tune_op(tune_t *tn, perf_op_t op, const size_t *sizes, size_t n_sizes
     if (rc == 0) {
         perf_tune_candidates(op, tn->sharing.sm_share, ct.candidates, ct.n_candidates);
     }
+    /* Every step that one PE can fail alone ends in an agreement, so that all PEs stop
+     * together. */
+    rc = perf_exchange_agree(&tn->ex, rc);
     for (size_t s = 0; s < n_sizes && rc == 0; s++) {
         ct.call.count = perf_op_count(op, sizes[s], ct.elem, tn->npes);
         size_t bytes = perf_op_bytes(op, ct.call.count, ct.elem, tn->npes);
@@ -263,11 +274,16 @@ static int tune_op(tune_t *tn, perf_op_t op, const size_t *sizes, size_t n_sizes
         if (ct.call.count > 0 && (ct.n_sizes == 0 || bytes > ct.sizes[ct.n_sizes - 1])) {
             ct.sizes[ct.n_sizes] = bytes;
             ct.counts[ct.n_sizes] = ct.call.count;
-            rc = time_size(tn, &ct, ct.n_sizes++, grids, cand_grids, grid_of);
+            /* Uniform counts: alltoallv's capacity is then the size, which tuning rows key on. */
+            rc = perf_exchange_agree(&tn->ex,
+                                     perf_counts_set(&tn->counts, &ct.call, tn->me, 0, tn->stream));
+            if (rc == 0) {
+                rc = time_size(tn, &ct, ct.n_sizes++, grids, cand_grids, grid_of);
+            }
         }
     }
-    if (rc == 0 && tn->reporter) {
-        rc = add_rows(tn, &ct);
+    if (rc == 0) {
+        rc = perf_exchange_agree(&tn->ex, tn->reporter ? add_rows(tn, &ct) : 0);
     }
     free(grid_of);
     free(cand_grids);
@@ -294,6 +310,9 @@ static int setup(tune_t *tn, size_t buffer_bytes) {
      * when PEs share a GPU. */
     PERF_SYMCOLL(symcoll_gpu_sharing(&tn->sharing));
     PERF_CUDA(cudaStreamCreateWithFlags(&tn->stream, cudaStreamNonBlocking));
+    if (tn->args->ops[PERF_OP_ALLTOALLV] && perf_counts_init(&tn->counts, tn->npes) != 0) {
+        return -1;
+    }
     tn->src = symcoll_malloc(buffer_bytes);
     tn->dst = tn->src ? symcoll_malloc(buffer_bytes) : NULL;
     if (tn->dst == NULL) {
@@ -311,12 +330,16 @@ static int setup(tune_t *tn, size_t buffer_bytes) {
     return 0;
 }
 
-/* 0, or -1 after reporting a failed release. */
-static int teardown(tune_t *tn) {
+/* 0, or -1 after reporting a failed release. After a failure the symmetric buffers stay for
+ * symcoll_finalize, as the sweep's do: freeing them is collective. */
+static int teardown(tune_t *tn, bool failed) {
     int rc = perf_bench_fini(&tn->bench);
-    rc |= perf_exchange_fini(&tn->ex);
-    symcoll_free(tn->dst);
-    symcoll_free(tn->src);
+    rc |= perf_counts_fini(&tn->counts);
+    if (!failed) {
+        rc |= perf_exchange_fini(&tn->ex);
+        symcoll_free(tn->dst);
+        symcoll_free(tn->src);
+    }
     rc |= perf_cuda_check(cudaStreamDestroy(tn->stream), "cudaStreamDestroy");
     free(tn->rows);
     return rc;
@@ -358,12 +381,11 @@ int perf_tune(const perf_args_t *a) {
     if (tn.reporter) {
         perf_print_gpu_sharing(stdout, &tn.sharing);
     }
-    for (int op = 0; op < PERF_NUM_OPS; op++) {
-        if (a->ops[op] && perf_op_info((perf_op_t)op)->algo_env &&
-            tune_op(&tn, (perf_op_t)op, sizes, n_sizes) != 0) {
-            return -1;
-        }
+    bool failed = false;
+    for (int op = 0; op < PERF_NUM_OPS && !failed; op++) {
+        failed = a->ops[op] && perf_op_info((perf_op_t)op)->algo_env &&
+                 tune_op(&tn, (perf_op_t)op, sizes, n_sizes) != 0;
     }
-    int rc = tn.reporter ? write_file(&tn) : 0;
-    return teardown(&tn) != 0 ? -1 : rc;
+    int rc = failed ? -1 : tn.reporter ? write_file(&tn) : 0;
+    return teardown(&tn, failed) != 0 ? -1 : rc;
 }

@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include "coll_launch.h"
 #include "symcoll.h"
 #include "topology.h"
 #include "tuning_file.h"
@@ -20,10 +21,12 @@ typedef struct {
     int start, stride, size; /* WORLD PE of member i: start + i * stride */
     int my_pe;               /* this PE's number in the team, -1 if not a member */
     char *sync;              /* symmetric synchronization area (SYMCOLL_SYNC_BYTES(size)) */
-    symcoll_timeout_record_t *record;        /* host-mapped timeout record */
-    symcoll_timeout_record_t *record_device; /* its device address */
-    topo_class_t topo_class;                 /* slowest link between two members */
-    int sync_slot;                           /* which area of the pool it uses */
+    symcoll_timeout_record_t *record;           /* host-mapped timeout record */
+    symcoll_timeout_record_t *record_device;    /* its device address */
+    symcoll_overflow_record_t *overflow;        /* host-mapped alltoallv overflow record */
+    symcoll_overflow_record_t *overflow_device; /* its device address */
+    topo_class_t topo_class;                    /* slowest link between two members */
+    int sync_slot;                              /* which area of the pool it uses */
 } symcoll_team_state_t;
 
 struct symcoll_bootstrap;

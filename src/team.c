@@ -13,7 +13,12 @@
 
 static char *sync_pool; /* SYNC_POOL_SLOTS areas of SYMCOLL_SYNC_BYTES(n_pes) */
 static uint32_t sync_slots_used;
-static symcoll_timeout_record_t *records, *records_device;
+/* Each team's records, host-mapped: what device waits and alltoallv kernels leave for the host. */
+typedef struct {
+    symcoll_timeout_record_t timeout;
+    symcoll_overflow_record_t overflow;
+} team_records_t;
+static team_records_t *records, *records_device;
 
 static size_t sync_area_bytes(void) {
     return SYMCOLL_SYNC_BYTES(symcoll_g.n_pes);
@@ -46,9 +51,11 @@ static symcoll_status_t setup_team(int index, int slot, int start, int stride, i
     if (offset >= 0 && offset % stride == 0 && offset / stride < size)
         t->my_pe = offset / stride;
     t->sync = sync_pool + (size_t)slot * sync_area_bytes();
-    t->record = &records[index];
-    t->record_device = &records_device[index];
-    memset(t->record, 0, sizeof *t->record);
+    memset(&records[index], 0, sizeof records[index]);
+    t->record = &records[index].timeout;
+    t->record_device = &records_device[index].timeout;
+    t->overflow = &records[index].overflow;
+    t->overflow_device = &records_device[index].overflow;
     t->topo_class = symcoll_topology_team_class(&symcoll_g.topo, start, stride, size);
     t->in_use = true;
     sync_slots_used |= 1u << slot;
@@ -63,7 +70,7 @@ static symcoll_status_t setup_team(int index, int slot, int start, int stride, i
 symcoll_status_t symcoll_teams_create_builtin(void) {
     symcoll_status_t st = symcoll_cuda_status(
         cudaHostAlloc((void **)&records, sizeof *records * SYMCOLL_MAX_TEAMS, cudaHostAllocMapped),
-        "symcoll_init", "cudaHostAlloc of the timeout records");
+        "symcoll_init", "cudaHostAlloc of the teams' records");
     if (st != SYMCOLL_SUCCESS)
         return st;
     memset(records, 0, sizeof *records * SYMCOLL_MAX_TEAMS);
@@ -108,6 +115,33 @@ static symcoll_status_t broken_team(const char *fn, const symcoll_team_state_t *
                              r->epoch);
 }
 
+/* Reported once: the record is copied, then released for the next kernel that finds a call
+ * that does not fit. */
+static symcoll_status_t overflowed(const char *fn, symcoll_team_state_t *t) {
+    symcoll_overflow_record_t r = *t->overflow;
+    __atomic_store_n(&t->overflow->overflowed, 0, __ATOMIC_RELEASE);
+    char why[200];
+    if (r.kind == SYMCOLL_OVERFLOW_CALL_MISMATCH)
+        snprintf(why, sizeof why,
+                 "PE %d's call differs from this PE's (dst_capacity %" PRIu64 " there, %" PRIu64
+                 " here, or n_experts, major_align, type or dispatch against combine): every PE "
+                 "must pass the same",
+                 r.pe, r.total, r.capacity);
+    else if (r.kind == SYMCOLL_OVERFLOW_SRC)
+        snprintf(why, sizeof why,
+                 "PE %d's send_counts add up to %" PRIu64 " elements, past the %" PRIu64
+                 " from src to its allocation's end",
+                 r.pe, r.total, r.capacity);
+    else
+        snprintf(why, sizeof why,
+                 "PE %d was sent %" PRIu64 " elements for a dst_capacity of %" PRIu64, r.pe,
+                 r.total, r.capacity);
+    return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                             "%s: an earlier alltoallv, dispatch or combine on team %d moved "
+                             "nothing: %s",
+                             fn, (int)t->handle, why);
+}
+
 static symcoll_status_t lookup(const char *fn, symcoll_team_t team, symcoll_team_state_t **out) {
     symcoll_status_t st = symcoll_check_initialized(fn);
     if (st != SYMCOLL_SUCCESS)
@@ -144,9 +178,14 @@ symcoll_status_t symcoll_teams_check_broken(const char *fn) {
     return SYMCOLL_SUCCESS;
 }
 
+/* Only here, not in every call: a call refused on one PE for a record that another PE has not
+ * seen yet would launch on one and not the other. */
 symcoll_status_t symcoll_team_status(symcoll_team_t team) {
     symcoll_team_state_t *t = NULL;
-    return symcoll_team_for_call("symcoll_team_status", team, &t);
+    symcoll_status_t st = symcoll_team_for_call("symcoll_team_status", team, &t);
+    if (st == SYMCOLL_SUCCESS && t->overflow && t->overflow->overflowed == 1)
+        st = overflowed("symcoll_team_status", t);
+    return st;
 }
 
 symcoll_device_t symcoll_team_device(const symcoll_team_state_t *t) {

@@ -5,7 +5,8 @@ symcoll_cpu_test(tuning_override_test ${CMAKE_CURRENT_LIST_DIR}/tuning_override_
 symcoll_cpu_test(explain_test ${CMAKE_CURRENT_LIST_DIR}/explain_test.cpp)
 symcoll_cpu_test(choice_digest_test ${CMAKE_CURRENT_LIST_DIR}/choice_digest_test.cpp)
 symcoll_cpu_test(coll_args_test ${CMAKE_CURRENT_LIST_DIR}/coll_args_test.cpp)
-foreach(coll broadcast reduce fcollect alltoall reduce_scatter sequence)
+symcoll_cpu_test(coll_alltoallv_args_test ${CMAKE_CURRENT_LIST_DIR}/coll_alltoallv_args_test.cpp)
+foreach(coll broadcast reduce fcollect alltoall reduce_scatter alltoallv moe sequence)
   symcoll_gpu_test(coll_${coll}_test ${CMAKE_CURRENT_LIST_DIR}/coll_${coll}_test.cu)
   # A lost peer fails the test in a minute instead of the default five.
   set(names coll_${coll}_test)

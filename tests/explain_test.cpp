@@ -23,8 +23,8 @@ const symcoll_collective_t kData[] = {SYMCOLL_COLL_BROADCAST, SYMCOLL_COLL_REDUC
 
 symcoll_explain_query_t described(symcoll_collective_t c, size_t count, const char *topology,
                                   int sm_count = 0) {
-    return symcoll_explain_query_t{c,        count,   SYMCOLL_FLOAT32, SYMCOLL_TEAM_INVALID,
-                                   topology, sm_count};
+    return symcoll_explain_query_t{SYMCOLL_EXPLAIN_VERSION, c,        count,   SYMCOLL_FLOAT32,
+                                   SYMCOLL_TEAM_INVALID,    topology, sm_count};
 }
 
 class Explain : public ::testing::Test {
@@ -70,6 +70,14 @@ TEST_F(Explain, BadArgumentsAreRefusedByNameAndValue) {
     EXPECT_EQ(symcoll_explain(&q, nullptr), SYMCOLL_ERROR_INVALID_ARGUMENT);
     EXPECT_STREQ(symcoll_last_error(), "symcoll_explain: out is NULL");
     expect_refused(nullptr, SYMCOLL_ERROR_INVALID_ARGUMENT, {"query is NULL"});
+
+    q.version = 0;
+    expect_refused(&q, SYMCOLL_ERROR_INVALID_ARGUMENT,
+                   {"query->version 0", "SYMCOLL_EXPLAIN_VERSION"});
+    q.version = SYMCOLL_EXPLAIN_VERSION + 1;
+    const std::string later = "query->version " + std::to_string(SYMCOLL_EXPLAIN_VERSION + 1);
+    expect_refused(&q, SYMCOLL_ERROR_INVALID_ARGUMENT, {later.c_str()});
+    q = described(SYMCOLL_COLL_REDUCE, 1024, kTwoNvlink);
 
     q.collective = SYMCOLL_COLL_HALO;
     expect_refused(&q, SYMCOLL_ERROR_INVALID_ARGUMENT, {"query->collective 8 (halo)", "reduce"});
@@ -125,6 +133,8 @@ TEST_F(Explain, TheChoiceIsTuningsOwn) {
         {SYMCOLL_COLL_ALLTOALL, MiB, kFourPcie, 4, TOPO_PCIE_P2P, 16 * MiB, 0},
         {SYMCOLL_COLL_FCOLLECT, 64, kTwoNvlink, 2, TOPO_NVLINK, 512, 0},
         {SYMCOLL_COLL_REDUCE_SCATTER, 1024, kTwoNvlink, 2, TOPO_NVLINK, 8 * 1024, 0},
+        // alltoallv's count is dst_capacity, not per PE: 3000 elements over 4 PEs.
+        {SYMCOLL_COLL_ALLTOALLV, 3000, kFourPcie, 4, TOPO_PCIE_P2P, 3000 * 4, 0},
     };
     for (const Case &c : cases) {
         symcoll_explanation_t got =

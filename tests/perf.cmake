@@ -1,8 +1,9 @@
 # symcoll-perf on the CPU: flags, size lists, bandwidth formulas, the CSV and table, the check's
-# reference, --explain, --tune's rows, the topology text, PEs sharing a GPU; and the built
-# program itself (--help, --explain, bad flags, no GPU).
+# reference, alltoallv's count matrix, --op moe's routing and check, --explain, --tune's rows,
+# the topology text, PEs sharing a GPU; and the built program itself (--help, --explain, bad flags, no GPU).
 foreach(name perf_args_test perf_report_test perf_baseline_test perf_check_test perf_explain_test
-             perf_tune_test perf_soak_test perf_gpu_sharing_test perf_topology_text_test)
+             perf_tune_test perf_soak_test perf_gpu_sharing_test perf_topology_text_test
+             perf_counts_test perf_moe_test)
   symcoll_cpu_test(${name} ${name}.cpp PUBLIC_API)
   target_link_libraries(${name} PRIVATE symcoll_perf_core)
 endforeach()

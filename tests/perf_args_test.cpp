@@ -356,6 +356,54 @@ TEST(PerfArgs, HelpStopsParsing) {
     EXPECT_TRUE(p.args.help);
 }
 
+// alltoallv's counts: uniform (alltoall's traffic) unless --skew gives a Zipf exponent.
+TEST(PerfArgs, SkewShapesAlltoallvsCounts) {
+    Parsed p = parse({"--op", "alltoallv"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_TRUE(p.args.ops[PERF_OP_ALLTOALLV]);
+    EXPECT_EQ(p.args.skew, 0.0);
+    p = parse({"--op", "alltoallv", "--skew", "1.2"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_DOUBLE_EQ(p.args.skew, 1.2);
+    p = parse({"--skew", "2", "--skew", "uniform"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(p.args.skew, 0.0);
+    EXPECT_EQ(parse({"--skew=0.5"}).rc, 0) << "--op all includes alltoallv";
+}
+
+// --op moe runs alone; its sizes are hidden bytes per token, 1 KiB to 16 KiB by factor 2 unless
+// the size flags say otherwise; its shape flags and --skew apply to it.
+TEST(PerfArgs, MoeRunsAloneWithItsOwnHiddenSizesAndShape) {
+    Parsed p = parse({"--op", "moe"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_TRUE(p.args.moe);
+    EXPECT_EQ(sizes(p.args), (std::vector<size_t>{1024, 2048, 4096, 8192, 16384}));
+    EXPECT_EQ(p.args.tokens, 4096);
+    EXPECT_EQ(p.args.experts, 8);
+    EXPECT_EQ(p.args.topk, 2);
+    EXPECT_EQ(p.args.align, 1);
+    EXPECT_EQ(p.args.skew, 0.0);
+    p = parse({"--op=moe", "-b", "7168", "--tokens", "128", "--experts", "4", "--topk", "3",
+               "--align", "16", "--skew", "1.5"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(sizes(p.args), (std::vector<size_t>{7168, 14336})) << "-e and -f keep moe's";
+    EXPECT_EQ(p.args.tokens, 128);
+    EXPECT_EQ(p.args.experts, 4);
+    EXPECT_EQ(p.args.topk, 3);
+    EXPECT_EQ(p.args.align, 16);
+    EXPECT_DOUBLE_EQ(p.args.skew, 1.5);
+    p = parse({"--op", "moe", "-b", "4k", "-e", "4k"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(sizes(p.args), (std::vector<size_t>{4096}));
+    p = parse({"--op", "moe", "-i", "1k", "-e", "3k"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(sizes(p.args), (std::vector<size_t>{1024, 2048, 3072}));
+    p = parse({"--op", "moe", "-G", "10", "--compare", "nccl", "--csv", "moe.csv"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(p.args.modes, (unsigned)PERF_MODE_GRAPH);
+    EXPECT_FALSE(parse({}).args.moe);
+}
+
 struct BadFlags {
     std::vector<const char *> flags;
     const char *must_mention;
@@ -399,6 +447,27 @@ TEST(PerfArgs, BadFlagsAreRejectedWithAReason) {
         {{"--explain", "--npes", "0"}, "--npes"},
         {{"--explain", "-r", "2"}, "root"},
         {{"--help=yes"}, "--help=yes"},
+        {{"--skew", "0"}, "Zipf exponent > 0"},
+        {{"--skew", "-1"}, "-1"},
+        {{"--skew", "zipf"}, "zipf"},
+        {{"--skew", "inf"}, "inf"},
+        {{"--skew", "1.2", "--op", "alltoall"}, "selects no alltoallv"},
+        {{"--skew", "1.2", "--tune"}, "--skew does not apply to --tune"},
+        {{"--skew", "1.2", "--soak", "10"}, "--skew does not apply to --soak"},
+        {{"--op", "moe,alltoallv"}, "runs alone"},
+        {{"--op", "moe", "--tune"}, "no collective of the registry"},
+        {{"--op", "moe", "--soak", "10"}, "--op alltoallv tunes and soaks"},
+        {{"--op", "moe", "-d", "float32"}, "-d/--datatype does not apply to --op moe"},
+        {{"--op", "moe", "-o", "max"}, "-o/--redop does not apply to --op moe"},
+        {{"--op", "moe", "--plot", "x.png"}, "--plot does not apply to --op moe"},
+        {{"--op", "moe", "--baseline", "x.csv"}, "--baseline does not apply to --op moe"},
+        {{"--op", "moe", "--tokens", "0"}, "--tokens"},
+        {{"--op", "moe", "--experts", "513"}, "--experts"},
+        {{"--op", "moe", "--topk", "0"}, "--topk"},
+        {{"--op", "moe", "--align", "0"}, "--align"},
+        {{"--op", "moe", "-b", "32k"}, "larger than -e/--maxbytes 16384"},
+        {{"--tokens", "64"}, "--tokens does not apply to the sweep"},
+        {{"--op", "halo", "--topk", "4"}, "--topk does not apply to --op halo"},
     };
     for (const BadFlags &c : cases) {
         std::vector<char *> argv{const_cast<char *>("symcoll-perf")};

@@ -129,6 +129,38 @@ TEST(PerfCheck, AlltoallBlocksInTheWrongPlaceAreWrong) {
     EXPECT_EQ(perf_check_count_wrong(dst.data(), &c, 11, 1, 3), 10u);
 }
 
+// alltoallv on a skewed matrix: my dst holds, for each source p in order, the run of p's src
+// that starts after what p sends to lower PEs.
+TEST(PerfCheck, AlltoallvSegmentsInSourceOrder) {
+    for (int npes : {1, 2, 3, 8}) {
+        std::vector<size_t> m((size_t)npes * npes);
+        perf_counts_t counts{};
+        counts.npes = npes;
+        counts.matrix = m.data();
+        perf_counts_draw(&counts, 9, 1.3, PERF_COUNTS_SEED);
+        perf_call_t c = call(PERF_OP_ALLTOALLV, SYMCOLL_UINT8, 9);
+        c.counts = &counts;
+        std::vector<Bytes> src = sources(c, 17, npes);
+        for (int me = 0; me < npes; me++) {
+            Bytes dst(perf_call_dst_bytes(&c, npes), 0xa5);
+            size_t at = 0;
+            for (int p = 0; p < npes; p++) {
+                size_t from = 0;
+                for (int k = 0; k < me; k++)
+                    from += m[(size_t)p * npes + k];
+                size_t n = m[(size_t)p * npes + me];
+                memcpy(dst.data() + at, src[p].data() + from, n);
+                at += n;
+            }
+            EXPECT_EQ(perf_check_count_wrong(dst.data(), &c, 17, me, npes), 0u) << npes << me;
+            if (at > 0) {
+                dst[at - 1] ^= 1;
+                EXPECT_EQ(perf_check_count_wrong(dst.data(), &c, 17, me, npes), 1u);
+            }
+        }
+    }
+}
+
 template <typename T> T load(const Bytes &b, size_t i) {
     T v;
     memcpy(&v, b.data() + i * sizeof(T), sizeof(T));

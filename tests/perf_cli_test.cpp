@@ -31,6 +31,14 @@ TEST(PerfCli, Help) {
     }
 }
 
+// alltoallv: its counts' flag and the NCCL calls it is timed beside.
+TEST(PerfCli, HelpTellsAlltoallv) {
+    std::string help = run("--help").output;
+    EXPECT_NE(help.find("--skew uniform|S"), std::string::npos) << help;
+    EXPECT_NE(help.find("ncclSend/ncclRecv"), std::string::npos) << help;
+    EXPECT_NE(help.find("SYMCOLL_ALGO_ALLTOALLV=ll|push|pull"), std::string::npos) << help;
+}
+
 TEST(PerfCli, BadFlagsExitWithStatus2AndSayWhy) {
     const std::pair<const char *, const char *> cases[] = {
         {"--bogus", "--bogus"},
@@ -42,6 +50,7 @@ TEST(PerfCli, BadFlagsExitWithStatus2AndSayWhy) {
         {"--baseline saved.csv --explain", "does not apply to --explain"},
         {"--op dev_barrier -G 10", "-G/--cudagraph does not apply"},
         {"--op dev_pingpong --mode graph", "--mode does not apply"},
+        {"--op reduce --skew 1.1", "selects no alltoallv"},
     };
     for (const auto &c : cases) {
         Result r = run(c.first);

@@ -95,8 +95,8 @@ TEST(PerfExplain, EverySizeOfEveryCollectiveFromATopologyFile) {
     EXPECT_NE(e.out.find("#   2\n#   X NV18\n#   NV18 X\n"), std::string::npos)
         << "the topology as given: " << e.out;
     auto table = rows(e.out);
-    // barrier once, then 9 sizes (8 B .. 128 MiB) for each of the five others.
-    ASSERT_EQ(table.size(), 1u + 5 * 9) << e.out;
+    // barrier once, then 9 sizes (8 B .. 128 MiB) for each of the six others.
+    ASSERT_EQ(table.size(), 1u + 6 * 9) << e.out;
     EXPECT_NE(e.out.find("the only algorithm"), std::string::npos) << "the barrier's why";
     for (const auto &row : table) {
         ASSERT_GE(row.size(), 7u);
@@ -105,7 +105,7 @@ TEST(PerfExplain, EverySizeOfEveryCollectiveFromATopologyFile) {
         EXPECT_GT(std::stoi(row[6]), 0) << "threads";
         EXPECT_GE(row.size(), 8u) << "a reason";
     }
-    EXPECT_EQ(table.back()[0], "reduce_scatter");
+    EXPECT_EQ(table.back()[0], "alltoallv");
     EXPECT_EQ(table.back()[1], "134217728");
     EXPECT_EQ(table.back()[2], "16777216");
 }

@@ -28,14 +28,16 @@ TEST(PerfOps, BusBandwidthFactorsOfNcclTests) {
     EXPECT_DOUBLE_EQ(factor(PERF_OP_FCOLLECT, 8), 0.875);
     EXPECT_DOUBLE_EQ(factor(PERF_OP_ALLTOALL, 4), 0.75);
     EXPECT_DOUBLE_EQ(factor(PERF_OP_REDUCE_SCATTER, 4), 0.75);
+    EXPECT_DOUBLE_EQ(factor(PERF_OP_ALLTOALLV, 4), 0.75);
 }
 
 TEST(PerfOps, NamesAndTheirCollectives) {
-    const char *names[] = {"barrier",  "broadcast", "reduce",
-                           "fcollect", "alltoall",  "reduce_scatter"};
+    const char *names[] = {"barrier",  "broadcast",      "reduce",   "fcollect",
+                           "alltoall", "reduce_scatter", "alltoallv"};
     const symcoll_collective_t colls[] = {SYMCOLL_COLL_BARRIER,  SYMCOLL_COLL_BROADCAST,
                                           SYMCOLL_COLL_REDUCE,   SYMCOLL_COLL_FCOLLECT,
-                                          SYMCOLL_COLL_ALLTOALL, SYMCOLL_COLL_REDUCE_SCATTER};
+                                          SYMCOLL_COLL_ALLTOALL, SYMCOLL_COLL_REDUCE_SCATTER,
+                                          SYMCOLL_COLL_ALLTOALLV};
     static_assert(sizeof names / sizeof names[0] == PERF_NUM_OPS, "a name per op");
     for (int op = 0; op < PERF_NUM_OPS; op++) {
         EXPECT_STREQ(perf_op_info((perf_op_t)op)->name, names[op]);
@@ -90,6 +92,27 @@ TEST(PerfOps, CountsAndBytesAsNcclTestsCountThem) {
     EXPECT_EQ(perf_op_dst_bytes(PERF_OP_FCOLLECT, 3, 4, 2), 24u);
     EXPECT_EQ(perf_op_src_bytes(PERF_OP_REDUCE, 3, 8, 2), 24u);
     EXPECT_EQ(perf_op_dst_bytes(PERF_OP_BROADCAST, 3, 8, 2), 24u);
+    // alltoallv: count per PE as alltoall; dst as alltoall's with uniform counts, else the
+    // capacity its counts set.
+    EXPECT_EQ(perf_op_count(PERF_OP_ALLTOALLV, 100, 4, 3), 8u);
+    EXPECT_EQ(perf_op_bytes(PERF_OP_ALLTOALLV, 8, 4, 3), 96u);
+    EXPECT_EQ(perf_op_src_bytes(PERF_OP_ALLTOALLV, 3, 4, 2), 24u);
+    perf_counts_t counts{};
+    counts.capacity = 11;
+    perf_call_t c{};
+    c.op = PERF_OP_ALLTOALLV;
+    c.type = SYMCOLL_FLOAT64;
+    c.count = 3;
+    c.counts = &counts;
+    EXPECT_EQ(perf_call_dst_bytes(&c, 2), 88u);
+    c.op = PERF_OP_FCOLLECT;
+    c.counts = nullptr;
+    EXPECT_EQ(perf_call_dst_bytes(&c, 2), 48u);
+}
+
+TEST(PerfOps, OnlyAlltoallvMakesNcclSyncTheHost) {
+    for (int op = 0; op < PERF_NUM_OPS; op++)
+        EXPECT_EQ(perf_op_nccl_syncs_host((perf_op_t)op), op == PERF_OP_ALLTOALLV) << op;
 }
 
 TEST(PerfOps, AlgorithmBandwidthInGBPerSecond) {
@@ -243,6 +266,23 @@ TEST(PerfReport, NcclColumnsNaWherePesShareAGpu) {
     // The CSV marks n/a as it marks anything not measured: empty fields.
     line = capture(csv_row, r, PERF_NCCL_NA);
     EXPECT_EQ(line.substr(line.size() - 5), ",0,,\n") << line;
+}
+
+// alltoallv in graph mode: NCCL's host sync cannot be captured, so its row says n/a in a table
+// whose other rows have NCCL's times.
+TEST(PerfReport, NcclNaWhereItCannotBeCaptured) {
+    std::string note = captured([](FILE *f) { perf_nccl_uncapturable_line(f, "alltoallv"); });
+    EXPECT_EQ(note.rfind("# nccl: n/a for alltoallv: cannot be captured (host sync", 0), 0u)
+        << note;
+    perf_row_t r = reduce_row();
+    r.nccl_us = -1;
+    r.nccl_sym_us = -1;
+    r.nccl_na = true;
+    std::string line = capture(perf_table_row, r, PERF_NCCL_ON);
+    EXPECT_NE(line.find("  n/a       n/a    n/a  two_shot"), std::string::npos) << line;
+    r.nccl_na = false;
+    line = capture(perf_table_row, r, PERF_NCCL_ON);
+    EXPECT_EQ(line.find("n/a"), std::string::npos) << line;
 }
 
 perf_dev_row_t barrier_row() {

@@ -202,7 +202,8 @@ std::string written_file(int n_pes, const std::vector<perf_tune_row_t> &rows) {
 // symcoll_explain (no init, no GPU), which reads SYMCOLL_TUNING_FILE as init does.
 symcoll_status_t library_choice(symcoll_collective_t c, size_t count, symcoll_datatype_t type,
                                 const char *topology, symcoll_explanation_t *out) {
-    symcoll_explain_query_t q = {c, count, type, SYMCOLL_TEAM_INVALID, topology, 132};
+    symcoll_explain_query_t q = {SYMCOLL_EXPLAIN_VERSION, c,        count, type,
+                                 SYMCOLL_TEAM_INVALID,    topology, 132};
     return symcoll_explain(&q, out);
 }
 

@@ -42,6 +42,9 @@ const symcoll_tuning_row_t symcoll_tuning_rows[] = {
     {SYMCOLL_COLL_FCOLLECT, TOPO_NVLINK, 2, SIZE_MAX, "push", 128, 512},
     {SYMCOLL_COLL_ALLTOALL, TOPO_NVLINK, 2, 512 * KIB, "ll", 16, 512},
     {SYMCOLL_COLL_ALLTOALL, TOPO_NVLINK, 2, SIZE_MAX, "push", 128, 512},
+    /* alltoallv: alltoall's thresholds, by dst's capacity (the most it can receive). */
+    {SYMCOLL_COLL_ALLTOALLV, TOPO_NVLINK, 2, 512 * KIB, "ll", 16, 512},
+    {SYMCOLL_COLL_ALLTOALLV, TOPO_NVLINK, 2, SIZE_MAX, "push", 128, 512},
     /* reduce_scatter: estimates from fcollect's thresholds (the same traffic) until swept. */
     {SYMCOLL_COLL_REDUCE_SCATTER, TOPO_NVLINK, 2, 512 * KIB, "ll", 16, 512},
     {SYMCOLL_COLL_REDUCE_SCATTER, TOPO_NVLINK, 2, SIZE_MAX, "one_shot", 128, 512},
@@ -55,6 +58,8 @@ const symcoll_tuning_row_t symcoll_tuning_rows[] = {
     {SYMCOLL_COLL_FCOLLECT, TOPO_NVLINK, 8, SIZE_MAX, "push", 128, 512},
     {SYMCOLL_COLL_ALLTOALL, TOPO_NVLINK, 8, 64 * KIB, "ll", 16, 512},
     {SYMCOLL_COLL_ALLTOALL, TOPO_NVLINK, 8, SIZE_MAX, "push", 128, 512},
+    {SYMCOLL_COLL_ALLTOALLV, TOPO_NVLINK, 8, 64 * KIB, "ll", 16, 512},
+    {SYMCOLL_COLL_ALLTOALLV, TOPO_NVLINK, 8, SIZE_MAX, "push", 128, 512},
     {SYMCOLL_COLL_REDUCE_SCATTER, TOPO_NVLINK, 8, 64 * KIB, "ll", 16, 512},
     {SYMCOLL_COLL_REDUCE_SCATTER, TOPO_NVLINK, 8, SIZE_MAX, "one_shot", 128, 512},
     {SYMCOLL_COLL_BROADCAST, TOPO_PCIE_P2P, 8, 16 * KIB, "ll", 16, 512},
@@ -65,6 +70,8 @@ const symcoll_tuning_row_t symcoll_tuning_rows[] = {
     {SYMCOLL_COLL_FCOLLECT, TOPO_PCIE_P2P, 8, SIZE_MAX, "push", 32, 512},
     {SYMCOLL_COLL_ALLTOALL, TOPO_PCIE_P2P, 8, 16 * KIB, "ll", 16, 512},
     {SYMCOLL_COLL_ALLTOALL, TOPO_PCIE_P2P, 8, SIZE_MAX, "push", 32, 512},
+    {SYMCOLL_COLL_ALLTOALLV, TOPO_PCIE_P2P, 8, 16 * KIB, "ll", 16, 512},
+    {SYMCOLL_COLL_ALLTOALLV, TOPO_PCIE_P2P, 8, SIZE_MAX, "push", 32, 512},
     {SYMCOLL_COLL_REDUCE_SCATTER, TOPO_PCIE_P2P, 8, 16 * KIB, "ll", 16, 512},
     {SYMCOLL_COLL_REDUCE_SCATTER, TOPO_PCIE_P2P, 8, SIZE_MAX, "one_shot", 32, 512},
 };

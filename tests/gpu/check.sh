@@ -17,13 +17,16 @@
 #             that every round shows is the change's, one that comes and goes is drift
 #   nomps     PEs sharing a GPU without MPS (time slicing): correct, one time slice a sync
 #   floor     tools that measure one thing: graph_floor.cu, flag_offsets.cu
+#   python    the Python package's GPU tests (python/tests/test_gpu.py) with NP PEs, under
+#             symcoll-run and under torchrun with init over a gloo process group; python3 must
+#             have torch and pytest (PYTHONPATH may name carried pure-Python wheels)
 # When PEs outnumber the GPUs, MPS runs with a private pipe directory, each PE gets
 # CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=100/PEs (except where a step says otherwise), and a test that
 # leaves the server refusing clients gets it restarted. NCCL must be on LD_LIBRARY_PATH for the
 # NCCL columns. Logs go to LOG_DIR (default gpu-logs); a summary is printed last. TESTS (a
 # ctest -R regex) narrows the ctest steps (suite, the labels of wide), to split them over runs.
 set -u
-[ $# -ge 1 ] || { sed -n '2,24p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,27p' "$0"; exit 2; }
 B=$(cd "$1" && pwd) || exit 2
 L=$(mkdir -p "${2:-gpu-logs}" && cd "${2:-gpu-logs}" && pwd) || exit 2
 STEPS=${3:-suite,wide,sanitize,perf}
@@ -40,13 +43,15 @@ export MPS_CHECK="$RUN -n 1 $B/examples/allreduce_stream"
 # shellcheck source=tests/gpu/mps.sh
 . "$HERE/mps.sh"
 
-# MPS and each PE's share, for a job of $1 PEs.
+# MPS and each PE's share in SHARE (empty when no GPU is shared), for a job of $1 PEs. Not to be
+# called in a subshell: MPS's pipe directory must reach the PEs that this shell starts.
 share_for() {
   local pes=$1
+  SHARE=
   if [ "$pes" -gt "$GPUS" ]; then
     [ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ] || mps_start
     mps_ensure
-    awk -v p="$pes" -v g="$GPUS" 'BEGIN { printf "%g", 100 * g / p }'
+    SHARE=$(awk -v p="$pes" -v g="$GPUS" 'BEGIN { printf "%g", 100 * g / p }')
   fi
 }
 
@@ -63,18 +68,20 @@ run_label() {
 }
 
 suite() {
-  local pct; pct=$(share_for "$NP")
+  share_for "$NP"
+  local pct=$SHARE
   echo "== ctest -L gpu ($NP PEs on $GPUS GPUs${pct:+, MPS $pct %})"
   CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=${pct:-100} run_label '^gpu$' "$L/ctest-gpu.log"
 }
 
 wide() {
-  share_for 4 > /dev/null
+  share_for 4
   echo "== ctest -L 4pe (no MPS limit)"; run_label 4pe "$L/ctest-4pe.log"
-  local pct; pct=$(share_for 8)
+  share_for 8
+  local pct=$SHARE
   echo "== ctest -L 8pe${pct:+ (MPS $pct %)}"
   CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=${pct:-100} run_label 8pe "$L/ctest-8pe.log"
-  share_for 4 > /dev/null
+  share_for 4
   SYMCOLL_DEBUG=warn timeout $((${SOAK_SECONDS:-60} + 120)) "$RUN" -n 4 \
     --timeout $((${SOAK_SECONDS:-60} + 100)) "$PERF" --soak "${SOAK_SECONDS:-60}" > "$L/soak-4pe.log" 2>&1
   echo "== soak, 4 PEs, no MPS limit: rc=$?"; grep -E "soak|wrong" "$L/soak-4pe.log" | tail -3
@@ -115,7 +122,8 @@ sweep() {
 }
 
 perf() {
-  local pct; pct=$(share_for "$NP")
+  share_for "$NP"
+  local pct=$SHARE
   export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=${pct:-100}
   for mode in stream graph; do
     if [ -n "${BASE_BUILD:-}" ]; then
@@ -141,7 +149,9 @@ perf() {
 
 ab() {
   [ -n "${BASE_BUILD:-}" ] || { echo "check.sh: ab needs BASE_BUILD"; return 2; }
-  local pct r; pct=$(share_for "$NP")
+  local r
+  share_for "$NP"
+  local pct=$SHARE
   export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=${pct:-100}
   echo "== A/B, graph mode ($NP PEs${pct:+, MPS $pct %}): $BASE_BUILD, then $B"
   for r in $(seq "${AB_ROUNDS:-4}"); do
@@ -174,9 +184,25 @@ floor() {
   done
 }
 
+python_tests() {
+  share_for "$NP"
+  local tests=$HERE/../../python/tests/test_gpu.py rc
+  export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=${SHARE:-100} SYMCOLL_LIBRARY=$B/libsymcoll.so
+  timeout 600 "$RUN" -n "$NP" --tag-output python3 -m pytest -q -p no:cacheprovider "$tests" \
+    > "$L/python-symcoll-run.log" 2>&1
+  rc=$?
+  echo "== python, symcoll-run -n $NP: rc=$rc"; grep -E "passed|failed|skipped" "$L/python-symcoll-run.log" | tail -"$NP"
+  SYMCOLL_TEST_GROUP=gloo timeout 600 torchrun --nproc-per-node "$NP" -m pytest -q \
+    -p no:cacheprovider "$tests" > "$L/python-torchrun.log" 2>&1
+  rc=$?
+  echo "== python, torchrun (gloo group): rc=$rc"; grep -E "passed|failed|skipped" "$L/python-torchrun.log" | tail -"$NP"
+  unset CUDA_MPS_ACTIVE_THREAD_PERCENTAGE SYMCOLL_LIBRARY
+}
+
 for step in ${STEPS//,/ }; do
   case $step in
     suite | wide | sanitize | perf | ab | nomps | floor) $step ;;
+    python) python_tests ;;
     *) echo "check.sh: unknown step '$step'"; exit 2 ;;
   esac
 done
