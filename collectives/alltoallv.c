@@ -19,10 +19,15 @@ typedef struct {
     cudaStream_t stream;
 } exchange_t;
 
-static symcoll_status_t check_device_array(const char *fn, const char *arg, const void *p) {
-    if (p)
-        return SYMCOLL_SUCCESS;
-    return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", fn, arg);
+/* A counts array (team size x experts entries of device memory), outside dst: peers write
+ * dst while this PE's blocks may still read send_counts, and block 0 writes recv_counts and
+ * recv_offsets while peers still push into dst. */
+static symcoll_status_t check_counts(const symcoll_coll_call_t *call, const exchange_t *x,
+                                     const char *arg, const void *p, size_t dst_bytes) {
+    if (!p)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", call->fn, arg);
+    size_t bytes = (size_t)call->team->size * (size_t)x->experts * sizeof(size_t);
+    return symcoll_check_no_overlap(call->fn, arg, p, bytes, "dst", x->dst, dst_bytes);
 }
 
 static symcoll_status_t check_experts(const symcoll_coll_call_t *call, const exchange_t *x) {
@@ -81,11 +86,11 @@ static symcoll_status_t exchange(const char *fn, const exchange_t *x) {
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_check_symmetric(fn, "dst", x->dst, dst_bytes);
     if (st == SYMCOLL_SUCCESS)
-        st = check_device_array(fn, "send_counts", x->send_counts);
+        st = check_counts(&call, x, "send_counts", x->send_counts, dst_bytes);
     if (st == SYMCOLL_SUCCESS && !x->combine)
-        st = check_device_array(fn, "recv_counts", x->recv_counts);
+        st = check_counts(&call, x, "recv_counts", x->recv_counts, dst_bytes);
     if (st == SYMCOLL_SUCCESS && !x->combine)
-        st = check_device_array(fn, "recv_offsets", x->recv_offsets);
+        st = check_counts(&call, x, "recv_offsets", x->recv_offsets, dst_bytes);
     if (st == SYMCOLL_SUCCESS)
         st = src_room(&call, x, dst_bytes, &room);
     if (st != SYMCOLL_SUCCESS)

@@ -291,7 +291,8 @@ SYMCOLL_API symcoll_status_t symcoll_reduce_scatter_on_stream(symcoll_team_t tea
  * and records the cause: symcoll_team_status(team), once the stream has passed the call,
  * returns INVALID_ARGUMENT naming the PE, the total and the capacity, once. No other call
  * refuses because of it: a PE that had not seen it yet would launch where this one did not.
- * send_counts, recv_counts and recv_offsets must not overlap each other. Errors: INVALID_ARGUMENT
+ * send_counts, recv_counts and recv_offsets must not overlap each other or dst (the calls
+ * refuse them inside dst). Errors: INVALID_ARGUMENT
  * (names the argument), NOT_INITIALIZED, UNSUPPORTED, TIMEOUT, CUDA. */
 SYMCOLL_API symcoll_status_t symcoll_alltoallv_on_stream(
     symcoll_team_t team, void *dst, size_t dst_capacity, const void *src, const size_t *send_counts,

@@ -1,5 +1,5 @@
-/* alltoallv and the expert-grouped dispatch and combine, with counts in device memory: one
- * kernel, whose layout kernels/alltoallv_plan.cuh computes.
+/* alltoallv and the expert-grouped dispatch and combine, with counts in device memory: an ll
+ * kernel and a bandwidth kernel (push, pull), whose layout kernels/alltoallv_plan.cuh computes.
  *
  * The counts travel as the first packets of an LL epoch: every member sends its whole row of
  * counts, its dst capacity and the room in its src to every other member, so that after one
@@ -219,7 +219,10 @@ SYMCOLL_DEV bool a2av_bw_plan(const symcoll_alltoallv_args_t &a, a2av_plan_t *p)
     const uint64_t epoch = seen;
     if (epoch == 0 || !a2av_plan(a, 0, epoch, p))
         return false;
+    /* Every thread's fence, then a barrier: the threads that read a peer's header are not the
+     * ones that later access that peer's buffers. */
     symcoll_dev_fence_sys();
+    __syncthreads();
     if (threadIdx.x == 0 && atomicAdd(readers, 1u) == gridDim.x - 2) {
         *readers = 0;
         *published = 0;

@@ -127,6 +127,25 @@ TEST_F(AlltoallvArgs, NullPointersAreNamed) {
         }
 }
 
+TEST_F(AlltoallvArgs, CountsInsideDstAreRefused) {
+    // Peers write dst while this PE's blocks may still read the counts.
+    size_t *inside = reinterpret_cast<size_t *>(rt.a) + 3;
+    for (Call c : kCalls) {
+        Args args = valid();
+        args.send_counts = inside;
+        expect_error(c, args, SYMCOLL_ERROR_INVALID_ARGUMENT, {"send_counts", "overlaps dst"});
+    }
+    for (Call c : {ALLTOALLV, DISPATCH}) {
+        Args args = valid();
+        args.recv_offsets = inside;
+        expect_error(c, args, SYMCOLL_ERROR_INVALID_ARGUMENT, {"recv_offsets", "overlaps dst"});
+        args = valid();
+        args.capacity = 3; // dst ends before the counts start
+        args.recv_counts = inside;
+        expect_error(c, args, SYMCOLL_ERROR_UNSUPPORTED, {"no P2P"});
+    }
+}
+
 TEST_F(AlltoallvArgs, CapacityMustFitTheAllocation) {
     for (Call c : kCalls) {
         Args args = valid();
