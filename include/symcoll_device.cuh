@@ -98,9 +98,10 @@ SYMCOLL_DEV void symcoll_dev_copy_units(char *dst, const char *src, size_t bytes
     size_t head = (sizeof(V) - (uintptr_t)src % sizeof(V)) % sizeof(V);
     head = head < bytes ? head : bytes;
     size_t units = (bytes - head) / sizeof(V), tail = head + units * sizeof(V);
-    for (size_t b = lane; b < head; b += lanes)
+    unsigned head_bytes = (unsigned)head, tail_bytes = (unsigned)(bytes - tail); /* < sizeof(V) */
+    for (unsigned b = lane; b < head_bytes; b += lanes)
         dst[b] = src[b];
-    for (size_t b = lane; b < bytes - tail; b += lanes)
+    for (unsigned b = lane; b < tail_bytes; b += lanes)
         dst[tail + b] = src[tail + b];
     const V *s = (const V *)(src + head);
     V *d = (V *)(dst + head);
