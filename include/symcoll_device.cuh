@@ -63,7 +63,7 @@ SYMCOLL_DEV bool symcoll_dev_team_broken(const symcoll_device_t &h) {
 
 /* ---- cooperative copies (lane of lanes threads; any alignment) ---- */
 
-/* Copies bytes (the ends of a copy, or a copy of fewer than 16 bytes) one piece at a time,
+/* Copies bytes (a copy of fewer than 16 bytes) one piece at a time,
  * each the widest of 8, 4, 2 or 1 bytes that the count and both addresses allow: an 8-byte
  * put is one store, not eight. */
 SYMCOLL_DEV void symcoll_dev_copy_pieces(char *dst, const char *src, size_t bytes) {
@@ -87,56 +87,63 @@ SYMCOLL_DEV void symcoll_dev_copy_pieces(char *dst, const char *src, size_t byte
     }
 }
 
-/* Copies with units of V: the bytes up to V's alignment of dst (first lane), then Vs, then
- * the rest (last lane). dst and src share their alignment modulo sizeof(V). Four loads are in
- * flight before their stores. */
+/* Copies with units of V: the bytes before dst's first V and after its last whole V go one
+ * byte per lane, ahead of the loop (nothing of them stays live across it), then the Vs, four
+ * loads in flight before their stores. dst and src share their alignment modulo sizeof(V).
+ * The collectives' kernels copy with this (coll_copy), at 64 registers or fewer, so that two
+ * 512-thread blocks of PEs sharing a GPU fit one SM. */
 template <typename V>
 SYMCOLL_DEV void symcoll_dev_copy_units(char *dst, const char *src, size_t bytes, unsigned lane,
                                         unsigned lanes) {
-    size_t head = (size_t)(-(uintptr_t)dst & (sizeof(V) - 1));
-    if (head > bytes)
-        head = bytes;
-    size_t units = (bytes - head) / sizeof(V);
-    size_t tail = head + units * sizeof(V);
-    if (lane == 0)
-        symcoll_dev_copy_pieces(dst, src, head);
-    V *d = (V *)(dst + head);
+    size_t head = (sizeof(V) - (uintptr_t)src % sizeof(V)) % sizeof(V);
+    head = head < bytes ? head : bytes;
+    size_t units = (bytes - head) / sizeof(V), tail = head + units * sizeof(V);
+    unsigned head_bytes = (unsigned)head, tail_bytes = (unsigned)(bytes - tail); /* < sizeof(V) */
+    for (unsigned b = lane; b < head_bytes; b += lanes)
+        dst[b] = src[b];
+    for (unsigned b = lane; b < tail_bytes; b += lanes)
+        dst[tail + b] = src[tail + b];
     const V *s = (const V *)(src + head);
+    V *d = (V *)(dst + head);
     size_t i = lane;
-    for (; i + 3 * (size_t)lanes < units; i += 4 * (size_t)lanes) {
-        V a = s[i], b = s[i + lanes], c = s[i + 2 * lanes], e = s[i + 3 * lanes];
-        d[i] = a;
-        d[i + lanes] = b;
-        d[i + 2 * lanes] = c;
-        d[i + 3 * lanes] = e;
+    for (; i + 3 * lanes < units; i += 4 * lanes) {
+        V w0 = s[i], w1 = s[i + lanes], w2 = s[i + 2 * lanes], w3 = s[i + 3 * lanes];
+        d[i] = w0;
+        d[i + lanes] = w1;
+        d[i + 2 * lanes] = w2;
+        d[i + 3 * lanes] = w3;
     }
     for (; i < units; i += lanes)
         d[i] = s[i];
-    if (lane == lanes - 1)
-        symcoll_dev_copy_pieces(dst + tail, src + tail, bytes - tail);
 }
 
-/* Copies bytes with lanes threads, lane being this thread's index among them: 16-byte
- * accesses when dst and src share their alignment modulo 16, else the widest unit they
- * share; fewer than 16 bytes go as pieces by one lane. */
+/* Copies bytes with lanes threads at the widest unit that dst and src share modulo 16 (16-byte
+ * accesses when they are aligned alike), any length. */
+SYMCOLL_DEV void symcoll_dev_copy_wide(char *d, const char *s, size_t bytes, unsigned lane,
+                                       unsigned lanes) {
+    uintptr_t mismatch = (uintptr_t)d ^ (uintptr_t)s;
+    if ((mismatch & 15) == 0)
+        symcoll_dev_copy_units<uint4>(d, s, bytes, lane, lanes);
+    else if ((mismatch & 7) == 0)
+        symcoll_dev_copy_units<unsigned long long>(d, s, bytes, lane, lanes);
+    else if ((mismatch & 3) == 0)
+        symcoll_dev_copy_units<unsigned int>(d, s, bytes, lane, lanes);
+    else if ((mismatch & 1) == 0)
+        symcoll_dev_copy_units<unsigned short>(d, s, bytes, lane, lanes);
+    else
+        symcoll_dev_copy_units<unsigned char>(d, s, bytes, lane, lanes);
+}
+
+/* Copies bytes with lanes threads, lane being this thread's index among them: fewer than 16
+ * bytes go as pieces by one lane (an 8-byte put is one store), more as symcoll_dev_copy_wide. */
 SYMCOLL_DEV void symcoll_dev_copy(void *dst, const void *src, size_t bytes, unsigned lane,
                                   unsigned lanes) {
     char *d = (char *)dst;
     const char *s = (const char *)src;
-    uintptr_t mismatch = (uintptr_t)d ^ (uintptr_t)s;
-    if (bytes < 16) {
-        if (lane == 0)
-            symcoll_dev_copy_pieces(d, s, bytes);
-    } else if ((mismatch & 15) == 0)
-        symcoll_dev_copy_units<uint4>(d, s, bytes, lane, lanes);
-    else if ((mismatch & 7) == 0)
-        symcoll_dev_copy_units<uint2>(d, s, bytes, lane, lanes);
-    else if ((mismatch & 3) == 0)
-        symcoll_dev_copy_units<uint32_t>(d, s, bytes, lane, lanes);
-    else if ((mismatch & 1) == 0)
-        symcoll_dev_copy_units<uint16_t>(d, s, bytes, lane, lanes);
-    else
-        symcoll_dev_copy_units<uint8_t>(d, s, bytes, lane, lanes);
+    if (bytes >= 16)
+        symcoll_dev_copy_wide(d, s, bytes, lane, lanes);
+    else if (lane == 0)
+        symcoll_dev_copy_pieces(d, s, bytes);
 }
 
 /* ---- warp geometry (partial last warps of odd-sized blocks included) ---- */

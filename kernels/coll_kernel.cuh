@@ -46,45 +46,10 @@ SYMCOLL_DEV void coll_share(size_t total, unsigned parts, unsigned index, size_t
     *end = first + share < total ? first + share : total;
 }
 
-/* Block-wide copy of len bytes in words W; dst and src have the same address modulo
- * sizeof(W). Four words per thread are in flight at once. */
-template <typename W> SYMCOLL_DEV void coll_copy_as(char *dst, const char *src, size_t len) {
-    const unsigned t = threadIdx.x, nt = blockDim.x;
-    size_t head = (sizeof(W) - (uintptr_t)src % sizeof(W)) % sizeof(W);
-    head = head < len ? head : len;
-    size_t words = (len - head) / sizeof(W), tail = head + words * sizeof(W);
-    if (t < head)
-        dst[t] = src[t];
-    if (t < len - tail)
-        dst[tail + t] = src[tail + t];
-    const W *s = (const W *)(src + head);
-    W *d = (W *)(dst + head);
-    size_t i = t;
-    for (; i + 3 * nt < words; i += 4 * nt) {
-        W w0 = s[i], w1 = s[i + nt], w2 = s[i + 2 * nt], w3 = s[i + 3 * nt];
-        d[i] = w0;
-        d[i + nt] = w1;
-        d[i + 2 * nt] = w2;
-        d[i + 3 * nt] = w3;
-    }
-    for (; i < words; i += nt)
-        d[i] = s[i];
-}
-
-/* Block-wide copy at the widest access that dst and src allow together (16 bytes when they
- * are aligned alike); blockDim.x >= 16. */
+/* Block-wide copy at the widest access that dst and src allow together: the device API's wide
+ * copy (any length: the ends of a short copy go one byte per thread). */
 SYMCOLL_DEV void coll_copy(char *dst, const char *src, size_t len) {
-    unsigned skew = (unsigned)(((uintptr_t)dst ^ (uintptr_t)src) & 15);
-    if (skew == 0)
-        coll_copy_as<uint4>(dst, src, len);
-    else if (skew % 8 == 0)
-        coll_copy_as<unsigned long long>(dst, src, len);
-    else if (skew % 4 == 0)
-        coll_copy_as<unsigned int>(dst, src, len);
-    else if (skew % 2 == 0)
-        coll_copy_as<unsigned short>(dst, src, len);
-    else
-        coll_copy_as<unsigned char>(dst, src, len);
+    symcoll_dev_copy_wide(dst, src, len, threadIdx.x, blockDim.x);
 }
 
 #endif

@@ -59,12 +59,9 @@ SYMCOLL_DEV void coll_move_ll(const symcoll_coll_args_t &a, int collective) {
     for (int m = 0; m < h.team_size; m++)
         produces = produces || (m != me && coll_flow(a, collective, me, m, &src, &dst));
     uint64_t epoch = coll_ll_epoch(h);
-    size_t rounds = coll_ll_rounds(a.bytes);
-    for (size_t round = 0; round < rounds; round++) {
+    for (size_t round = 0, rounds = coll_ll_rounds(a.bytes); round < rounds; round++) {
         size_t offset, len;
-        coll_ll_piece(a.bytes, round, &offset, &len);
-        epoch++;
-        if (produces && !coll_ll_wait_credit(h, epoch, collective))
+        if (!coll_ll_round(h, a.bytes, round, produces, collective, &epoch, &offset, &len))
             return;
         for (int step = 1; step < h.team_size; step++) {
             int m = coll_member_after(h, step);

@@ -82,16 +82,6 @@ static __device__ uint32_t halo_words(const symcoll_halo_msg_t &m) {
 /* Lines each thread handles at once: their loads are all in flight before they are used. */
 #define HALO_LL_DEPTH 4
 
-/* One look at an LL line: true when both halves carry epoch. */
-static __device__ bool halo_ll_peek(const char *line, uint32_t epoch, uint64_t *data) {
-    uint32_t d0, f0, d1, f1;
-    asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(d0), "=r"(f0), "=r"(d1), "=r"(f1)
-                 : "l"(line));
-    *data = ((uint64_t)d1 << 32) | d0;
-    return f0 == epoch && f1 == epoch;
-}
-
 /* Block `index` of `blocks` of an LL direction: sends its share of the packed stream of every
  * field (field after field) as LL lines of exchange k into the neighbour's slot, then copies
  * its share of the incoming lines into our halo. No credit: the neighbour wrote our previous
@@ -137,7 +127,7 @@ static __device__ bool halo_ll_block(const symcoll_halo_args_t &a, const symcoll
 #pragma unroll
         for (int j = 0; j < HALO_LL_DEPTH; j++) {
             uint32_t w = base + j * nt;
-            there[j] = w >= end || halo_ll_peek(slot + 16 * (size_t)w, (uint32_t)k, &v[j]);
+            there[j] = w >= end || symcoll_dev_ll_peek(slot + 16 * (size_t)w, (uint32_t)k, &v[j]);
         }
 #pragma unroll
         for (int j = 0; j < HALO_LL_DEPTH; j++) {

@@ -26,12 +26,9 @@ template <typename T, typename Op> SYMCOLL_DEV void reduce_ll(const symcoll_coll
     const int me = h.team_my_pe;
     const char *mine = reduce_src_of(a, me);
     uint64_t epoch = coll_ll_epoch(h);
-    size_t rounds = coll_ll_rounds(a.bytes);
-    for (size_t round = 0; round < rounds; round++) {
+    for (size_t round = 0, rounds = coll_ll_rounds(a.bytes); round < rounds; round++) {
         size_t offset, len;
-        coll_ll_piece(a.bytes, round, &offset, &len);
-        epoch++;
-        if (!coll_ll_wait_credit(h, epoch, a.collective))
+        if (!coll_ll_round(h, a.bytes, round, true, a.collective, &epoch, &offset, &len))
             return;
         for (int step = 1; step < h.team_size; step++) {
             int m = coll_member_after(h, step);
