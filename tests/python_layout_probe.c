@@ -31,6 +31,17 @@ int main(void) {
     FIELD(symcoll_gpu_sharing_t, pes_on_gpu, 0);
     FIELD(symcoll_gpu_sharing_t, mps, 0);
     FIELD(symcoll_gpu_sharing_t, divided, 1);
+    printf("}}, \"symcoll_halo_desc_t\": {\"size\": %zu, \"fields\": {",
+           sizeof(symcoll_halo_desc_t));
+    FIELD(symcoll_halo_desc_t, version, 0);
+    FIELD(symcoll_halo_desc_t, ndims, 0);
+    FIELD(symcoll_halo_desc_t, pe_grid, 0);
+    FIELD(symcoll_halo_desc_t, periodic, 0);
+    FIELD(symcoll_halo_desc_t, interior, 0);
+    FIELD(symcoll_halo_desc_t, width, 0);
+    FIELD(symcoll_halo_desc_t, pitch, 0);
+    FIELD(symcoll_halo_desc_t, type, 0);
+    FIELD(symcoll_halo_desc_t, corners, 1);
     printf("}}}\n");
     return 0;
 }

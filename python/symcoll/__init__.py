@@ -27,12 +27,14 @@ from ._collectives import (
     signal_wait,
 )
 from ._core import Error, last_error
+from ._halo import HaloPlan
 from ._memory import Array, collect, empty, free, peer, zeros
 from ._runtime import finalize, init, my_pe, n_pes
 
 __all__ = [
     "Array",
     "Error",
+    "HaloPlan",
     "NODE",
     "WORLD",
     "all_gather",

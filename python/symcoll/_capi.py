@@ -53,6 +53,22 @@ class GpuSharing(ctypes.Structure):
     ]
 
 
+class HaloDesc(ctypes.Structure):
+    """symcoll_halo_desc_t of SYMCOLL_HALO_DESC_VERSION 1 (x, the fastest dimension, first)."""
+
+    _fields_ = [
+        ("version", ctypes.c_uint32),
+        ("ndims", ctypes.c_int),
+        ("pe_grid", ctypes.c_int * 3),
+        ("periodic", ctypes.c_int * 3),
+        ("interior", ctypes.c_size_t * 3),
+        ("width", ctypes.c_int * 3),
+        ("pitch", ctypes.c_size_t * 2),
+        ("type", ctypes.c_int),
+        ("corners", ctypes.c_int),
+    ]
+
+
 BOOTSTRAP_AUTO = 0
 BOOTSTRAP_CALLBACKS = 4
 TEAM_WORLD = 0
@@ -106,6 +122,13 @@ FUNCTIONS = (
         c_status,
         (c_team, _p, _size, _p, _p, _int, _size, _int, c_stream),
     ),
+    ("symcoll_halo_desc_default", None, (ctypes.POINTER(HaloDesc),)),
+    ("symcoll_halo_create", c_status, (c_team, ctypes.POINTER(HaloDesc), ctypes.POINTER(_p))),
+    ("symcoll_halo_exchange_on_stream", c_status, (_p, _p, c_stream)),
+    ("symcoll_halo_exchange_many_on_stream", c_status, (_p, ctypes.POINTER(_p), _int, c_stream)),
+    ("symcoll_halo_neighbor", _int, (_p, _int, _int)),
+    ("symcoll_halo_grid", c_status, (_p, ctypes.POINTER(_int), ctypes.POINTER(_int))),
+    ("symcoll_halo_destroy", c_status, (_p,)),
     ("symcoll_team_my_pe", _int, (c_team,)),
     ("symcoll_team_n_pes", _int, (c_team,)),
     ("symcoll_team_status", c_status, (c_team,)),

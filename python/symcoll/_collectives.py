@@ -4,11 +4,26 @@ no host synchronization. Arrays that must be symmetric are checked by the librar
 the argument when one is not."""
 
 import ctypes
+import functools
 
-from . import _capi, _core, _streams, _types
+from . import _capi, _compile, _core, _streams, _types
 
 WORLD = _capi.TEAM_WORLD
 NODE = _capi.TEAM_NODE
+
+
+def _traceable(public):
+    """The public call, which becomes its torch custom op while torch.compile traces it (see
+    _compile); a call that names a stream stays eager."""
+    name = public.__name__
+
+    @functools.wraps(public)
+    def call(*args, stream=None, **kwargs):
+        if stream is None and _compile.tracing():
+            return _compile.call(name, args, kwargs)
+        return public(*args, stream=stream, **kwargs)
+
+    return call
 
 
 def _p(address):
@@ -43,12 +58,14 @@ def _collective(name, team, d, s, count, stream, *op):
     _core.check(call(team, _p(d.ptr), _p(s.ptr), count, _types.datatype(d.dtype), *op, stream))
 
 
-def barrier(team=WORLD, stream=None):
+@_traceable
+def barrier(team=WORLD, *, stream=None):
     """Every PE of team reaches this point of its stream before any goes on."""
     _core.check(_core.lib().symcoll_barrier_on_stream(team, _p(_streams.handle(stream))))
 
 
-def broadcast(dst, src=None, root=0, team=WORLD, stream=None):
+@_traceable
+def broadcast(dst, src=None, root=0, team=WORLD, *, stream=None):
     """dst on every PE of team gets root's src (src None: in place, root's dst)."""
     d, s = _pair(dst, src)
     if s.numel != d.numel:
@@ -56,7 +73,8 @@ def broadcast(dst, src=None, root=0, team=WORLD, stream=None):
     _collective("broadcast", team, d, s, d.numel, stream, root)
 
 
-def all_reduce(dst, src=None, op="sum", team=WORLD, stream=None):
+@_traceable
+def all_reduce(dst, src=None, op="sum", team=WORLD, *, stream=None):
     """dst on every PE of team gets the reduction (op) of every PE's src (None: in place)."""
     d, s = _pair(dst, src)
     if s.numel != d.numel:
@@ -64,7 +82,8 @@ def all_reduce(dst, src=None, op="sum", team=WORLD, stream=None):
     _collective("reduce", team, d, s, d.numel, stream, _op(op))
 
 
-def reduce_scatter(dst, src, op="sum", team=WORLD, stream=None):
+@_traceable
+def reduce_scatter(dst, src, op="sum", team=WORLD, *, stream=None):
     """PE i's dst gets the reduction of block i of every PE's src (src holds team-size blocks of
     dst's element count), as ncclReduceScatter."""
     d, s = _pair(dst, src)
@@ -74,7 +93,8 @@ def reduce_scatter(dst, src, op="sum", team=WORLD, stream=None):
     _collective("reduce_scatter", team, d, s, d.numel, stream, _op(op))
 
 
-def all_gather(dst, src, team=WORLD, stream=None):
+@_traceable
+def all_gather(dst, src, team=WORLD, *, stream=None):
     """dst on every PE gets every PE's src, in PE order (symcoll's fcollect)."""
     d, s = _pair(dst, src)
     n = _team_size(team)
@@ -83,7 +103,8 @@ def all_gather(dst, src, team=WORLD, stream=None):
     _collective("fcollect", team, d, s, s.numel, stream)
 
 
-def all_to_all(dst, src, team=WORLD, stream=None):
+@_traceable
+def all_to_all(dst, src, team=WORLD, *, stream=None):
     """Block j of PE i's src goes to block i of PE j's dst (team-size equal blocks)."""
     d, s = _pair(dst, src)
     n = _team_size(team)
@@ -101,7 +122,8 @@ def _counts(obj, name, n):
     return v
 
 
-def all_to_all_v(dst, src, send_counts, recv_counts, recv_offsets, team=WORLD, stream=None):
+@_traceable
+def all_to_all_v(dst, src, send_counts, recv_counts, recv_offsets, team=WORLD, *, stream=None):
     """alltoallv with the counts in GPU memory (written by earlier kernels on the stream): src
     holds this PE's segments by destination, send_counts[j] elements for PE j; the kernel
     exchanges the counts itself and writes recv_counts and recv_offsets (n int64 each). dst's
@@ -132,6 +154,7 @@ def all_to_all_v(dst, src, send_counts, recv_counts, recv_offsets, team=WORLD, s
     )
 
 
+@_traceable
 def moe_dispatch(
     dst,
     src,
@@ -141,6 +164,7 @@ def moe_dispatch(
     n_experts,
     major_align=1,
     team=WORLD,
+    *,
     stream=None,
 ):
     """The expert-grouped all-to-all of mixture-of-experts layers (PyTorch's
@@ -170,7 +194,8 @@ def moe_dispatch(
     )
 
 
-def moe_combine(dst, src, send_counts, n_experts, major_align=1, team=WORLD, stream=None):
+@_traceable
+def moe_combine(dst, src, send_counts, n_experts, major_align=1, team=WORLD, *, stream=None):
     """The inverse of moe_dispatch with the same send_counts, n_experts and major_align: src is
     laid out as the dispatch left its dst (the experts' outputs in place of their inputs), and
     dst gets every element back where it was in the dispatch's src."""
@@ -199,7 +224,8 @@ def _rma_pair(dst, src, what):
     return d, s, d.numel * _core.lib().symcoll_datatype_size(_types.datatype(d.dtype))
 
 
-def put(dst, src, pe, stream=None):
+@_traceable
+def put(dst, src, pe, *, stream=None):
     """Writes src (this PE's GPU memory) into PE pe's copy of the symmetric dst."""
     d, s, nbytes = _rma_pair(dst, src, "put")
     _core.check(
@@ -209,7 +235,8 @@ def put(dst, src, pe, stream=None):
     )
 
 
-def get(dst, src, pe, stream=None):
+@_traceable
+def get(dst, src, pe, *, stream=None):
     """Reads PE pe's copy of the symmetric src into dst (this PE's GPU memory)."""
     d, s, nbytes = _rma_pair(dst, src, "get")
     _core.check(
@@ -230,7 +257,8 @@ _SIGNAL_OPS = {"set": _capi.SIGNAL_SET, "add": _capi.SIGNAL_ADD}
 _CMPS = {"eq": 0, "ne": 1, "gt": 2, "ge": 3, "lt": 4, "le": 5}
 
 
-def put_signal(dst, src, signal, value, pe, op="set", stream=None):
+@_traceable
+def put_signal(dst, src, signal, value, pe, op="set", *, stream=None):
     """put, then sets (or adds value to) PE pe's copy of signal once the data is visible there."""
     d, s, nbytes = _rma_pair(dst, src, "put_signal")
     if op not in _SIGNAL_OPS:
@@ -250,7 +278,8 @@ def put_signal(dst, src, signal, value, pe, op="set", stream=None):
     )
 
 
-def signal_wait(signal, cmp, value, stream=None):
+@_traceable
+def signal_wait(signal, cmp, value, *, stream=None):
     """The stream waits until this PE's signal compares (cmp: eq, ne, gt, ge, lt, le) to value."""
     if cmp not in _CMPS:
         raise ValueError(f"cmp {cmp!r}: give one of {', '.join(_CMPS)}")

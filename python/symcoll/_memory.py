@@ -14,7 +14,7 @@ import math
 import sys
 import weakref
 
-from . import _core, _streams, _types
+from . import _compile, _core, _streams, _types
 
 _KDLCUDA = 2
 # DLDataType code and bits per symcoll type name.
@@ -250,6 +250,7 @@ def _wrap(array, like):
     torch = sys.modules.get("torch")
     if like == "array" or torch is None:
         return array
+    _compile.register()
     return torch.from_dlpack(array)
 
 

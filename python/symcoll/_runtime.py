@@ -3,7 +3,7 @@ torch.distributed process group, symcoll_finalize, and the PE numbers."""
 
 import ctypes
 
-from . import _capi, _core, _memory
+from . import _capi, _compile, _core, _memory
 
 
 class _GroupExchange:
@@ -107,6 +107,7 @@ def init(group=None, heap_size=0, device=None):
         raise
     _exchange = exchange
     _memory.started()
+    _compile.register()
     return Session()
 
 

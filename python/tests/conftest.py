@@ -12,7 +12,10 @@ sys.path.insert(0, str(ROOT / "python"))
 
 @pytest.fixture(scope="session")
 def header():
-    return (ROOT / "include" / "symcoll.h").read_text()
+    """The public C headers the package binds (symcoll.h includes symcoll_halo.h)."""
+    return "".join(
+        (ROOT / "include" / name).read_text() for name in ("symcoll.h", "symcoll_halo.h")
+    )
 
 
 def gpu_present():

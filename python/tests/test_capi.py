@@ -25,6 +25,7 @@ _C_TO_CTYPES = {
     "symcoll_signal_op_t": ctypes.c_int,
     "symcoll_cmp_t": ctypes.c_int,
     "cudaStream_t": "pointer",
+    "symcoll_halo_t": "pointer",
 }
 
 
@@ -38,7 +39,7 @@ def _prototypes(header):
         if params and params != "void":
             for param in params.split(","):
                 words = param.replace("*", " * ").split()
-                pointer = "*" in words
+                pointer = "*" in words or "[" in words[-1]
                 base = [w for w in words[:-1] if w not in ("const", "*")]
                 types.append("pointer" if pointer else " ".join(base))
         found[name] = ("pointer" if "*" in result else result.replace("const", "").strip(), types)
@@ -86,7 +87,11 @@ def _struct_fields(header, name):
 
 @pytest.mark.parametrize(
     "struct,c_name",
-    [(_capi.InitAttr, "symcoll_init_attr_t"), (_capi.GpuSharing, "symcoll_gpu_sharing_t")],
+    [
+        (_capi.InitAttr, "symcoll_init_attr_t"),
+        (_capi.GpuSharing, "symcoll_gpu_sharing_t"),
+        (_capi.HaloDesc, "symcoll_halo_desc_t"),
+    ],
 )
 def test_structures_follow_the_header(header, struct, c_name):
     assert [f[0] for f in struct._fields_] == _struct_fields(header, c_name)
@@ -98,6 +103,7 @@ def test_structures_follow_the_header(header, struct, c_name):
         (_capi.InitAttr, "symcoll_init_attr_t"),
         (_capi.BootstrapCallbacks, "symcoll_bootstrap_callbacks_t"),
         (_capi.GpuSharing, "symcoll_gpu_sharing_t"),
+        (_capi.HaloDesc, "symcoll_halo_desc_t"),
     ],
 )
 def test_structures_have_the_compilers_layout(struct, c_name):
@@ -112,6 +118,13 @@ def test_structures_have_the_compilers_layout(struct, c_name):
     for name, _ in struct._fields_:
         field = getattr(struct, name)
         assert [field.offset, field.size] == c["fields"][name], name
+
+
+def test_halo_desc_default_is_the_headers(header):
+    version = int(re.search(r"#define SYMCOLL_HALO_DESC_VERSION (\d+)", header).group(1))
+    desc = _capi.HaloDesc()
+    _core.lib().symcoll_halo_desc_default(ctypes.byref(desc))
+    assert (desc.version, desc.ndims, list(desc.interior)) == (version, 1, [1, 1, 1])
 
 
 def test_init_attr_version_is_the_headers(header):

@@ -185,3 +185,104 @@ def test_moe_dispatch_then_combine_returns_every_token():
     assert recv_counts.cpu().tolist() == want
     assert all(o % h == 0 for o in recv_offsets.cpu().tolist()[::pes])
     assert torch.equal(back[:total].cpu(), torch.arange(total, dtype=torch.float32) + 1000 * me)
+
+
+def test_a_compiled_function_keeps_its_collectives_in_one_graph():
+    me, pes = me_n()
+    n = 1000
+    x, y, g = symcoll.empty(n), symcoll.empty(n), symcoll.empty(n * pes)
+
+    def step(x, y, g):
+        symcoll.all_reduce(y, x)
+        symcoll.barrier()
+        symcoll.all_reduce(y, op="max")
+        symcoll.all_gather(g, y)
+        return g.sum()
+
+    compiled = torch.compile(step, fullgraph=True)  # a graph break would raise
+    for seed in range(3):
+        x.copy_(data(me, n, seed=seed))
+        y.fill_(float("nan"))
+        g.fill_(float("nan"))
+        total = compiled(x, y, g)
+        want = sum(data(p, n, seed=seed) for p in range(pes))
+        assert torch.equal(y.cpu(), want)
+        assert torch.equal(g.cpu(), want.repeat(pes))
+        assert total.item() == want.sum().item() * pes
+
+
+def _global_value(gy, gx):
+    return float(gy * 1000 + gx)
+
+
+@pytest.mark.parametrize("corners", [False, True])
+def test_halo_plan_fills_every_halo_cell_from_its_neighbour(corners):
+    me, pes = me_n()
+    ny, nx = 5, 7
+    with symcoll.HaloPlan((ny, nx), 1, torch.float32, periodic=True, corners=corners) as plan:
+        (py, px), (cy, cx) = plan.grid
+        assert py * px == pes and plan.shape == (ny + 2, nx + 2)
+        gy, gx = py * ny, px * nx
+        want = torch.tensor(
+            [
+                [
+                    _global_value((cy * ny + y - 1) % gy, (cx * nx + x - 1) % gx)
+                    for x in range(nx + 2)
+                ]
+                for y in range(ny + 2)
+            ]
+        )
+        a, b = symcoll.empty(plan.shape), symcoll.empty(plan.shape)
+        for field, sign in ((a, 1), (b, -1)):
+            field.fill_(float("nan"))
+            field[1:-1, 1:-1].copy_(sign * want[1:-1, 1:-1])
+        plan.exchange(a, b)
+        torch.cuda.synchronize()
+        faces = torch.ones(ny + 2, nx + 2, dtype=torch.bool)
+        if not corners:
+            faces[0, 0] = faces[0, -1] = faces[-1, 0] = faces[-1, -1] = False
+        assert torch.equal(a.cpu()[faces], want[faces])
+        assert torch.equal(b.cpu()[faces], -want[faces])
+        assert plan.neighbor(1, +1) == cy * px + (cx + 1) % px
+
+
+def test_all_to_all_v_against_the_reference():
+    me, pes = me_n()
+
+    def count(i, j):
+        return (3 * i + 5 * j) % 7
+
+    def segment(i, j):
+        return torch.arange(count(i, j), dtype=torch.float32) + 100 * j + 10000 * i
+
+    src = symcoll.empty(max(sum(count(i, j) for j in range(pes)) for i in range(pes)))
+    capacity = max(sum(count(i, j) for i in range(pes)) for j in range(pes))
+    dst = symcoll.empty(capacity)
+    dst.fill_(float("nan"))
+    mine = torch.cat([segment(me, j) for j in range(pes)])
+    src[: mine.numel()].copy_(mine)
+    counts = torch.tensor([count(me, j) for j in range(pes)], dtype=torch.int64, device="cuda")
+    recv_counts = torch.full((pes,), -1, dtype=torch.int64, device="cuda")
+    recv_offsets = torch.full((pes,), -1, dtype=torch.int64, device="cuda")
+    symcoll.all_to_all_v(dst, src, counts, recv_counts, recv_offsets)
+    want = [count(i, me) for i in range(pes)]
+    assert recv_counts.cpu().tolist() == want
+    assert recv_offsets.cpu().tolist() == [sum(want[:i]) for i in range(pes)]
+    got = torch.cat([segment(i, me) for i in range(pes)])
+    assert torch.equal(dst.cpu()[: got.numel()], got)
+
+
+def test_put_get_and_peer_views():
+    me, pes = me_n()
+    right, left = (me + 1) % pes, (me - 1) % pes
+    box = symcoll.zeros(33, torch.int32)
+    symcoll.barrier()
+    symcoll.put(box, torch.full((33,), me, dtype=torch.int32, device="cuda"), right)
+    symcoll.barrier()
+    assert torch.equal(box.cpu(), torch.full((33,), left, dtype=torch.int32))
+    back = torch.empty(33, dtype=torch.int32, device="cuda")
+    symcoll.get(back, box, right)
+    torch.cuda.synchronize()
+    assert torch.equal(back.cpu(), torch.full((33,), me, dtype=torch.int32))
+    assert torch.equal(symcoll.peer(box, right).cpu(), torch.full((33,), me, dtype=torch.int32))
+    symcoll.barrier()

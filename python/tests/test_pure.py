@@ -146,3 +146,55 @@ def test_init_without_a_gpu_says_so():
     assert failure.value.status_name == "SYMCOLL_ERROR_NO_GPU"
     assert "symcoll_init" in failure.value.message
     assert symcoll.my_pe() == -1
+
+
+def _schema_parameters(text):
+    """[(name, default or inspect.Parameter.empty)] of a schema's parameter list."""
+    import inspect
+
+    out = []
+    for param in text.split(","):
+        words = param.split()
+        name, _, default = words[-1].partition("=")
+        out.append((name, inspect.Parameter.empty if not default else default.strip("'")))
+    return out
+
+
+def test_each_custom_op_schema_is_its_public_calls_signature():
+    """A traced call passes its arguments to the op as they came, so each schema must name the
+    public call's parameters (all but stream) in order, with the same defaults."""
+    import inspect
+
+    from symcoll import _compile
+
+    for name, parameters in _compile._SCHEMAS.items():
+        public = inspect.signature(getattr(symcoll, name))
+        want = [
+            (p.name, p.default if p.default is inspect.Parameter.empty else str(p.default))
+            for p in public.parameters.values()
+            if p.name != "stream"
+        ]
+        got = [
+            (n, d if d == inspect.Parameter.empty or d != "None" else "None")
+            for n, d in _schema_parameters(parameters)
+        ]
+        assert got == want, name
+        assert public.parameters["stream"].kind is inspect.Parameter.KEYWORD_ONLY, name
+    exported = {n for n in symcoll.__all__ if callable(getattr(symcoll, n))}
+    traced = {n for n in exported if hasattr(getattr(symcoll, n), "__wrapped__")}
+    assert traced == set(_compile._SCHEMAS)
+
+
+def test_without_torch_compile_nothing_is_traced():
+    from symcoll import _compile
+
+    assert not _compile.tracing() or "torch" in sys.modules
+
+
+def test_halo_plan_arguments_are_checked_before_the_library():
+    with pytest.raises(ValueError, match="4 dimensions"):
+        symcoll.HaloPlan((2, 2, 2, 2), 1)
+    with pytest.raises(ValueError, match="width: 3 values for a field of 2 dimensions"):
+        symcoll.HaloPlan((8, 8), (1, 1, 1))
+    with pytest.raises(symcoll.Error, match="NOT_INITIALIZED|not initialized"):
+        symcoll.HaloPlan((8, 8), 1)

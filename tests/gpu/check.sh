@@ -17,16 +17,18 @@
 #             that every round shows is the change's, one that comes and goes is drift
 #   nomps     PEs sharing a GPU without MPS (time slicing): correct, one time slice a sync
 #   floor     tools that measure one thing: graph_floor.cu, flag_offsets.cu
-#   python    the Python package's GPU tests (python/tests/test_gpu.py) with NP PEs, under
-#             symcoll-run and under torchrun with init over a gloo process group; python3 must
-#             have torch and pytest (PYTHONPATH may name carried pure-Python wheels)
+#   python    the Python package's GPU tests (python/tests/test_gpu.py) with NP and 4 PEs, each
+#             under symcoll-run, mpirun and torchrun (init over a gloo process group); then
+#             python -m symcoll.bench with NP PEs and with one PE under torchrun (NCCL and
+#             SymmetricMemory beside it); python3 must have torch and pytest (PYTHONPATH may
+#             name carried pure-Python wheels)
 # When PEs outnumber the GPUs, MPS runs with a private pipe directory, each PE gets
 # CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=100/PEs (except where a step says otherwise), and a test that
 # leaves the server refusing clients gets it restarted. NCCL must be on LD_LIBRARY_PATH for the
 # NCCL columns. Logs go to LOG_DIR (default gpu-logs); a summary is printed last. TESTS (a
 # ctest -R regex) narrows the ctest steps (suite, the labels of wide), to split them over runs.
 set -u
-[ $# -ge 1 ] || { sed -n '2,27p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,29p' "$0"; exit 2; }
 B=$(cd "$1" && pwd) || exit 2
 L=$(mkdir -p "${2:-gpu-logs}" && cd "${2:-gpu-logs}" && pwd) || exit 2
 STEPS=${3:-suite,wide,sanitize,perf}
@@ -184,19 +186,48 @@ floor() {
   done
 }
 
-python_tests() {
-  share_for "$NP"
-  local tests=$HERE/../../python/tests/test_gpu.py rc
+# The Python GPU tests with $1 PEs under symcoll-run, mpirun (PMIx) and torchrun (init over a
+# gloo group); summary lines "<launcher> <PEs> PEs: <pytest's counts per PE>".
+python_job() {
+  local pes=$1 tests=$HERE/../../python/tests/test_gpu.py launcher rc log
+  share_for "$pes"
   export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=${SHARE:-100} SYMCOLL_LIBRARY=$B/libsymcoll.so
-  timeout 600 "$RUN" -n "$NP" --tag-output python3 -m pytest -q -p no:cacheprovider "$tests" \
-    > "$L/python-symcoll-run.log" 2>&1
-  rc=$?
-  echo "== python, symcoll-run -n $NP: rc=$rc"; grep -E "passed|failed|skipped" "$L/python-symcoll-run.log" | tail -"$NP"
-  SYMCOLL_TEST_GROUP=gloo timeout 600 torchrun --nproc-per-node "$NP" -m pytest -q \
-    -p no:cacheprovider "$tests" > "$L/python-torchrun.log" 2>&1
-  rc=$?
-  echo "== python, torchrun (gloo group): rc=$rc"; grep -E "passed|failed|skipped" "$L/python-torchrun.log" | tail -"$NP"
+  local pytest=(python3 -m pytest -q -p no:cacheprovider "$tests")
+  for launcher in symcoll-run mpirun torchrun; do
+    log=$L/python-$launcher-$pes.log
+    case $launcher in
+      symcoll-run) timeout 600 "$RUN" -n "$pes" --tag-output "${pytest[@]}" > "$log" 2>&1 ;;
+      mpirun) timeout 600 mpirun --allow-run-as-root --oversubscribe -np "$pes" \
+        --tag-output "${pytest[@]}" > "$log" 2>&1 ;;
+      torchrun) SYMCOLL_TEST_GROUP=gloo timeout 600 torchrun --nproc-per-node "$pes" \
+        "${pytest[@]:1}" > "$log" 2>&1 ;;
+    esac
+    rc=$?
+    echo "$launcher $pes PEs: rc=$rc, $(grep -hoE '[0-9]+ (passed|failed|skipped|errors?)' "$log" |
+      sort | uniq -c | awk '{printf "%s%s x%s", NR > 1 ? "; " : "", $2 " " $3, $1}')"
+  done
   unset CUDA_MPS_ACTIVE_THREAD_PERCENTAGE SYMCOLL_LIBRARY
+}
+
+# python -m symcoll.bench: NP PEs sharing the GPU (symcoll alone), and one PE under torchrun,
+# where torch.distributed and SymmetricMemory can run beside it.
+python_bench() {
+  share_for "$NP"
+  CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=${SHARE:-100} SYMCOLL_LIBRARY=$B/libsymcoll.so timeout 300 \
+    "$RUN" -n "$NP" python3 -m symcoll.bench --csv "$L/bench-$NP.csv" > "$L/bench-$NP.txt" 2>&1
+  echo "== python -m symcoll.bench, $NP PEs: rc=$?"; cat "$L/bench-$NP.txt"
+  [ -z "${CUDA_MPS_PIPE_DIRECTORY:-}" ] || mps_stop
+  SYMCOLL_LIBRARY=$B/libsymcoll.so timeout 300 torchrun --nproc-per-node 1 -m symcoll.bench \
+    --csv "$L/bench-1.csv" > "$L/bench-1.txt" 2>&1
+  echo "== python -m symcoll.bench, 1 PE under torchrun: rc=$?"; cat "$L/bench-1.txt"
+}
+
+python_tests() {
+  export PYTHONPATH=$HERE/../../python${PYTHONPATH:+:$PYTHONPATH}
+  echo "== python GPU tests (pytest counts per PE)"
+  python_job "$NP"
+  [ "$NP" = 4 ] || python_job 4
+  python_bench
 }
 
 for step in ${STEPS//,/ }; do
