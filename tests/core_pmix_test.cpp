@@ -106,6 +106,24 @@ TEST(PmixBootstrap, AllgatherCollectsEveryRank) {
     }
 }
 
+// Every symcoll_malloc and symcoll_free is an exchange. PMIx resends every key ever put at each
+// collecting fence, so a key per exchange made them ever slower (2 ranks: 0.4 ms at first, 39 ms
+// after 1,200); the bootstrap must cost the same after thousands of them.
+TEST(PmixBootstrap, ExchangesDoNotSlowDownAsTheyAccumulate) {
+    using clock = std::chrono::steady_clock;
+    auto per_exchange = [](int n) {
+        auto start = clock::now();
+        for (int i = 0; i < n; i++)
+            allgather(i);
+        return std::chrono::duration<double>(clock::now() - start).count() / n;
+    };
+    double first = per_exchange(200);
+    per_exchange(2000);
+    double later = per_exchange(200);
+    EXPECT_LT(later, 4 * first + 0.5e-3)
+        << "first 200: " << first * 1e6 << " us each, after 2,200: " << later * 1e6 << " us";
+}
+
 TEST(PmixBootstrap, BarrierWaitsForTheLastRank) {
     using clock = std::chrono::steady_clock;
     EXPECT_EQ(boot->barrier(boot), SYMCOLL_SUCCESS) << symcoll_last_error();
@@ -231,7 +249,7 @@ TEST_F(Heap, OutOfMemoryNamesTheHeapAndLeavesItUsable) {
 // naming the setting, instead of waiting for ever. Rank 1's late fence must not hang either,
 // but its status is PMIx's to decide: the server may still hold rank 0's abandoned contribution
 // and complete the late fence with it (seen in CI), or may have dropped it and time out.
-TEST(PmixTimeout, FenceGivesUpOnARankThatStopsCalling) {
+TEST(PmixTimeout, BarrierGivesUpOnARankThatStopsCalling) {
     if (init_timeout_ms() > 5000)
         GTEST_SKIP() << "run with SYMCOLL_INIT_TIMEOUT_MS <= 5000 (ctest's core_pmix_timeout)";
     using clock = std::chrono::steady_clock;
@@ -243,7 +261,11 @@ TEST(PmixTimeout, FenceGivesUpOnARankThatStopsCalling) {
     double waited = std::chrono::duration<double>(clock::now() - start).count();
     EXPECT_LE(waited, limit + 1.5);
     if (boot->rank != 0) {
-        EXPECT_TRUE(st == SYMCOLL_SUCCESS || st == SYMCOLL_ERROR_TIMEOUT) << symcoll_last_error();
+        // With every rank on one host the exchanges go over rank 0's socket relay, which rank 0
+        // closes when it gives up: the late rank then fails at once (BOOTSTRAP).
+        EXPECT_TRUE(st == SYMCOLL_SUCCESS || st == SYMCOLL_ERROR_TIMEOUT ||
+                    st == SYMCOLL_ERROR_BOOTSTRAP)
+            << symcoll_last_error();
     } else {
         EXPECT_EQ(st, SYMCOLL_ERROR_TIMEOUT) << symcoll_last_error();
         EXPECT_GE(waited, 0.9 * limit);
