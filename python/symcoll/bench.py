@@ -217,13 +217,14 @@ def _bench_size(op, nbytes, dtype, args, base, rows):
 
 
 def _table(rows, base, out):
-    impls = ["symcoll", "torch.distributed", "symm_mem"]
+    label = {"symcoll": "symcoll", "torch.distributed": "nccl", "symm_mem": "symm_mem"}
     modes = sorted({r["mode"] for r in rows})
-    cols = [(i, m) for i in impls for m in modes]
+    cols = [(i, m) for i in label for m in modes]
     times = {(r["bytes"], r["impl"], r["mode"]): r for r in rows}
-    head = "".join(f"{i[:12] + ' ' + m:>24}" for i, m in cols)
+    head = "".join(f"{label[i] + ' ' + m:>24}" for i, m in cols)
     print(
-        f"# {rows[0]['op']}, {rows[0]['dtype']}, {rows[0]['npes']} PEs; time (us) / busbw (GB/s)",
+        f"# {rows[0]['op']}, {rows[0]['dtype']}, {rows[0]['npes']} PEs; time (us) / busbw (GB/s); "
+        "nccl: torch.distributed over NCCL; symm_mem: SymmetricMemory two-shot",
         file=out,
     )
     for why, name in ((base.why_dist, "torch.distributed"), (base.why_symm, "symm_mem")):
