@@ -24,7 +24,6 @@ symcoll_ucx_t *ucx;
 constexpr uint64_t kTimeoutMs = 60000;
 constexpr size_t kWindowBytes = (2u << 20) + 4096;
 
-
 // Random bytes that the reader can make again from the writer's rank and the round.
 std::vector<uint8_t> data_of(int writer, int round, size_t bytes) {
     std::vector<uint8_t> data(bytes);
@@ -201,8 +200,7 @@ TEST(UcxTimeout, QuietNamesAPeerThatStopsProgressing) {
                         "memory a put needs no progress of its target";
     ASSERT_GE(boot->size, 2);
     symcoll_ucx_t *t = nullptr;
-    ASSERT_EQ(symcoll_ucx_create(boot, nullptr, 500, &t), SYMCOLL_SUCCESS)
-        << symcoll_last_error();
+    ASSERT_EQ(symcoll_ucx_create(boot, nullptr, 500, &t), SYMCOLL_SUCCESS) << symcoll_last_error();
     std::vector<uint64_t> storage(((1u << 20) + 8) / 8);
     symcoll_ucx_region_t *region = nullptr;
     ASSERT_EQ(symcoll_ucx_region_map(t, storage.data(), storage.size() * 8, &region),

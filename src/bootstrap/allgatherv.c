@@ -27,8 +27,8 @@ symcoll_status_t symcoll_bootstrap_allgatherv(symcoll_bootstrap_t *b, const char
         padded = calloc(1, out->stride ? out->stride : 1);
         out->data = calloc((size_t)n, out->stride ? out->stride : 1);
         if (!padded || !out->data)
-            st = symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, "%s: no memory for %d blobs of %zu bytes",
-                                   fn, n, out->stride);
+            st = symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY,
+                                   "%s: no memory for %d blobs of %zu bytes", fn, n, out->stride);
         st = symcoll_bootstrap_agree(b, fn, st);
     }
     if (st == SYMCOLL_SUCCESS) {

@@ -26,9 +26,9 @@ symcoll_status_t symcoll_ucx_lib_open(const char *soname, symcoll_ucx_lib_t *lib
 #undef SYMCOLL_UCX_LOAD
     if (missing) {
         symcoll_ucx_lib_close(lib);
-        return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
-                                 "UCX transport: %s has no %s: install a newer UCX (1.13 is tested)", soname,
-                                 missing);
+        return symcoll_set_error(
+            SYMCOLL_ERROR_UNSUPPORTED,
+            "UCX transport: %s has no %s: install a newer UCX (1.13 is tested)", soname, missing);
     }
     return SYMCOLL_SUCCESS;
 }

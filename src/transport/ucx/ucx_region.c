@@ -44,10 +44,10 @@ static symcoll_status_t pack_blob(symcoll_ucx_t *t, symcoll_ucx_region_t *r, cha
         memcpy(*blob + sizeof header, key, key_bytes);
     }
     t->lib.ucp_rkey_buffer_release(key);
-    return *blob ? SYMCOLL_SUCCESS
-                 : symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY,
-                                     "symcoll_ucx_region_map: no memory for a %zu-byte key",
-                                     *bytes);
+    return *blob
+               ? SYMCOLL_SUCCESS
+               : symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY,
+                                   "symcoll_ucx_region_map: no memory for a %zu-byte key", *bytes);
 }
 
 static symcoll_status_t unpack_keys(symcoll_ucx_t *t, symcoll_ucx_region_t *r,
@@ -64,8 +64,7 @@ static symcoll_status_t unpack_keys(symcoll_ucx_t *t, symcoll_ucx_region_t *r,
             t->lib.ucp_ep_rkey_unpack(t->peers[pe].ep, blob + sizeof header, &r->rkeys[pe]);
         if (status != UCS_OK) {
             r->rkeys[pe] = NULL;
-            return symcoll_ucx_fail(&t->lib, "ucp_ep_rkey_unpack", status, "the key of PE %d",
-                                    pe);
+            return symcoll_ucx_fail(&t->lib, "ucp_ep_rkey_unpack", status, "the key of PE %d", pe);
         }
     }
     return SYMCOLL_SUCCESS;
@@ -84,8 +83,8 @@ symcoll_status_t symcoll_ucx_region_map(symcoll_ucx_t *t, void *base, size_t byt
     }
     symcoll_status_t st = SYMCOLL_SUCCESS;
     if (!r || !r->remote_base || !r->remote_bytes || !r->rkeys)
-        st = symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, "%s: no memory for %d PEs' keys", fn,
-                               n);
+        st =
+            symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, "%s: no memory for %d PEs' keys", fn, n);
     char *blob = NULL;
     size_t blob_bytes = 0;
     if (st == SYMCOLL_SUCCESS) {

@@ -70,8 +70,8 @@ symcoll_status_t symcoll_ucx_track(symcoll_ucx_t *t, ucs_status_ptr_t sp, const 
 
 symcoll_status_t symcoll_ucx_flush_pe(symcoll_ucx_t *t, int pe, uint64_t deadline) {
     ucp_request_param_t param = {0};
-    return symcoll_ucx_wait(t, t->lib.ucp_ep_flush_nbx(t->peers[pe].ep, &param),
-                            "ucp_ep_flush_nbx", pe, deadline);
+    return symcoll_ucx_wait(t, t->lib.ucp_ep_flush_nbx(t->peers[pe].ep, &param), "ucp_ep_flush_nbx",
+                            pe, deadline);
 }
 
 void symcoll_ucx_drop_pending(symcoll_ucx_t *t) {

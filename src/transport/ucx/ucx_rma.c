@@ -12,8 +12,8 @@ static symcoll_status_t check_target(const symcoll_ucx_t *t, const symcoll_ucx_r
                                  "%s: PE %d is not a connected PE of the UCX transport", fn, pe);
     if (offset > r->remote_bytes[pe] || bytes > r->remote_bytes[pe] - offset)
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
-                                 "%s: %zu bytes at offset %zu overrun PE %d's %llu-byte region",
-                                 fn, bytes, offset, pe, (unsigned long long)r->remote_bytes[pe]);
+                                 "%s: %zu bytes at offset %zu overrun PE %d's %llu-byte region", fn,
+                                 bytes, offset, pe, (unsigned long long)r->remote_bytes[pe]);
     return SYMCOLL_SUCCESS;
 }
 
@@ -78,7 +78,8 @@ symcoll_status_t symcoll_ucx_signal(symcoll_ucx_t *t, const symcoll_ucx_region_t
      * not promise to copy the operand when the call returns. */
     ucp_atomic_op_t opcode = op == SYMCOLL_UCX_SIGNAL_SET ? UCP_ATOMIC_OP_SWAP : UCP_ATOMIC_OP_ADD;
     return symcoll_ucx_wait(
-        t, t->lib.ucp_atomic_op_nbx(t->peers[pe].ep, opcode, &value, 1, address, r->rkeys[pe], &param),
+        t,
+        t->lib.ucp_atomic_op_nbx(t->peers[pe].ep, opcode, &value, 1, address, r->rkeys[pe], &param),
         "ucp_atomic_op_nbx", pe, symcoll_ucx_deadline(t));
 }
 

@@ -3,8 +3,7 @@
 #include "internal.h"
 #include "ucx_internal.h"
 
-symcoll_status_t symcoll_ucx_capabilities(const symcoll_ucx_t *t,
-                                          symcoll_ucx_capabilities_t *out) {
+symcoll_status_t symcoll_ucx_capabilities(const symcoll_ucx_t *t, symcoll_ucx_capabilities_t *out) {
     *out = t->caps;
     return SYMCOLL_SUCCESS;
 }

@@ -88,8 +88,8 @@ symcoll_status_t symcoll_ucx_wait_signal(symcoll_ucx_t *t, const symcoll_ucx_reg
                                          size_t signal_offset, uint64_t value);
 
 /* Collective: quiet, then an agreement over the bootstrap (the barrier) while a helper thread
- * progresses the worker, because over transports that emulate RMA in software (TCP) a transfer completes
- * only when its target progresses: a PE that blocked in the bootstrap without progressing
+ * progresses the worker, because over transports that emulate RMA in software (TCP) a transfer
+ * completes only when its target progresses: a PE that blocked in the bootstrap without progressing
  * would hold up another PE's quiet. */
 symcoll_status_t symcoll_ucx_barrier(symcoll_ucx_t *t);
 

@@ -20,11 +20,21 @@ static symcoll_status_t create_endpoint(symcoll_ucx_t *t, int pe, const ucp_addr
     params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
                         UCP_EP_PARAM_FIELD_ERR_HANDLER;
     params.address = address;
-    /* PEER: a dead peer fails the requests to it instead of aborting the process. */
+    /* PEER: a dead peer fails the requests to it instead of aborting the process. UCX 1.13's
+     * shared-memory transports cannot detect a dead peer and refuse PEER (UNREACHABLE): there
+     * the endpoint is made without it, and only the transport's timeouts bound the waits. */
     params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
     params.err_handler.cb = on_endpoint_error;
     params.err_handler.arg = peer;
     ucs_status_t status = t->lib.ucp_ep_create(t->worker, &params, &peer->ep);
+    if (status == UCS_ERR_UNREACHABLE) {
+        symcoll_debug(SYMCOLL_LOG_WARN,
+                      "UCX transport: no transport to PE %d detects a dead peer; connecting "
+                      "without peer error handling",
+                      pe);
+        params.err_mode = UCP_ERR_HANDLING_MODE_NONE;
+        status = t->lib.ucp_ep_create(t->worker, &params, &peer->ep);
+    }
     if (status != UCS_OK) {
         peer->ep = NULL;
         return symcoll_ucx_fail(&t->lib, "ucp_ep_create", status, "to PE %d", pe);
@@ -37,10 +47,9 @@ symcoll_status_t symcoll_ucx_connect(symcoll_ucx_t *t, const bool *connect_to) {
     ucp_address_t *address = NULL;
     size_t address_bytes = 0;
     ucs_status_t status = t->lib.ucp_worker_get_address(t->worker, &address, &address_bytes);
-    symcoll_status_t st =
-        status == UCS_OK ? SYMCOLL_SUCCESS
-                         : symcoll_ucx_fail(&t->lib, "ucp_worker_get_address", status, "PE %d",
-                                            b->rank);
+    symcoll_status_t st = status == UCS_OK ? SYMCOLL_SUCCESS
+                                           : symcoll_ucx_fail(&t->lib, "ucp_worker_get_address",
+                                                              status, "PE %d", b->rank);
     st = symcoll_bootstrap_agree(b, "symcoll_ucx_create", st);
     symcoll_bootstrap_blobs_t addresses = {0};
     if (st == SYMCOLL_SUCCESS)
@@ -66,9 +75,8 @@ symcoll_status_t symcoll_ucx_disconnect(symcoll_ucx_t *t) {
     for (int pe = 0; pe < t->boot->size; pe++) {
         if (!t->peers[pe].ep)
             continue;
-        symcoll_status_t st =
-            symcoll_ucx_wait(t, t->lib.ucp_ep_close_nbx(t->peers[pe].ep, &param),
-                             "ucp_ep_close_nbx", pe, deadline);
+        symcoll_status_t st = symcoll_ucx_wait(t, t->lib.ucp_ep_close_nbx(t->peers[pe].ep, &param),
+                                               "ucp_ep_close_nbx", pe, deadline);
         t->peers[pe].ep = NULL;
         first = first == SYMCOLL_SUCCESS ? st : first;
     }
