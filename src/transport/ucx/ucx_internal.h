@@ -12,7 +12,8 @@ struct symcoll_ucx;
 typedef struct {
     struct symcoll_ucx *t;
     int pe;
-    ucp_ep_h ep; /* NULL: not connected */
+    ucp_ep_h ep;       /* NULL: not connected */
+    bool peer_failure; /* made with peer error handling (needed to close it by force) */
     ucs_status_t failure;
 } symcoll_ucx_peer_t;
 

@@ -35,6 +35,7 @@ static symcoll_status_t create_endpoint(symcoll_ucx_t *t, int pe, const ucp_addr
         params.err_mode = UCP_ERR_HANDLING_MODE_NONE;
         status = t->lib.ucp_ep_create(t->worker, &params, &peer->ep);
     }
+    peer->peer_failure = params.err_mode == UCP_ERR_HANDLING_MODE_PEER;
     if (status != UCS_OK) {
         peer->ep = NULL;
         return symcoll_ucx_fail(&t->lib, "ucp_ep_create", status, "to PE %d", pe);
@@ -68,13 +69,15 @@ symcoll_status_t symcoll_ucx_connect(symcoll_ucx_t *t, const bool *connect_to) {
 symcoll_status_t symcoll_ucx_disconnect(symcoll_ucx_t *t) {
     uint64_t deadline = symcoll_ucx_deadline(t);
     symcoll_status_t first = SYMCOLL_SUCCESS;
-    /* FORCE: no flush, no handshake with the peer, which may be gone or already closed. */
-    ucp_request_param_t param = {0};
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-    param.flags = UCP_EP_CLOSE_FLAG_FORCE;
     for (int pe = 0; pe < t->boot->size; pe++) {
         if (!t->peers[pe].ep)
             continue;
+        /* FORCE: no flush, no handshake with the peer, which may be gone or already closed.
+         * UCX allows it only on endpoints with peer error handling; the others flush, within
+         * the deadline. */
+        ucp_request_param_t param = {0};
+        param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+        param.flags = t->peers[pe].peer_failure ? UCP_EP_CLOSE_FLAG_FORCE : 0;
         symcoll_status_t st = symcoll_ucx_wait(t, t->lib.ucp_ep_close_nbx(t->peers[pe].ep, &param),
                                                "ucp_ep_close_nbx", pe, deadline);
         t->peers[pe].ep = NULL;
