@@ -25,28 +25,31 @@ static ucp_request_param_t host_param(void) {
     return param;
 }
 
-symcoll_status_t symcoll_ucx_put(symcoll_ucx_t *t, const symcoll_ucx_region_t *r, int pe,
-                                 size_t offset, const void *src, size_t bytes) {
-    symcoll_status_t st = check_target(t, r, "symcoll_ucx_put", pe, offset, bytes);
+/* A put (local is the source) or a get (local is the destination) of bytes at offset of PE
+ * pe's region; tracked until the next quiet. */
+static symcoll_status_t transfer(symcoll_ucx_t *t, const symcoll_ucx_region_t *r, int pe,
+                                 size_t offset, void *local, size_t bytes, int is_put) {
+    const char *fn = is_put ? "symcoll_ucx_put" : "symcoll_ucx_get";
+    symcoll_status_t st = check_target(t, r, fn, pe, offset, bytes);
     if (st != SYMCOLL_SUCCESS || bytes == 0)
         return st;
     ucp_request_param_t param = host_param();
-    return symcoll_ucx_track(t,
-                             t->lib.ucp_put_nbx(t->peers[pe].ep, src, bytes,
-                                                r->remote_base[pe] + offset, r->rkeys[pe], &param),
-                             "ucp_put_nbx", pe);
+    uint64_t remote = r->remote_base[pe] + offset;
+    ucp_ep_h ep = t->peers[pe].ep;
+    ucs_status_ptr_t request =
+        is_put ? t->lib.ucp_put_nbx(ep, local, bytes, remote, r->rkeys[pe], &param)
+               : t->lib.ucp_get_nbx(ep, local, bytes, remote, r->rkeys[pe], &param);
+    return symcoll_ucx_track(t, request, is_put ? "ucp_put_nbx" : "ucp_get_nbx", pe);
+}
+
+symcoll_status_t symcoll_ucx_put(symcoll_ucx_t *t, const symcoll_ucx_region_t *r, int pe,
+                                 size_t offset, const void *src, size_t bytes) {
+    return transfer(t, r, pe, offset, (void *)src, bytes, 1);
 }
 
 symcoll_status_t symcoll_ucx_get(symcoll_ucx_t *t, const symcoll_ucx_region_t *r, int pe,
                                  size_t offset, void *dst, size_t bytes) {
-    symcoll_status_t st = check_target(t, r, "symcoll_ucx_get", pe, offset, bytes);
-    if (st != SYMCOLL_SUCCESS || bytes == 0)
-        return st;
-    ucp_request_param_t param = host_param();
-    return symcoll_ucx_track(t,
-                             t->lib.ucp_get_nbx(t->peers[pe].ep, dst, bytes,
-                                                r->remote_base[pe] + offset, r->rkeys[pe], &param),
-                             "ucp_get_nbx", pe);
+    return transfer(t, r, pe, offset, dst, bytes, 0);
 }
 
 symcoll_status_t symcoll_ucx_signal(symcoll_ucx_t *t, const symcoll_ucx_region_t *r, int pe,
