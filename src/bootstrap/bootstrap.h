@@ -34,6 +34,21 @@ symcoll_status_t symcoll_bootstrap_agree(symcoll_bootstrap_t *b, const char *fn,
 symcoll_status_t symcoll_bootstrap_min(symcoll_bootstrap_t *b, const char *fn, int mine,
                                        int *smallest);
 
+/* Every PE's blob of its own size (symcoll_bootstrap_allgatherv); free with
+ * symcoll_bootstrap_blobs_free. */
+typedef struct {
+    char *data;      /* PE p's blob at data + p * stride */
+    size_t stride;   /* the largest blob's size */
+    uint64_t *sizes; /* PE p's blob is sizes[p] bytes long */
+} symcoll_bootstrap_blobs_t;
+
+/* Collective: a variable-size allgather (the sizes first, then the blobs padded to the
+ * largest); fn names the caller in errors. */
+symcoll_status_t symcoll_bootstrap_allgatherv(symcoll_bootstrap_t *b, const char *fn,
+                                              const void *mine, size_t bytes,
+                                              symcoll_bootstrap_blobs_t *out);
+void symcoll_bootstrap_blobs_free(symcoll_bootstrap_blobs_t *blobs);
+
 /* Milliseconds of a monotonic clock, for the exchanges' deadlines. */
 uint64_t symcoll_bootstrap_now_ms(void);
 

@@ -1,0 +1,103 @@
+/* Requests: waiting for one with a deadline, keeping those of non-blocking calls until a
+ * quiet, and the quiet itself. Nothing here waits without a deadline, unless the transport's
+ * timeout is 0. */
+#include <stdint.h>
+#include <stdlib.h>
+#include "internal.h"
+#include "ucx_internal.h"
+
+uint64_t symcoll_ucx_deadline(const symcoll_ucx_t *t) {
+    return t->timeout_ms ? symcoll_bootstrap_now_ms() + t->timeout_ms : UINT64_MAX;
+}
+
+static symcoll_status_t timed_out(const symcoll_ucx_t *t, const char *call, int pe) {
+    const symcoll_ucx_peer_t *peer = &t->peers[pe];
+    if (peer->failure != UCS_OK)
+        return symcoll_set_error(SYMCOLL_ERROR_TIMEOUT,
+                                 "UCX transport: %s to PE %d did not complete in %llu ms: the "
+                                 "endpoint to PE %d failed (%s)",
+                                 call, pe, (unsigned long long)t->timeout_ms, pe,
+                                 t->lib.ucs_status_string(peer->failure));
+    return symcoll_set_error(SYMCOLL_ERROR_TIMEOUT,
+                             "UCX transport: %s to PE %d did not complete in %llu ms: PE %d has "
+                             "died or stopped progressing",
+                             call, pe, (unsigned long long)t->timeout_ms, pe);
+}
+
+/* Progresses until the request is done or the deadline passes; *status gets its outcome. */
+static symcoll_status_t progress_until_done(symcoll_ucx_t *t, void *request, const char *call,
+                                            int pe, uint64_t deadline, ucs_status_t *status) {
+    for (;;) {
+        *status = t->lib.ucp_request_check_status(request);
+        if (*status != UCS_INPROGRESS)
+            return SYMCOLL_SUCCESS;
+        t->lib.ucp_worker_progress(t->worker);
+        if (symcoll_bootstrap_now_ms() > deadline)
+            return timed_out(t, call, pe);
+    }
+}
+
+symcoll_status_t symcoll_ucx_wait(symcoll_ucx_t *t, ucs_status_ptr_t sp, const char *call, int pe,
+                                  uint64_t deadline) {
+    if (sp == NULL)
+        return SYMCOLL_SUCCESS;
+    if (UCS_PTR_IS_ERR(sp))
+        return symcoll_ucx_fail(&t->lib, call, UCS_PTR_STATUS(sp), "PE %d", pe);
+    ucs_status_t status;
+    symcoll_status_t st = progress_until_done(t, sp, call, pe, deadline, &status);
+    /* Freed even when unfinished: UCX releases it once it completes or its endpoint closes. */
+    t->lib.ucp_request_free(sp);
+    if (st == SYMCOLL_SUCCESS && status != UCS_OK)
+        st = symcoll_ucx_fail(&t->lib, call, status, "PE %d", pe);
+    return st;
+}
+
+symcoll_status_t symcoll_ucx_track(symcoll_ucx_t *t, ucs_status_ptr_t sp, const char *call,
+                                   int pe) {
+    if (sp == NULL || UCS_PTR_IS_ERR(sp))
+        return symcoll_ucx_wait(t, sp, call, pe, 0);
+    if (t->n_pending == t->pending_capacity) {
+        size_t capacity = t->pending_capacity ? 2 * t->pending_capacity : 64;
+        symcoll_ucx_pending_t *grown = realloc(t->pending, capacity * sizeof *grown);
+        if (!grown) /* No room to keep it: complete it now instead. */
+            return symcoll_ucx_wait(t, sp, call, pe, symcoll_ucx_deadline(t));
+        t->pending = grown;
+        t->pending_capacity = capacity;
+    }
+    t->pending[t->n_pending++] = (symcoll_ucx_pending_t){sp, call, pe};
+    return SYMCOLL_SUCCESS;
+}
+
+symcoll_status_t symcoll_ucx_flush_pe(symcoll_ucx_t *t, int pe, uint64_t deadline) {
+    ucp_request_param_t param = {0};
+    return symcoll_ucx_wait(t, t->lib.ucp_ep_flush_nbx(t->peers[pe].ep, &param), "ucp_ep_flush_nbx",
+                            pe, deadline);
+}
+
+void symcoll_ucx_drop_pending(symcoll_ucx_t *t) {
+    for (size_t i = 0; i < t->n_pending; i++)
+        t->lib.ucp_request_free(t->pending[i].request);
+    free(t->pending);
+    t->pending = NULL;
+    t->n_pending = t->pending_capacity = 0;
+}
+
+symcoll_status_t symcoll_ucx_quiet(symcoll_ucx_t *t) {
+    uint64_t deadline = symcoll_ucx_deadline(t);
+    symcoll_status_t st = SYMCOLL_SUCCESS;
+    /* A flush per endpoint rather than of the worker, so that a timeout names the PE. */
+    for (int pe = 0; pe < t->boot->size && st == SYMCOLL_SUCCESS; pe++)
+        if (t->peers[pe].ep)
+            st = symcoll_ucx_flush_pe(t, pe, deadline);
+    /* Each tracked request is complete once its endpoint is flushed; its own status says
+     * whether it succeeded. Those left after a failure stay for destroy. */
+    size_t done = 0;
+    for (; done < t->n_pending && st == SYMCOLL_SUCCESS; done++) {
+        symcoll_ucx_pending_t *p = &t->pending[done];
+        st = symcoll_ucx_wait(t, p->request, p->call, p->pe, deadline);
+    }
+    for (size_t i = done; i < t->n_pending; i++)
+        t->pending[i - done] = t->pending[i];
+    t->n_pending -= done;
+    return st;
+}

@@ -1,0 +1,99 @@
+/* The UCX transport: one-sided puts, gets and signals on host memory between PEs that cannot
+ * reach each other with loads and stores (PEs of other nodes). One UCX context and worker per
+ * PE, wired up over the bootstrap. Not yet used by init, the collectives or the device API.
+ *
+ * Every wait (flush, endpoint close, signal) progresses the worker and gives up after the
+ * transport's timeout with TIMEOUT naming the PE it waited for. After a TIMEOUT or another
+ * failure of a transfer, only symcoll_ucx_destroy(t, 1) is valid. Every call is made by one
+ * thread at a time (the worker is created SERIALIZED). */
+#ifndef SYMCOLL_UCX_TRANSPORT_H
+#define SYMCOLL_UCX_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "bootstrap/bootstrap.h"
+#include "symcoll.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct symcoll_ucx symcoll_ucx_t;
+typedef struct symcoll_ucx_region symcoll_ucx_region_t;
+
+/* What this UCX can do, from ucp_context_query. */
+typedef struct {
+    const char *version;   /* ucp_get_version_string(), e.g. "1.13.1" */
+    uint64_t memory_types; /* bit UCS_MEMORY_TYPE_x: UCX can register and move that memory */
+    bool cuda_memory;      /* bit UCS_MEMORY_TYPE_CUDA: without it, GPU data must be staged
+                              through pinned host memory (a UCX without CUDA crashes on it) */
+} symcoll_ucx_capabilities_t;
+
+/* Collective over boot: opens libucp (UNSUPPORTED, saying what to install, when it is absent
+ * on any PE), creates the context (RMA and 64-bit atomics) and worker, exchanges worker
+ * addresses and connects an endpoint to each PE p with connect_to[p] (NULL: every other PE;
+ * connect_to must be symmetric: p connects to q exactly when q connects to p). Each wait gives
+ * up after timeout_ms (0: never, as SYMCOLL_TIMEOUT_MS=0 means). boot must outlive t. */
+symcoll_status_t symcoll_ucx_create(symcoll_bootstrap_t *boot, const bool *connect_to,
+                                    uint64_t timeout_ms, symcoll_ucx_t **out);
+
+/* Collective unless abort: completes every transfer (quiet), waits for every PE, then closes
+ * the endpoints, unmaps the regions still mapped and destroys the worker and context. With
+ * abort (after a failure: peers may be gone) nothing waits on another PE. Frees t either way;
+ * returns the first failure. */
+symcoll_status_t symcoll_ucx_destroy(symcoll_ucx_t *t, int abort);
+
+symcoll_status_t symcoll_ucx_capabilities(const symcoll_ucx_t *t, symcoll_ucx_capabilities_t *out);
+
+/* Collective: registers [base, base + bytes) of host memory on every PE (the sizes may
+ * differ) and exchanges the remote keys, so that the connected PEs can put, get and signal
+ * into it by offset. Its exchanges do not progress the worker: call it with no transfer in
+ * flight (after symcoll_ucx_barrier or creation). */
+symcoll_status_t symcoll_ucx_region_map(symcoll_ucx_t *t, void *base, size_t bytes,
+                                        symcoll_ucx_region_t **out);
+/* Collective: completes every transfer, waits for every PE, then unregisters; frees r. */
+symcoll_status_t symcoll_ucx_region_unmap(symcoll_ucx_t *t, symcoll_ucx_region_t *r);
+
+/* Non-blocking, as NVSHMEM's _nbi calls: bytes from src into PE pe's region at offset. src
+ * must stay unchanged until symcoll_ucx_quiet returns. */
+symcoll_status_t symcoll_ucx_put(symcoll_ucx_t *t, const symcoll_ucx_region_t *r, int pe,
+                                 size_t offset, const void *src, size_t bytes);
+/* Non-blocking: bytes of PE pe's region at offset into dst, valid once symcoll_ucx_quiet
+ * returns. */
+symcoll_status_t symcoll_ucx_get(symcoll_ucx_t *t, const symcoll_ucx_region_t *r, int pe,
+                                 size_t offset, void *dst, size_t bytes);
+
+typedef enum { SYMCOLL_UCX_SIGNAL_SET = 0, SYMCOLL_UCX_SIGNAL_ADD = 1 } symcoll_ucx_signal_op_t;
+
+/* The 8-byte word at signal_offset of PE pe's region (8-byte aligned) is set to, or increased
+ * by, value atomically; returns once it is done at PE pe. */
+symcoll_status_t symcoll_ucx_signal(symcoll_ucx_t *t, const symcoll_ucx_region_t *r, int pe,
+                                    size_t signal_offset, uint64_t value,
+                                    symcoll_ucx_signal_op_t op);
+/* symcoll_ucx_put, then the signal, which PE pe sees only once the data is there; returns once
+ * both are done at PE pe. */
+symcoll_status_t symcoll_ucx_put_signal(symcoll_ucx_t *t, const symcoll_ucx_region_t *r, int pe,
+                                        size_t offset, const void *src, size_t bytes,
+                                        size_t signal_offset, uint64_t value,
+                                        symcoll_ucx_signal_op_t op);
+
+/* Every put and get this PE issued is complete: the data is at its target (or, for a
+ * get, in dst). TIMEOUT names the PE that did not answer in time. */
+symcoll_status_t symcoll_ucx_quiet(symcoll_ucx_t *t);
+
+/* Waits, progressing the worker, until the 8-byte word at signal_offset of this PE's own
+ * region r is at least value; TIMEOUT after the transport's timeout. */
+symcoll_status_t symcoll_ucx_wait_signal(symcoll_ucx_t *t, const symcoll_ucx_region_t *r,
+                                         size_t signal_offset, uint64_t value);
+
+/* Collective: quiet, then an agreement over the bootstrap (the barrier) while a helper thread
+ * progresses the worker, because over transports that emulate RMA in software (TCP) a transfer
+ * completes only when its target progresses: a PE that blocked in the bootstrap without progressing
+ * would hold up another PE's quiet. */
+symcoll_status_t symcoll_ucx_barrier(symcoll_ucx_t *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,25 @@
+# The UCX transport alone (src/transport/ucx), on host memory on the CPU under mpirun with the
+# PMIx bootstrap, over TCP and over shared memory, with 2 and 3 PEs; exit 77 (skipped) without
+# PMIx or UCX. Built only where the UCX headers are (the transport is built only there).
+if(UCX_INCLUDE_DIR)
+  symcoll_test_target(transport_ucx_test ${CMAKE_CURRENT_LIST_DIR}/transport_ucx_test.cpp)
+  target_include_directories(transport_ucx_test PRIVATE ${UCX_INCLUDE_DIR})
+endif()
+if(UCX_INCLUDE_DIR AND SYMCOLL_MPIRUN)
+  foreach(tls tcp sm)
+    foreach(np 2 3)
+      add_test(NAME transport_ucx_${tls}_${np}pe
+               COMMAND ${SYMCOLL_MPIRUN} ${SYMCOLL_MPIRUN_FLAGS} -np ${np} -x UCX_TLS=${tls}
+                       $<TARGET_FILE:transport_ucx_test> --gtest_filter=-UcxTimeout.*)
+      set_tests_properties(transport_ucx_${tls}_${np}pe PROPERTIES SKIP_RETURN_CODE 77
+                           TIMEOUT 120 LABELS "mpirun;ucx")
+    endforeach()
+  endforeach()
+  # PE 1 stops progressing: PE 0's quiet gives up, naming it (over TCP only, where a put
+  # needs its target's progress).
+  add_test(NAME transport_ucx_timeout
+           COMMAND ${SYMCOLL_MPIRUN} ${SYMCOLL_MPIRUN_FLAGS} -np 2 -x UCX_TLS=tcp
+                   $<TARGET_FILE:transport_ucx_test> --gtest_filter=UcxTimeout.*)
+  set_tests_properties(transport_ucx_timeout PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60
+                       LABELS "mpirun;ucx")
+endif()
