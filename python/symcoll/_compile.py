@@ -12,11 +12,12 @@ signal_wait, which write no array of the program, from being removed as dead cod
 The schemas name the parameters as the public calls do, with the same defaults, so a traced call
 passes its arguments on as they came. stream has no place in a schema: inside a compiled
 function a call runs on the current stream, and one that names a stream is left to eager mode
-(a graph break)."""
+(a graph break). A halo plan's exchange is the op halo_exchange, which names its plan by
+HaloPlan.id."""
 
 import sys
 
-from . import _collectives
+from . import _collectives, _halo
 
 # name: the schema's parameters after the token (the public call's, stream left out).
 _SCHEMAS = {
@@ -38,6 +39,7 @@ _SCHEMAS = {
     "str op='set'",
     "signal_wait": "Tensor signal, str cmp, int value",
 }
+_HALO_SCHEMA = "int plan, Tensor(b!)[] fields"
 
 _torch = None
 _token = None
@@ -55,9 +57,7 @@ def call(name, args, kwargs):
     return getattr(_torch.ops.symcoll, name)(_token, *args, **kwargs)
 
 
-def _implementation(name):
-    public = getattr(_collectives, name)
-
+def _implementation(public):
     def run(_token, *args, **kwargs):
         public(*args, **kwargs)
 
@@ -76,9 +76,11 @@ def register():
     if _torch is not None or torch is None or not torch.cuda.is_available():
         return
     library = torch.library.Library("symcoll", "DEF")
-    for name, parameters in _SCHEMAS.items():
+    ops = [(name, p, getattr(_collectives, name)) for name, p in _SCHEMAS.items()]
+    ops.append(("halo_exchange", _HALO_SCHEMA, _halo.exchange_by_id))
+    for name, parameters, public in ops:
         library.define(f"{name}(Tensor(a!) token, {parameters}) -> ()")
-        library.impl(name, _implementation(name), "CUDA")
+        library.impl(name, _implementation(public), "CUDA")
         torch.library.register_fake(f"symcoll::{name}", _fake, lib=library)
     _library = library
     _token = torch.zeros(1, device=torch.cuda.current_device())

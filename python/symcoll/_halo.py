@@ -5,11 +5,15 @@ the last axis varies fastest (the C API's x, dimension 0, comes last here). A fi
 interior (ny, nx) with width (1, 1) is an array of shape (ny + 2, nx + 2)."""
 
 import ctypes
+import weakref
 
-from . import _capi, _core, _streams, _types
+from . import _capi, _compile, _core, _streams, _types
 
 WORLD = _capi.TEAM_WORLD
 MAX_FIELDS = 8  # SYMCOLL_HALO_MAX_FIELDS
+
+# Live plans by id, for the custom op halo_exchange (see _compile), which names its plan so.
+_plans = weakref.WeakValueDictionary()
 
 
 def _per_axis(value, ndims, name, default):
@@ -68,6 +72,8 @@ class HaloPlan:
         handle = ctypes.c_void_p()
         _core.check(lib.symcoll_halo_create(team, ctypes.byref(desc), ctypes.byref(handle)))
         self._handle = handle
+        self.id = handle.value  # the custom op's name for this plan
+        _plans[self.id] = self
         self.ndims = ndims
         self.dtype = _types.dtype_name(dtype)
         self.shape = tuple(
@@ -81,7 +87,10 @@ class HaloPlan:
 
     def exchange(self, *fields, stream=None):
         """One exchange of up to MAX_FIELDS symmetric fields together (one kernel), on stream
-        (None: torch's current stream). Graph-capturable."""
+        (None: torch's current stream). Graph-capturable; under torch.compile the op
+        halo_exchange."""
+        if stream is None and _compile.tracing():
+            return _compile.call("halo_exchange", (self.id, list(fields)), {})
         if not 1 <= len(fields) <= MAX_FIELDS:
             raise ValueError(f"exchange: {len(fields)} fields (give 1 to {MAX_FIELDS})")
         views = [_types.view(f, f"fields[{i}]") for i, f in enumerate(fields)]
@@ -119,6 +128,7 @@ class HaloPlan:
         """Waits for this PE's GPU and releases the plan (collective over WORLD)."""
         if self._handle:
             handle, self._handle = self._handle, None
+            _plans.pop(self.id, None)
             _core.check(_core.lib().symcoll_halo_destroy(handle))
 
     def __enter__(self):
@@ -127,3 +137,10 @@ class HaloPlan:
     def __exit__(self, *exc):
         self.destroy()
         return False
+
+
+def exchange_by_id(plan, fields):
+    """The eager exchange of the live plan with id `plan` (the custom op's implementation)."""
+    if plan not in _plans:
+        raise ValueError(f"halo_exchange: no live halo plan has id {plan}")
+    _plans[plan].exchange(*fields)
