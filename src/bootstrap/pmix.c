@@ -193,13 +193,19 @@ static int get_uint(pmix_impl_t *p, pmix_rank_t rank, const char *key, long *out
     return ok;
 }
 
-/* Every rank is on this host: rank 0 names a socket for this job (its namespace and rank 0's
- * pid), PMIx carries the name, and the socket bootstrap takes every later exchange. */
+/* Every rank is on this host: rank 0 names a socket for this job (a hash of its namespace, which
+ * may be long or hold any character, and rank 0's pid), PMIx carries the name, and the socket
+ * bootstrap takes every later exchange. */
 static symcoll_status_t start_relay(symcoll_bootstrap_t *b) {
     pmix_impl_t *p = b->impl;
-    char name[sizeof p->me.nspace + 48] = {0};
-    if (b->rank == 0)
-        snprintf(name, sizeof name, "symcoll-pmix.%s.%ld", p->me.nspace, (long)getpid());
+    char name[64] = {0};
+    if (b->rank == 0) {
+        uint64_t hash = 0xcbf29ce484222325ull; /* FNV-1a */
+        for (const char *c = p->me.nspace; *c && c < p->me.nspace + sizeof p->me.nspace; c++)
+            hash = (hash ^ (unsigned char)*c) * 0x100000001b3ull;
+        snprintf(name, sizeof name, "symcoll-pmix.%016llx.%ld", (unsigned long long)hash,
+                 (long)getpid());
+    }
     symcoll_status_t st = symcoll_bootstrap_pmix_share(b, name, sizeof name);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_bootstrap_socket_create(name, b->rank, b->size, p->timeout_ms, &p->relay);

@@ -39,11 +39,13 @@ static socket_impl_t *impl_of(symcoll_bootstrap_t *b) {
     return (socket_impl_t *)b->impl;
 }
 
-/* An abstract address: no file to remove, and its name is private to the launcher's run. */
+/* An abstract address (no file to remove; the name is private to the job): a NUL, then the
+ * name, cut to what sun_path holds (the names symcoll-run and the PMIx relay make are far
+ * shorter). */
 static socklen_t make_address(const char *name, struct sockaddr_un *addr) {
     memset(addr, 0, sizeof *addr);
     addr->sun_family = AF_UNIX;
-    size_t len = strlen(name);
+    size_t len = strnlen(name, sizeof addr->sun_path - 1);
     memcpy(addr->sun_path + 1, name, len);
     return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len);
 }
