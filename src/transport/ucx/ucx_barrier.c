@@ -23,15 +23,16 @@ symcoll_status_t symcoll_ucx_barrier(symcoll_ucx_t *t) {
     atomic_init(&progress.stop, false);
     pthread_t thread;
     int err = pthread_create(&thread, NULL, progress_until_stopped, &progress);
-    /* The agreement is the barrier: every PE's status, so that a PE whose quiet failed fails
-     * the barrier everywhere. It runs even without the thread: every PE must join it. */
+    if (st == SYMCOLL_SUCCESS && err != 0)
+        st = symcoll_set_error(SYMCOLL_ERROR_SYSTEM,
+                               "symcoll_ucx_barrier: pthread_create failed (error %d)", err);
+    /* The agreement is the barrier: every PE's status, so that a PE whose quiet or thread
+     * failed fails the barrier everywhere. It runs even without the thread: every PE must
+     * join it. */
     st = symcoll_bootstrap_agree(t->boot, "symcoll_ucx_barrier", st);
     if (err == 0) {
         atomic_store_explicit(&progress.stop, true, memory_order_release);
         pthread_join(thread, NULL);
     }
-    if (st == SYMCOLL_SUCCESS && err != 0)
-        st = symcoll_set_error(SYMCOLL_ERROR_SYSTEM,
-                               "symcoll_ucx_barrier: pthread_create failed (error %d)", err);
     return st;
 }
