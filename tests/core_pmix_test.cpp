@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "allocator.h"
+#include "pmix_test_bootstrap.h"
 #include "rma_testing.h"
 
 namespace {
@@ -31,11 +32,6 @@ template <typename T> std::vector<T> allgather(const T &mine) {
 }
 
 // SYMCOLL_INIT_TIMEOUT_MS as symcoll_init would take it (default 120 s).
-uint64_t init_timeout_ms() {
-    const char *text = std::getenv("SYMCOLL_INIT_TIMEOUT_MS");
-    return text ? std::strtoull(text, nullptr, 10) : 120000;
-}
-
 bool contains(const std::string &text, const std::string &part) {
     return text.find(part) != std::string::npos;
 }
@@ -278,16 +274,8 @@ TEST(PmixTimeout, BarrierGivesUpOnARankThatStopsCalling) {
 
 int main(int argc, char **argv) {
     ::testing::InitGoogleTest(&argc, argv);
-    symcoll_status_t st = symcoll_bootstrap_pmix_create(init_timeout_ms(), &boot);
-    if (st == SYMCOLL_ERROR_UNSUPPORTED) {
-        std::printf("[  SKIPPED ] no PMIx: %s\n", symcoll_last_error());
-        return 77;
-    }
-    if (st != SYMCOLL_SUCCESS) {
-        std::fprintf(stderr, "symcoll_bootstrap_pmix_create: %s: %s\n", symcoll_status_string(st),
-                     symcoll_last_error());
-        return 1;
-    }
+    if (int rc = start_pmix_bootstrap(&boot))
+        return rc;
     int rc = RUN_ALL_TESTS();
     boot->destroy(boot, rc != 0);
     return rc;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "internal.h"
+#include "pmix_test_bootstrap.h"
 #include "transport/ucx/ucx_lib.h"
 #include "transport/ucx/ucx_transport.h"
 
@@ -234,19 +235,9 @@ TEST(UcxTimeout, QuietNamesAPeerThatStopsProgressing) {
 
 int main(int argc, char **argv) {
     ::testing::InitGoogleTest(&argc, argv);
-    const char *init_timeout = std::getenv("SYMCOLL_INIT_TIMEOUT_MS");
-    symcoll_status_t st = symcoll_bootstrap_pmix_create(
-        init_timeout ? std::strtoull(init_timeout, nullptr, 10) : 120000, &boot);
-    if (st == SYMCOLL_ERROR_UNSUPPORTED) {
-        std::printf("[  SKIPPED ] no PMIx: %s\n", symcoll_last_error());
-        return 77;
-    }
-    if (st != SYMCOLL_SUCCESS) {
-        std::fprintf(stderr, "symcoll_bootstrap_pmix_create: %s: %s\n", symcoll_status_string(st),
-                     symcoll_last_error());
-        return 1;
-    }
-    st = symcoll_ucx_create(boot, nullptr, kTimeoutMs, &ucx);
+    if (int rc = start_pmix_bootstrap(&boot))
+        return rc;
+    symcoll_status_t st = symcoll_ucx_create(boot, nullptr, kTimeoutMs, &ucx);
     if (st == SYMCOLL_ERROR_UNSUPPORTED) {
         std::printf("[  SKIPPED ] no UCX: %s\n", symcoll_last_error());
         boot->destroy(boot, 0);

@@ -224,26 +224,23 @@ def _rma_pair(dst, src, what):
     return d, s, d.numel * _core.lib().symcoll_datatype_size(_types.datatype(d.dtype))
 
 
+def _rma(name, dst, src, pe, stream):
+    """symcoll_<name>_on_stream(dst, src, bytes, pe, stream): a put or a get."""
+    d, s, nbytes = _rma_pair(dst, src, name)
+    call = getattr(_core.lib(), f"symcoll_{name}_on_stream")
+    _core.check(call(_p(d.ptr), _p(s.ptr), nbytes, pe, _p(_streams.handle(stream))))
+
+
 @_traceable
 def put(dst, src, pe, *, stream=None):
     """Writes src (this PE's GPU memory) into PE pe's copy of the symmetric dst."""
-    d, s, nbytes = _rma_pair(dst, src, "put")
-    _core.check(
-        _core.lib().symcoll_put_on_stream(
-            _p(d.ptr), _p(s.ptr), nbytes, pe, _p(_streams.handle(stream))
-        )
-    )
+    _rma("put", dst, src, pe, stream)
 
 
 @_traceable
 def get(dst, src, pe, *, stream=None):
     """Reads PE pe's copy of the symmetric src into dst (this PE's GPU memory)."""
-    d, s, nbytes = _rma_pair(dst, src, "get")
-    _core.check(
-        _core.lib().symcoll_get_on_stream(
-            _p(d.ptr), _p(s.ptr), nbytes, pe, _p(_streams.handle(stream))
-        )
-    )
+    _rma("get", dst, src, pe, stream)
 
 
 def _signal(signal):

@@ -43,7 +43,7 @@ _HALO_SCHEMA = "int plan, Tensor(b!)[] fields"
 
 _torch = None
 _token = None
-_library = None
+_library = None  # held: a torch Library removes its ops when it is collected
 
 
 def tracing():

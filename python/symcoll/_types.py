@@ -101,11 +101,8 @@ def view(obj, name):
             stride *= extent
         if tuple(cai["strides"]) != tuple(expected):
             raise ValueError(f"{name}: a non-contiguous array (strides {cai['strides']})")
-    numel = 1
-    for extent in shape:
-        numel *= extent
     dtype = dtype_name(cai["typestr"])
-    return View(cai["data"][0], numel, dtype, f"{name} {shape} {dtype}")
+    return View(cai["data"][0], math.prod(shape), dtype, f"{name} {shape} {dtype}")
 
 
 def same_dtype(a, b):
