@@ -204,7 +204,7 @@ python_job() {
     esac
     rc=$?
     echo "$launcher $pes PEs: rc=$rc, $(grep -hoE '[0-9]+ (passed|failed|skipped|errors?)' "$log" |
-      sort | uniq -c | awk '{printf "%s%s x%s", NR > 1 ? "; " : "", $2 " " $3, $1}')"
+      sort | uniq -c | awk '{printf "%s%s x%s", (NR > 1 ? "; " : ""), $2 " " $3, $1}')"
   done
   unset CUDA_MPS_ACTIVE_THREAD_PERCENTAGE SYMCOLL_LIBRARY
 }
