@@ -156,9 +156,12 @@ SYMCOLL_DEV unsigned symcoll_dev_warp_size(void) {
     unsigned left = symcoll_dev_block_size() - first;
     return left < 32 ? left : 32;
 }
+/* The calling warp as a group, reading what it gets in this kernel. */
+SYMCOLL_DEV symcoll_dev_group_t symcoll_dev_warp_group(void) {
+    return {symcoll_dev_warp_lane(), symcoll_dev_warp_size(), 0, 1, 0, true, true};
+}
 SYMCOLL_DEV void symcoll_dev_warp_sync(void) {
-    unsigned n = symcoll_dev_warp_size();
-    __syncwarp(n == 32 ? 0xffffffffu : (1u << n) - 1);
+    symcoll_dev_group_sync(symcoll_dev_warp_group());
 }
 
 /* ---- single elements ---- */
@@ -286,8 +289,15 @@ SYMCOLL_DEV bool symcoll_dev_barrier(const symcoll_device_t &h) {
  * latency between GPUs; to hand data over with a barrier, use symcoll_dev_barrier. Shares the
  * counter of symcoll_dev_barrier: the two may be mixed, in the same order on every PE. */
 SYMCOLL_DEV bool symcoll_dev_barrier_relaxed(const symcoll_device_t &h) {
-    return symcoll_dev_sync_slot_impl(h, SYMCOLL_USER_SYNC_SLOT, SYMCOLL_COLL_DEVICE_API, false,
-                                      false);
+    return symcoll_dev_group_sync_slot(h, symcoll_dev_block_group(), SYMCOLL_USER_SYNC_SLOT,
+                                       SYMCOLL_COLL_DEVICE_API, false, false);
+}
+
+/* symcoll_dev_barrier for the calling warp (every thread of it calls): the same slot, so at
+ * most one warp or block per PE is inside either at a time. */
+SYMCOLL_DEV bool symcoll_dev_barrier_warp(const symcoll_device_t &h) {
+    return symcoll_dev_group_sync_slot(h, symcoll_dev_warp_group(), SYMCOLL_USER_SYNC_SLOT,
+                                       SYMCOLL_COLL_DEVICE_API, true, true);
 }
 
 #endif

@@ -153,26 +153,64 @@ SYMCOLL_DEV unsigned symcoll_dev_block_size(void) {
     return blockDim.x * blockDim.y * blockDim.z;
 }
 
-/* One synchronization point of the whole team for one block slot: every thread of the
- * calling block must call it. With release and acquire, writes made by the block before it are
+/* ---- groups: the threads that run one part of a collective together ---- */
+
+/* A warp or a block: lane of lanes threads that synchronize together; part of parts groups
+ * that share the work of one collective call (the blocks of a grid, or one group alone); slot:
+ * the team's synchronization slot (and LL buffers) the group uses, its own among the groups
+ * that run at once; reads_after: the caller reads what the collective delivered in this same
+ * kernel, so its last synchronization acquires (a host-launched kernel ends with the
+ * collective, and the next kernel starts with fresh caches). */
+typedef struct {
+    unsigned lane, lanes;
+    unsigned part, parts;
+    unsigned slot;
+    bool warp;
+    bool reads_after;
+} symcoll_dev_group_t;
+
+/* Every thread of the group waits for the others; *_all: true in every thread when ok is
+ * true in every thread. A warp group is the calling thread's warp (a partial last warp of an
+ * odd-sized block included): its lanes are the low bits of the mask. */
+SYMCOLL_DEV unsigned symcoll_dev_group_mask(const symcoll_dev_group_t &g) {
+    return g.lanes >= 32 ? 0xffffffffu : (1u << g.lanes) - 1;
+}
+SYMCOLL_DEV void symcoll_dev_group_sync(const symcoll_dev_group_t &g) {
+    if (g.warp)
+        __syncwarp(symcoll_dev_group_mask(g));
+    else
+        __syncthreads();
+}
+SYMCOLL_DEV bool symcoll_dev_group_all(const symcoll_dev_group_t &g, bool ok) {
+    return g.warp ? __all_sync(symcoll_dev_group_mask(g), ok) : __syncthreads_and(ok);
+}
+
+/* The calling block alone (any block shape), reading what it gets in this kernel. */
+SYMCOLL_DEV symcoll_dev_group_t symcoll_dev_block_group(void) {
+    return {symcoll_dev_block_rank(), symcoll_dev_block_size(), 0, 1, 0, false, true};
+}
+
+/* One synchronization point of the whole team for one slot: every thread of the calling
+ * group must call it. With release and acquire, writes made by the group before it are
  * visible on every team PE after it (system scope); without, it orders nothing. Returns false
  * (in every thread) on timeout. Each slot is used by the same sequence of calls on every PE,
  * so its counter agrees. The flag store is one release store (a fence plus a relaxed store
  * costs the same) and the wait polls with acquire loads: 1.4 us per sync between two H200s,
  * against 2.4 us for a fence on each side (perf/NOTES.md). */
-SYMCOLL_DEV bool symcoll_dev_sync_slot_impl(const symcoll_device_t &h, int slot, int collective,
-                                            bool release, bool acquire) {
+SYMCOLL_DEV bool symcoll_dev_group_sync_slot(const symcoll_device_t &h,
+                                             const symcoll_dev_group_t &g, int slot, int collective,
+                                             bool release, bool acquire) {
     uint64_t *counter = symcoll_dev_sync_counter(h, slot);
-    /* The first flag's address before the block barrier: its arithmetic overlaps the counter
+    /* The first flag's address before the group barrier: its arithmetic overlaps the counter
      * load instead of sitting between the barrier and the store (0.05 us per sync). */
-    int first = (int)symcoll_dev_block_rank(), step = (int)symcoll_dev_block_size();
+    int first = (int)g.lane, step = (int)g.lanes;
     uint64_t *mine = symcoll_dev_sync_flag(h, slot, h.team_my_pe);
     const uint64_t *arrived = symcoll_dev_sync_flag(h, slot, 0);
     uint64_t *remote = symcoll_dev_peer(h, mine, symcoll_dev_team_to_world(h, first));
     uint64_t value = *counter + 1;
-    __syncthreads();
+    symcoll_dev_group_sync(g);
     bool ok = true;
-    /* Thread i serves member i (and i + step, ... in teams larger than the block): every
+    /* Thread i serves member i (and i + step, ... in teams larger than the group): every
      * store before any wait, so no member waits on one that waits on it. */
     for (int i = first; i < h.team_size; i += step) {
         if (i != first)
@@ -190,22 +228,22 @@ SYMCOLL_DEV bool symcoll_dev_sync_slot_impl(const symcoll_device_t &h, int slot,
         ok = ok && symcoll_dev_wait_impl(h, arrived + i, SYMCOLL_CMP_GE, value, collective,
                                          symcoll_dev_team_to_world(h, i), acquire);
     }
-    /* Written between the two block barriers: every thread has read the old count, and the
-     * new one is visible to the whole block before any thread can call again. */
+    /* Written between the two group barriers: every thread has read the old count, and the
+     * new one is visible to the whole group before any thread can call again. */
     if (first == 0)
         *counter = value;
-    return __syncthreads_and(ok);
+    return symcoll_dev_group_all(g, ok);
 }
 
+/* The synchronization point of a block: with release and acquire (sync_slot), or without the
+ * acquire side (sync_slot_final), for the last one of a host-launched kernel, which reads
+ * nothing afterwards: the next kernel starts with fresh caches, so the peers' writes announced
+ * by their release are what it sees. */
 SYMCOLL_DEV bool symcoll_dev_sync_slot(const symcoll_device_t &h, int slot, int collective) {
-    return symcoll_dev_sync_slot_impl(h, slot, collective, true, true);
+    return symcoll_dev_group_sync_slot(h, symcoll_dev_block_group(), slot, collective, true, true);
 }
-
-/* The same synchronization point without the acquire side, for the last one of a kernel:
- * the kernel reads nothing afterwards, and the next kernel starts with fresh caches, so the
- * peers' writes announced by their release are what it sees. */
 SYMCOLL_DEV bool symcoll_dev_sync_slot_final(const symcoll_device_t &h, int slot, int collective) {
-    return symcoll_dev_sync_slot_impl(h, slot, collective, true, false);
+    return symcoll_dev_group_sync_slot(h, symcoll_dev_block_group(), slot, collective, true, false);
 }
 
 #endif

@@ -1,13 +1,15 @@
 /* alltoall: block j of member i's src into block i of member j's dst (LL, push or
  * pull). */
-#include "coll_move.cuh"
+#include "coll_kernel.cuh"
+#include "symcoll/detail/coll_move.cuh"
 #include "kernel_load.h"
 
 static __global__ void COLL_LAUNCH_BOUNDS alltoall_kernel(symcoll_coll_args_t a) {
     if (a.algo == SYMCOLL_ALLTOALL_LL)
-        coll_move_ll(a, SYMCOLL_COLL_ALLTOALL);
+        symcoll_coll_move_ll(coll_kernel_group(), a, SYMCOLL_FLOW_EXCHANGE);
     else
-        coll_move_bw(a, SYMCOLL_COLL_ALLTOALL, a.algo == SYMCOLL_ALLTOALL_PUSH);
+        symcoll_coll_move_bw(coll_kernel_group(), a, SYMCOLL_FLOW_EXCHANGE,
+                             a.algo == SYMCOLL_ALLTOALL_PUSH);
 }
 
 extern "C" cudaError_t symcoll_alltoall_launch(const symcoll_coll_args_t *args, int blocks,

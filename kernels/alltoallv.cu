@@ -61,8 +61,8 @@ SYMCOLL_DEV void a2av_report(const symcoll_alltoallv_args_t &a, const a2av_plan_
 SYMCOLL_DEV void a2av_ll_piece(size_t first, size_t lead, size_t round, size_t *begin,
                                size_t *end) {
     *begin = round == 0 ? (size_t)blockIdx.x * first
-                        : lead + ((round - 1) * gridDim.x + blockIdx.x) * COLL_LL_PAYLOAD;
-    *end = *begin + (round == 0 ? first : COLL_LL_PAYLOAD);
+                        : lead + ((round - 1) * gridDim.x + blockIdx.x) * SYMCOLL_LL_PAYLOAD;
+    *end = *begin + (round == 0 ? first : SYMCOLL_LL_PAYLOAD);
 }
 
 /* The LL stream between this member and peer p: the peer's segments of `list` in e order,
@@ -74,9 +74,10 @@ SYMCOLL_DEV bool a2av_ll_stream(const symcoll_alltoallv_args_t &a, const a2av_li
                                 bool receive) {
     const symcoll_device_t &h = a.c.h;
     const size_t es = a.elem_size;
-    char *peer_buffer =
-        receive ? NULL
-                : coll_member_ptr(h, symcoll_dev_ll_buffer(h, blockIdx.x, h.team_my_pe, epoch), p);
+    char *peer_buffer = receive
+                            ? NULL
+                            : symcoll_coll_member_ptr(
+                                  h, symcoll_dev_ll_buffer(h, blockIdx.x, h.team_my_pe, epoch), p);
     bool ok = true;
     size_t at = 0;
     for (int e = 0; ok && e < a.experts; e++) {
@@ -87,13 +88,15 @@ SYMCOLL_DEV bool a2av_ll_stream(const symcoll_alltoallv_args_t &a, const a2av_li
             const size_t in_segment = 8 * w - at, packet = skip + w - begin / 8;
             if (receive) {
                 uint64_t data;
-                ok = coll_ll_recv_word(h, p, epoch, packet, &data, SYMCOLL_COLL_ALLTOALLV);
-                coll_store_word(a.c.dst + list.local[s] * es + in_segment, data,
-                                bytes - in_segment);
+                ok = symcoll_coll_ll_recv_word(coll_kernel_group(), h, p, epoch, packet, &data,
+                                               SYMCOLL_COLL_ALLTOALLV);
+                symcoll_coll_store_word(a.c.dst + list.local[s] * es + in_segment, data,
+                                        bytes - in_segment);
             } else {
                 symcoll_dev_ll_store(
                     peer_buffer + 16 * packet,
-                    coll_load_word(a.c.src + list.local[s] * es + in_segment, bytes - in_segment),
+                    symcoll_coll_load_word(a.c.src + list.local[s] * es + in_segment,
+                                           bytes - in_segment),
                     (uint32_t)epoch);
             }
         }
@@ -109,9 +112,9 @@ SYMCOLL_DEV void a2av_copy_own(const symcoll_alltoallv_args_t &a, const a2av_pla
     for (int e = 0; e < a.experts; e++) {
         const int s = a.c.h.team_my_pe * a.experts + e;
         size_t begin, end;
-        coll_share(sends.count[s] * es, gridDim.x, blockIdx.x, 16, &begin, &end);
-        coll_copy(a.c.dst + sends.remote[s] * es + begin, a.c.src + sends.local[s] * es + begin,
-                  end - begin);
+        symcoll_coll_share(sends.count[s] * es, gridDim.x, blockIdx.x, 16, &begin, &end);
+        symcoll_coll_copy(coll_kernel_group(), a.c.dst + sends.remote[s] * es + begin,
+                          a.c.src + sends.local[s] * es + begin, end - begin);
     }
 }
 
@@ -121,10 +124,10 @@ SYMCOLL_DEV void a2av_copy_own(const symcoll_alltoallv_args_t &a, const a2av_pla
 SYMCOLL_DEV void a2av_ll(const symcoll_alltoallv_args_t &a, a2av_plan_t *p) {
     const symcoll_device_t &h = a.c.h;
     const int words = a2av_header_words(a);
-    const size_t first = a.combine ? 0 : COLL_LL_PAYLOAD - 8 * (size_t)words;
+    const size_t first = a.combine ? 0 : SYMCOLL_LL_PAYLOAD - 8 * (size_t)words;
     const size_t lead = gridDim.x * first;
-    uint64_t epoch = coll_ll_epoch(h) + 1;
-    if (!coll_ll_wait_credit(h, epoch, SYMCOLL_COLL_ALLTOALLV))
+    uint64_t epoch = symcoll_coll_ll_epoch(coll_kernel_group(), h) + 1;
+    if (!symcoll_coll_ll_wait_credit(coll_kernel_group(), h, epoch, SYMCOLL_COLL_ALLTOALLV))
         return;
     /* Before the matrix is known, a dispatch's first piece of each stream comes from its own
      * row of counts: its segments are packed in src. */
@@ -142,13 +145,14 @@ SYMCOLL_DEV void a2av_ll(const symcoll_alltoallv_args_t &a, a2av_plan_t *p) {
         (segments == 0 || p->out.local[segments - 1] + p->out.count[segments - 1] <= a.src_room);
     size_t rounds = 1;
     for (size_t round = 0; round < rounds; round++) {
-        if (round > 0 && (++epoch, !coll_ll_wait_credit(h, epoch, SYMCOLL_COLL_ALLTOALLV)))
+        if (round > 0 && (++epoch, !symcoll_coll_ll_wait_credit(coll_kernel_group(), h, epoch,
+                                                                SYMCOLL_COLL_ALLTOALLV)))
             return;
         const size_t skip = round == 0 ? (size_t)words : 0;
         size_t begin, end;
         a2av_ll_piece(first, lead, round, &begin, &end);
         for (int step = 1; step < h.team_size; step++) {
-            const int m = coll_member_after(h, step);
+            const int m = symcoll_coll_member_after(h, step);
             if (round == 0)
                 a2av_send_header(a, p, m, epoch);
             if (round > 0 || own_fits)
@@ -159,17 +163,17 @@ SYMCOLL_DEV void a2av_ll(const symcoll_alltoallv_args_t &a, a2av_plan_t *p) {
         const bool moves = ok && a2av_fits(h, p);
         if (round == 0 && moves) {
             a2av_copy_own(a, p);
-            const size_t per_round = gridDim.x * COLL_LL_PAYLOAD;
+            const size_t per_round = gridDim.x * SYMCOLL_LL_PAYLOAD;
             rounds = 1 + (p->longest > lead ? (p->longest - lead + per_round - 1) / per_round : 0);
         }
         for (int step = 1; moves && step < h.team_size; step++) {
-            const int i = coll_member_after(h, h.team_size - step);
+            const int i = symcoll_coll_member_after(h, h.team_size - step);
             ok = ok && a2av_ll_stream(a, a2av_receives(a, p), i, epoch, skip, begin, end, true);
         }
-        if (!coll_ll_ack(h, epoch, ok))
+        if (!symcoll_coll_ll_ack(coll_kernel_group(), h, epoch, ok))
             return;
     }
-    coll_ll_finish(h, epoch);
+    symcoll_coll_ll_finish(coll_kernel_group(), h, epoch);
     a2av_report(a, p);
 }
 
@@ -185,15 +189,16 @@ SYMCOLL_DEV bool a2av_bw_plan(const symcoll_alltoallv_args_t &a, a2av_plan_t *p)
     unsigned *readers = (unsigned *)(published + 1);
     a2av_load_own(a, p);
     if (blockIdx.x == 0) {
-        uint64_t epoch = coll_ll_epoch(h) + 1;
+        uint64_t epoch = symcoll_coll_ll_epoch(coll_kernel_group(), h) + 1;
         /* The other blocks may read the headers after block 0's ack, so the headers cannot use
-         * an epoch whose ack rewrites the buffers (coll_ll_scrub_due): such epochs pass empty,
-         * alike on every member, whose slot 0 counts the same epochs. */
-        for (; coll_ll_scrub_due(epoch); epoch++)
-            if (!coll_ll_wait_credit(h, epoch, SYMCOLL_COLL_ALLTOALLV) ||
-                !coll_ll_ack(h, epoch, true))
+         * an epoch whose ack rewrites the buffers (symcoll_coll_ll_scrub_due): such epochs pass
+         * empty, alike on every member, whose slot 0 counts the same epochs. */
+        for (; symcoll_coll_ll_scrub_due(epoch); epoch++)
+            if (!symcoll_coll_ll_wait_credit(coll_kernel_group(), h, epoch,
+                                             SYMCOLL_COLL_ALLTOALLV) ||
+                !symcoll_coll_ll_ack(coll_kernel_group(), h, epoch, true))
                 return false;
-        if (!coll_ll_wait_credit(h, epoch, SYMCOLL_COLL_ALLTOALLV))
+        if (!symcoll_coll_ll_wait_credit(coll_kernel_group(), h, epoch, SYMCOLL_COLL_ALLTOALLV))
             return false;
         if (threadIdx.x == 0 && gridDim.x > 1)
             symcoll_dev_store_relaxed(published, epoch);
@@ -201,12 +206,12 @@ SYMCOLL_DEV bool a2av_bw_plan(const symcoll_alltoallv_args_t &a, a2av_plan_t *p)
          * read or write them once they have the header. */
         symcoll_dev_fence_sys();
         for (int step = 1; step < h.team_size; step++)
-            a2av_send_header(a, p, coll_member_after(h, step), epoch);
+            a2av_send_header(a, p, symcoll_coll_member_after(h, step), epoch);
         bool ok = a2av_plan(a, 0, epoch, p);
         symcoll_dev_fence_sys();
-        if (!coll_ll_ack(h, epoch, ok))
+        if (!symcoll_coll_ll_ack(coll_kernel_group(), h, epoch, ok))
             return false;
-        coll_ll_finish(h, epoch);
+        symcoll_coll_ll_finish(coll_kernel_group(), h, epoch);
         return true;
     }
     __shared__ uint64_t seen;
@@ -231,7 +236,7 @@ SYMCOLL_DEV bool a2av_bw_plan(const symcoll_alltoallv_args_t &a, a2av_plan_t *p)
 }
 
 /* Block b moves part b of every segment, straight to (push) or from (pull) the peer's memory,
- * then meets the peers' block b at the exit sync (as coll_move_bw): no peer starts another
+ * then meets the peers' block b at the exit sync (as symcoll_coll_move_bw): no peer starts another
  * kernel on the team before every block here is done with its src, dst and block 0's LL
  * buffers. */
 SYMCOLL_DEV void a2av_bw(const symcoll_alltoallv_args_t &a, a2av_plan_t *p, bool push) {
@@ -244,16 +249,16 @@ SYMCOLL_DEV void a2av_bw(const symcoll_alltoallv_args_t &a, a2av_plan_t *p, bool
     /* After an overflow nothing moves, but the exit sync stays: it keeps block 0's buffers of
      * this epoch unwritten until every block has read them. */
     for (int step = 0; a2av_fits(h, p) && step < h.team_size; step++) {
-        const int m = coll_member_after(h, step + blockIdx.x);
+        const int m = symcoll_coll_member_after(h, step + blockIdx.x);
         for (int e = 0; e < a.experts; e++) {
             const int s = m * a.experts + e;
-            char *dst = push ? coll_member_ptr(h, a.c.dst + list.remote[s] * es, m)
+            char *dst = push ? symcoll_coll_member_ptr(h, a.c.dst + list.remote[s] * es, m)
                              : a.c.dst + list.local[s] * es;
             const char *src = push ? a.c.src + list.local[s] * es
-                                   : coll_member_ptr(h, a.c.src + list.remote[s] * es, m);
+                                   : symcoll_coll_member_ptr(h, a.c.src + list.remote[s] * es, m);
             size_t begin, end;
-            coll_share(list.count[s] * es, gridDim.x, blockIdx.x, 16, &begin, &end);
-            coll_copy(dst + begin, src + begin, end - begin);
+            symcoll_coll_share(list.count[s] * es, gridDim.x, blockIdx.x, 16, &begin, &end);
+            symcoll_coll_copy(coll_kernel_group(), dst + begin, src + begin, end - begin);
         }
     }
     symcoll_dev_sync_slot_final(h, blockIdx.x, SYMCOLL_COLL_ALLTOALLV);

@@ -17,7 +17,8 @@
 #ifndef SYMCOLL_ALLTOALLV_PLAN_CUH
 #define SYMCOLL_ALLTOALLV_PLAN_CUH
 
-#include "coll_ll.cuh"
+#include "coll_kernel.cuh"
+#include "symcoll/detail/coll_ll.cuh"
 
 typedef struct {
     uint64_t count[SYMCOLL_ALLTOALLV_MAX_SEGMENTS];  /* elements */
@@ -90,7 +91,8 @@ SYMCOLL_DEV bool a2av_peer_word(const symcoll_alltoallv_args_t &a, int block, in
 SYMCOLL_DEV void a2av_send_header(const symcoll_alltoallv_args_t &a, const a2av_plan_t *p, int m,
                                   uint64_t epoch) {
     const symcoll_device_t &h = a.c.h;
-    char *buffer = coll_member_ptr(h, symcoll_dev_ll_buffer(h, blockIdx.x, h.team_my_pe, epoch), m);
+    char *buffer =
+        symcoll_coll_member_ptr(h, symcoll_dev_ll_buffer(h, blockIdx.x, h.team_my_pe, epoch), m);
     for (int w = threadIdx.x; w < a2av_header_words(a); w += blockDim.x)
         symcoll_dev_ll_store(buffer + 16 * w, a2av_my_word(a, p, w), (uint32_t)epoch);
 }

@@ -1,13 +1,15 @@
 /* broadcast: the root's src into every member's dst (LL, pull from the root, or push
  * from the root). */
-#include "coll_move.cuh"
+#include "coll_kernel.cuh"
+#include "symcoll/detail/coll_move.cuh"
 #include "kernel_load.h"
 
 static __global__ void COLL_LAUNCH_BOUNDS broadcast_kernel(symcoll_coll_args_t a) {
     if (a.algo == SYMCOLL_BROADCAST_LL)
-        coll_move_ll(a, SYMCOLL_COLL_BROADCAST);
+        symcoll_coll_move_ll(coll_kernel_group(), a, SYMCOLL_FLOW_ONE_TO_ALL);
     else
-        coll_move_bw(a, SYMCOLL_COLL_BROADCAST, a.algo == SYMCOLL_BROADCAST_PUSH);
+        symcoll_coll_move_bw(coll_kernel_group(), a, SYMCOLL_FLOW_ONE_TO_ALL,
+                             a.algo == SYMCOLL_BROADCAST_PUSH);
 }
 
 extern "C" cudaError_t symcoll_broadcast_launch(const symcoll_coll_args_t *args, int blocks,

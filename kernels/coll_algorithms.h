@@ -7,6 +7,7 @@
 #include "collectives.def"
 #include "symcoll.h"
 #include "symcoll_sync_layout.h"
+#include "symcoll/detail/coll_args.h"
 
 /* How each algorithm's grid is sized: the one source of the grid limits
  * (symcoll_algorithm_grid_limits) that tuning sizes grids within, that tuning files and
@@ -16,17 +17,6 @@ typedef enum {
     SYMCOLL_GRID_LL,     /* one LL block per 8 KiB of payload per peer, <= SYMCOLL_LL_BLOCKS */
     SYMCOLL_GRID_BW      /* blocks by message size, <= SYMCOLL_MAX_BLOCKS */
 } symcoll_grid_kind_t;
-
-/* What moves between the members of a team in a collective. */
-typedef enum {
-    SYMCOLL_FLOW_SYNC,            /* nothing: a synchronization */
-    SYMCOLL_FLOW_ONE_TO_ALL,      /* the root's src into every member's dst */
-    SYMCOLL_FLOW_REDUCE,          /* every member's dst is the reduction of every member's src */
-    SYMCOLL_FLOW_GATHER,          /* member m's src into block m of every member's dst */
-    SYMCOLL_FLOW_EXCHANGE,        /* block t of member m's src into block m of member t's dst */
-    SYMCOLL_FLOW_REDUCE_SCATTER,  /* member m's dst is the reduction of block m of every src */
-    SYMCOLL_FLOW_EXCHANGE_COUNTED /* as EXCHANGE, with counts per pair that the kernel learns */
-} symcoll_flow_t;
 
 /* The algorithms as indices (symcoll_coll_args_t.algo, tuning's symcoll_choice_t.algo), in
  * symcoll_collective_algorithms order: SYMCOLL_<COLLECTIVE>_<ALGORITHM>, and

@@ -6,23 +6,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "coll_algorithms.h"
+#include "symcoll/detail/coll_args.h"
 #include "symcoll.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Everything a collective kernel needs, passed by value as its only parameter. */
-typedef struct {
-    symcoll_device_t h; /* the team */
-    char *dst;          /* symmetric, this PE's address */
-    const char *src;    /* symmetric, this PE's address */
-    size_t bytes;       /* broadcast, reduce: the message; fcollect, alltoall, reduce_scatter:
-                           one PE's block */
-    int root;           /* broadcast: the root's team PE number */
-    int algo;           /* the collective's algorithm (coll_algorithms.h) */
-    int collective;     /* symcoll_collective_t: which of the kernel's collectives */
-} symcoll_coll_args_t;
 
 /* alltoallv: what a receiver past its capacity leaves for the host (host-mapped, one per
  * team; the first overflow is kept until the host reports it). */

@@ -1,7 +1,8 @@
 /* The fused halo exchange kernel: small boxes as LL lines that the receiver copies into its
  * halo, larger strided boxes of every field stored straight into the neighbours' halo cells
  * with one flag per neighbour; waits with timeouts. */
-#include "coll_ll.cuh"
+#include "coll_kernel.cuh"
+#include "symcoll/detail/coll_ll.cuh"
 #include "halo_launch.h"
 #include "kernel_load.h"
 #include "symcoll_halo_device.cuh"

@@ -181,6 +181,7 @@ struct Case {
     size_t dst_shift = 0, src_shift = 0; // elements past the arena's 256-byte aligned start
     bool in_place = false;      // dst == src (reduce_scatter: dst is block me of src), at dst_shift
     const char *algo = nullptr; // forced algorithm, nullptr for automatic
+    const char *scope = nullptr; // the device API's scope (warp, block, grid); nullptr: host call
 
     bool exchange() const {
         return coll == SYMCOLL_COLL_FCOLLECT || coll == SYMCOLL_COLL_ALLTOALL;
@@ -198,11 +199,14 @@ struct Case {
     std::string describe() const {
         char text[256];
         std::snprintf(text, sizeof text,
-                      "%s %s%s%s count %zu root %d dst+%zu src+%zu%s team %d algo %s",
+                      "%s %s%s%s count %zu root %d dst+%zu src+%zu%s team %d %s %s",
                       symcoll_collective_name(coll), symcoll_datatype_name(type),
                       reduces() ? " " : "", reduces() ? symcoll_op_name(op) : "", count, root,
                       dst_shift, in_place ? dst_shift : src_shift, in_place ? " in place" : "",
-                      (int)team, algo ? algo : "auto");
+                      (int)team, scope ? "scope" : "algo",
+                      scope  ? scope
+                      : algo ? algo
+                             : "auto");
         return text;
     }
 };
@@ -320,10 +324,14 @@ inline std::vector<uint8_t> case_input(const Case &c, int n, uint64_t seed, int 
     return make_input(c.coll, c.type, c.op, c.src_bytes(n) / size, seed, m);
 }
 
+// How a case's collective is enqueued: the host call (enqueue) or a kernel of the test.
+typedef symcoll_status_t (*Enqueue)(const Case &c, void *dst, const void *src, cudaStream_t stream);
+
 // Runs one case on this PE, a member of c.team: poisons the dst window, uploads this PE's input,
-// enqueues, waits, then checks the dst payload against the reference, the guards around it,
-// and (when not in place) that src is unchanged. Returns whether everything matched.
-inline bool run_case(const Case &c, const Arena &arena, cudaStream_t stream, uint64_t seed) {
+// enqueues (with enq), waits, then checks the dst payload against the reference, the guards around
+// it, and (when not in place) that src is unchanged. Returns whether everything matched.
+inline bool run_case(const Case &c, const Arena &arena, cudaStream_t stream, uint64_t seed,
+                     Enqueue enq = enqueue) {
     int n = symcoll_team_n_pes(c.team), me = symcoll_team_my_pe(c.team);
     size_t size = symcoll_datatype_size(c.type);
     size_t dst_bytes = c.dst_bytes(n), src_bytes = c.src_bytes(n);
@@ -345,7 +353,7 @@ inline bool run_case(const Case &c, const Arena &arena, cudaStream_t stream, uin
     bool ok =
         cudaMemsetAsync(base - kGuard, poison, window.size(), stream) == cudaSuccess &&
         cudaMemcpyAsync(src, mine.data(), src_bytes, cudaMemcpyHostToDevice, stream) == cudaSuccess;
-    symcoll_status_t st = enqueue(c, dst, src, stream);
+    symcoll_status_t st = enq(c, dst, src, stream);
     ok = ok && cudaStreamSynchronize(stream) == cudaSuccess &&
          cudaMemcpy(window.data(), base - kGuard, window.size(), cudaMemcpyDeviceToHost) ==
              cudaSuccess;

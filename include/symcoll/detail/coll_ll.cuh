@@ -1,26 +1,26 @@
 /* LL exchange through the team's scratch (symcoll_sync_layout.h: ll_epoch, ack, ll buffers).
  *
- * A message is cut into rounds; in each round, block b of the kernel moves one piece of at
- * most COLL_LL_PAYLOAD bytes per peer, as 16-byte packets (8 bytes of data, the epoch twice)
- * that the consumer polls. Every round is one LL epoch of the block: epoch e writes the
+ * A message is cut into rounds; in each round, group (block or warp) b of the call moves one piece
+ * of at most SYMCOLL_LL_PAYLOAD bytes per peer, as 16-byte packets (8 bytes of data, the epoch
+ * twice) that the consumer polls. Every round is one LL epoch of the group: epoch e writes the
  * buffers of parity e & 1 and is acknowledged by every team member to every other one once
  * it has read them, so a producer reuses a buffer (epoch e + 2) only after each consumer's
  * ack of e: no entry synchronization, and no round trip in steady state. Every member takes
- * part in every epoch of a block (even one that sends or receives nothing), so the epochs
+ * part in every epoch of a group (even one that sends or receives nothing), so the epochs
  * agree on all PEs.
  *
  * A packet carries the low 32 bits of its epoch, and a packet that no later epoch rewrites
  * (a long message, then only short ones) stays in the buffer. So that such a packet never
  * passes for one of epoch e + 2^32, every consumer rewrites the whole buffer of parity p with
- * the epoch it has just read once every 2^31 epochs (coll_ll_scrub_due), before its ack lets
- * the producer reuse it: any packet in a buffer is then less than 2^31 epochs old. The zeros
+ * the epoch it has just read once every 2^31 epochs (symcoll_coll_ll_scrub_due), before its ack
+ * lets the producer reuse it: any packet in a buffer is then less than 2^31 epochs old. The zeros
  * of a new team are the packets of epoch 0, the first such rewrite of parity 0. */
-#ifndef SYMCOLL_COLL_LL_CUH
-#define SYMCOLL_COLL_LL_CUH
+#ifndef SYMCOLL_DETAIL_COLL_LL_CUH
+#define SYMCOLL_DETAIL_COLL_LL_CUH
 
-#include "coll_kernel.cuh"
+#include "symcoll/detail/coll_common.cuh"
 
-#define COLL_LL_PAYLOAD (SYMCOLL_LL_SLOT_BYTES / 2)
+#define SYMCOLL_LL_PAYLOAD (SYMCOLL_LL_SLOT_BYTES / 2)
 
 /* ---- the LL part of the team synchronization area ---- */
 
@@ -72,7 +72,7 @@ SYMCOLL_DEV bool symcoll_dev_ll_load(const symcoll_device_t &h, const char *pack
 
 /* Bytes [0, 8) of p as a little-endian word, at any alignment; avail < 8 reads only avail
  * bytes (the last word of a message) and leaves the rest zero. */
-SYMCOLL_DEV uint64_t coll_load_word(const char *p, size_t avail) {
+SYMCOLL_DEV uint64_t symcoll_coll_load_word(const char *p, size_t avail) {
     uint64_t v = 0;
     if (avail >= 8 && (uintptr_t)p % 8 == 0)
         return *(const uint64_t *)p;
@@ -90,7 +90,7 @@ SYMCOLL_DEV uint64_t coll_load_word(const char *p, size_t avail) {
 }
 
 /* Stores min(avail, 8) bytes of the little-endian word v at p, at any alignment. */
-SYMCOLL_DEV void coll_store_word(char *p, uint64_t v, size_t avail) {
+SYMCOLL_DEV void symcoll_coll_store_word(char *p, uint64_t v, size_t avail) {
     if (avail >= 8 && (uintptr_t)p % 8 == 0) {
         *(uint64_t *)p = v;
     } else if (avail >= 8 && (uintptr_t)p % 4 == 0) {
@@ -107,58 +107,63 @@ SYMCOLL_DEV void coll_store_word(char *p, uint64_t v, size_t avail) {
     }
 }
 
-/* Rounds of a payload of `bytes` per peer: each round moves gridDim.x pieces. */
-SYMCOLL_DEV size_t coll_ll_rounds(size_t bytes) {
-    size_t per_round = (size_t)gridDim.x * COLL_LL_PAYLOAD;
+/* Rounds of a payload of `bytes` per peer: each round moves one piece per group. */
+SYMCOLL_DEV size_t symcoll_coll_ll_rounds(const symcoll_dev_group_t &g, size_t bytes) {
+    size_t per_round = (size_t)g.parts * SYMCOLL_LL_PAYLOAD;
     return (bytes + per_round - 1) / per_round;
 }
 
-/* This block's piece of round `round`: [*offset, *offset + *len) of the payload. */
-SYMCOLL_DEV void coll_ll_piece(size_t bytes, size_t round, size_t *offset, size_t *len) {
-    size_t first = (round * gridDim.x + blockIdx.x) * COLL_LL_PAYLOAD;
+/* This group's piece of round `round`: [*offset, *offset + *len) of the payload. */
+SYMCOLL_DEV void symcoll_coll_ll_piece(const symcoll_dev_group_t &g, size_t bytes, size_t round,
+                                       size_t *offset, size_t *len) {
+    size_t first = (round * g.parts + g.part) * SYMCOLL_LL_PAYLOAD;
     *offset = first < bytes ? first : bytes;
-    *len = bytes - *offset < COLL_LL_PAYLOAD ? bytes - *offset : COLL_LL_PAYLOAD;
+    *len = bytes - *offset < SYMCOLL_LL_PAYLOAD ? bytes - *offset : SYMCOLL_LL_PAYLOAD;
 }
 
 /* Before a producer writes epoch's buffers: waits until every peer has acknowledged
- * epoch - 2, the last use of the same buffers. Whole block; false on timeout. */
-SYMCOLL_DEV bool coll_ll_wait_credit(const symcoll_device_t &h, uint64_t epoch, int collective) {
+ * epoch - 2, the last use of the same buffers. Whole group; false on timeout. */
+SYMCOLL_DEV bool symcoll_coll_ll_wait_credit(const symcoll_dev_group_t &g,
+                                             const symcoll_device_t &h, uint64_t epoch,
+                                             int collective) {
     bool ok = true;
     if (epoch > 2)
-        for (int m = threadIdx.x; m < h.team_size; m += blockDim.x)
+        for (int m = g.lane; m < h.team_size; m += g.lanes)
             if (m != h.team_my_pe)
-                ok = ok && symcoll_dev_wait_relaxed(h, symcoll_dev_ll_ack(h, blockIdx.x, m),
+                ok = ok && symcoll_dev_wait_relaxed(h, symcoll_dev_ll_ack(h, g.slot, m),
                                                     SYMCOLL_CMP_GE, epoch - 2, collective,
                                                     symcoll_dev_team_to_world(h, m));
-    return __syncthreads_and(ok);
+    return symcoll_dev_group_all(g, ok);
 }
 
 /* Writes len bytes of src as packets of epoch into member's buffer from this PE. */
-SYMCOLL_DEV void coll_ll_send(const symcoll_device_t &h, int member, uint64_t epoch,
-                              const char *src, size_t len) {
+SYMCOLL_DEV void symcoll_coll_ll_send(const symcoll_dev_group_t &g, const symcoll_device_t &h,
+                                      int member, uint64_t epoch, const char *src, size_t len) {
     char *buffer =
-        coll_member_ptr(h, symcoll_dev_ll_buffer(h, blockIdx.x, h.team_my_pe, epoch), member);
-    for (size_t w = threadIdx.x; w * 8 < len; w += blockDim.x)
-        symcoll_dev_ll_store(buffer + 16 * w, coll_load_word(src + 8 * w, len - 8 * w),
+        symcoll_coll_member_ptr(h, symcoll_dev_ll_buffer(h, g.slot, h.team_my_pe, epoch), member);
+    for (size_t w = g.lane; w * 8 < len; w += g.lanes)
+        symcoll_dev_ll_store(buffer + 16 * w, symcoll_coll_load_word(src + 8 * w, len - 8 * w),
                              (uint32_t)epoch);
 }
 
 /* Waits for word `word` of epoch from member; false on timeout. */
-SYMCOLL_DEV bool coll_ll_recv_word(const symcoll_device_t &h, int member, uint64_t epoch,
-                                   size_t word, uint64_t *data, int collective) {
-    const char *buffer = symcoll_dev_ll_buffer(h, blockIdx.x, member, epoch);
+SYMCOLL_DEV bool symcoll_coll_ll_recv_word(const symcoll_dev_group_t &g, const symcoll_device_t &h,
+                                           int member, uint64_t epoch, size_t word, uint64_t *data,
+                                           int collective) {
+    const char *buffer = symcoll_dev_ll_buffer(h, g.slot, member, epoch);
     return symcoll_dev_ll_load(h, buffer + 16 * word, (uint32_t)epoch, data, collective,
                                symcoll_dev_team_to_world(h, member));
 }
 
 /* Receives len bytes of epoch from member into dst; false on timeout. */
-SYMCOLL_DEV bool coll_ll_recv(const symcoll_device_t &h, int member, uint64_t epoch, char *dst,
-                              size_t len, int collective) {
-    for (size_t w = threadIdx.x; w * 8 < len; w += blockDim.x) {
+SYMCOLL_DEV bool symcoll_coll_ll_recv(const symcoll_dev_group_t &g, const symcoll_device_t &h,
+                                      int member, uint64_t epoch, char *dst, size_t len,
+                                      int collective) {
+    for (size_t w = g.lane; w * 8 < len; w += g.lanes) {
         uint64_t data;
-        if (!coll_ll_recv_word(h, member, epoch, w, &data, collective))
+        if (!symcoll_coll_ll_recv_word(g, h, member, epoch, w, &data, collective))
             return false;
-        coll_store_word(dst + 8 * w, data, len - 8 * w);
+        symcoll_coll_store_word(dst + 8 * w, data, len - 8 * w);
     }
     return true;
 }
@@ -166,77 +171,83 @@ SYMCOLL_DEV bool coll_ll_recv(const symcoll_device_t &h, int member, uint64_t ep
 /* The epochs after which a consumer rewrites its buffers of their parity: the first of each
  * parity in every 2^31 (never epoch 1, the first of a new team, whose buffer of parity 1
  * holds zeros, which no odd epoch matches). */
-SYMCOLL_DEV bool coll_ll_scrub_due(uint64_t epoch) {
+SYMCOLL_DEV bool symcoll_coll_ll_scrub_due(uint64_t epoch) {
     return (epoch & 0x7fffffffu) < 2 && epoch > 1;
 }
 
 /* Rewrites every packet of every peer's buffer of epoch's parity on this PE as one of epoch,
  * which this PE has read; fenced, so that the rewrite lands before the ack that follows lets
- * a producer write the buffer again. Whole block. */
-SYMCOLL_DEV void coll_ll_scrub(const symcoll_device_t &h, uint64_t epoch) {
+ * a producer write the buffer again. Whole group. */
+SYMCOLL_DEV void symcoll_coll_ll_scrub(const symcoll_dev_group_t &g, const symcoll_device_t &h,
+                                       uint64_t epoch) {
     const size_t packets = SYMCOLL_LL_SLOT_BYTES / 16;
     for (int m = 0; m < h.team_size; m++)
         if (m != h.team_my_pe) {
-            char *buffer = symcoll_dev_ll_buffer(h, blockIdx.x, m, epoch);
-            for (size_t p = threadIdx.x; p < packets; p += blockDim.x)
+            char *buffer = symcoll_dev_ll_buffer(h, g.slot, m, epoch);
+            for (size_t p = g.lane; p < packets; p += g.lanes)
                 symcoll_dev_ll_store(buffer + 16 * p, 0, (uint32_t)epoch);
         }
     symcoll_dev_fence_sys();
-    __syncthreads();
+    symcoll_dev_group_sync(g);
 }
 
-/* Ends epoch for this block: once every thread has read its packets (ok: none timed out),
+/* Ends epoch for this group: once every thread has read its packets (ok: none timed out),
  * tells every peer that this PE is done with epoch's buffers. A relaxed store suffices: every
- * load of those buffers has returned its value before the block barrier, so no later write
+ * load of those buffers has returned its value before the group barrier, so no later write
  * of the producer can change what was read; likewise the credit is read relaxed, since the
  * producer's writes that follow depend on it. The rare scrub is the one store before the
- * ack, and it is fenced. Whole block; false if any thread timed out. */
-SYMCOLL_DEV bool coll_ll_ack(const symcoll_device_t &h, uint64_t epoch, bool ok) {
-    if (!__syncthreads_and(ok))
+ * ack, and it is fenced. Whole group; false if any thread timed out. */
+SYMCOLL_DEV bool symcoll_coll_ll_ack(const symcoll_dev_group_t &g, const symcoll_device_t &h,
+                                     uint64_t epoch, bool ok) {
+    if (!symcoll_dev_group_all(g, ok))
         return false;
-    if (coll_ll_scrub_due(epoch))
-        coll_ll_scrub(h, epoch);
-    uint64_t *mine = symcoll_dev_ll_ack(h, blockIdx.x, h.team_my_pe);
-    for (int m = threadIdx.x; m < h.team_size; m += blockDim.x)
+    if (symcoll_coll_ll_scrub_due(epoch))
+        symcoll_coll_ll_scrub(g, h, epoch);
+    uint64_t *mine = symcoll_dev_ll_ack(h, g.slot, h.team_my_pe);
+    for (int m = g.lane; m < h.team_size; m += g.lanes)
         if (m != h.team_my_pe)
-            symcoll_dev_store_relaxed(coll_member_ptr(h, mine, m), epoch);
+            symcoll_dev_store_relaxed(symcoll_coll_member_ptr(h, mine, m), epoch);
     return true;
 }
 
-/* The last LL epoch this block's slot has completed (read by every thread at kernel start). */
-SYMCOLL_DEV uint64_t coll_ll_epoch(const symcoll_device_t &h) {
-    return *symcoll_dev_ll_epoch(h, blockIdx.x);
+/* The last LL epoch this group's slot has completed (read by every thread at the start). */
+SYMCOLL_DEV uint64_t symcoll_coll_ll_epoch(const symcoll_dev_group_t &g,
+                                           const symcoll_device_t &h) {
+    return *symcoll_dev_ll_epoch(h, g.slot);
 }
 
-/* Records the block's last completed epoch; after the final coll_ll_ack. */
-SYMCOLL_DEV void coll_ll_finish(const symcoll_device_t &h, uint64_t epoch) {
-    if (threadIdx.x == 0)
-        *symcoll_dev_ll_epoch(h, blockIdx.x) = epoch;
+/* Records the group's last completed epoch; after the final symcoll_coll_ll_ack. */
+SYMCOLL_DEV void symcoll_coll_ll_finish(const symcoll_dev_group_t &g, const symcoll_device_t &h,
+                                        uint64_t epoch) {
+    if (g.lane == 0)
+        *symcoll_dev_ll_epoch(h, g.slot) = epoch;
 }
 
-/* The rounds of an LL message of `bytes` per peer, one epoch each, as a block walks them:
- *     uint64_t epoch = coll_ll_epoch(h);
- *     for (size_t round = 0, rounds = coll_ll_rounds(bytes); round < rounds; round++) {
+/* The rounds of an LL message of `bytes` per peer, one epoch each, as a group walks them:
+ *     uint64_t epoch = symcoll_coll_ll_epoch(g, h);
+ *     for (size_t round = 0, rounds = symcoll_coll_ll_rounds(g, bytes); round < rounds; round++) {
  *         size_t offset, len;
- *         if (!coll_ll_round(h, bytes, round, produces, collective, &epoch, &offset, &len))
+ *         if (!symcoll_coll_ll_round(g, h, bytes, round, produces, collective, &epoch, &offset,
+ *                                    &len))
  *             return;
- *         move this block's piece [offset, offset + len) of epoch: sends, then receives
+ *         move this group's piece [offset, offset + len) of epoch: sends, then receives
  *         (ok: none timed out, in any thread);
- *         if (!coll_ll_ack(h, epoch, ok))
+ *         if (!symcoll_coll_ll_ack(g, h, epoch, ok))
  *             return;
  *     }
- *     coll_ll_finish(h, epoch);
+ *     symcoll_coll_ll_finish(g, h, epoch);
  * Every member runs every round, even one that moves nothing, so that the epochs agree. The
  * loop stays written out where it is used: as a struct that a helper advances (the loop state
  * in one place) it cost the LL rows of broadcast, fcollect and alltoall 5 to 9 % on one H200.
  *
- * coll_ll_round begins round `round`: the next epoch, this block's piece, and for a producer
- * the credit; false when the credit timed out. Whole block. */
-SYMCOLL_DEV bool coll_ll_round(const symcoll_device_t &h, size_t bytes, size_t round, bool produces,
-                               int collective, uint64_t *epoch, size_t *offset, size_t *len) {
-    coll_ll_piece(bytes, round, offset, len);
+ * symcoll_coll_ll_round begins round `round`: the next epoch, this group's piece, and for a
+ * producer the credit; false when the credit timed out. Whole group. */
+SYMCOLL_DEV bool symcoll_coll_ll_round(const symcoll_dev_group_t &g, const symcoll_device_t &h,
+                                       size_t bytes, size_t round, bool produces, int collective,
+                                       uint64_t *epoch, size_t *offset, size_t *len) {
+    symcoll_coll_ll_piece(g, bytes, round, offset, len);
     ++*epoch;
-    return !produces || coll_ll_wait_credit(h, *epoch, collective);
+    return !produces || symcoll_coll_ll_wait_credit(g, h, *epoch, collective);
 }
 
 #endif
