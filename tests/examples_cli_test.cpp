@@ -26,7 +26,8 @@ TEST(ExamplesCli, JacobiRefusesWhatItDoesNotKnow) {
 
 // --help is an answer, not an error: the usage on stdout and status 0, before anything starts.
 TEST(ExamplesCli, MiniAppsAnswerHelp) {
-    for (const char *program : {SYMCOLL_EXAMPLE_JACOBI, SYMCOLL_EXAMPLE_HEAT3D})
+    for (const char *program :
+         {SYMCOLL_EXAMPLE_JACOBI, SYMCOLL_EXAMPLE_HEAT3D, SYMCOLL_EXAMPLE_FUSED_MATMUL})
         for (const char *flag : {"--help", "-h"}) {
             ProgramResult r = run_program(std::string(program) + " " + flag);
             EXPECT_EQ(r.status, 0) << program << " " << flag << ": " << r.output;
@@ -40,6 +41,16 @@ TEST(ExamplesCli, Heat3dRefusesWhatItDoesNotKnow) {
     expect_refused(SYMCOLL_EXAMPLE_HEAT3D, "-grid 1,1,2,2", "-grid '1,1,2,2' is not X,Y,Z");
     expect_refused(SYMCOLL_EXAMPLE_HEAT3D, "-csv -variant", "no value after '-variant'");
     expect_refused(SYMCOLL_EXAMPLE_HEAT3D, "-corners 2", "-corners '2' is not one of 0 1 both");
+}
+
+// n is bounded above too: beyond MM_MAX_N the float sums would no longer be exact.
+TEST(ExamplesCli, FusedMatmulRefusesWhatItDoesNotKnow) {
+    expect_refused(SYMCOLL_EXAMPLE_FUSED_MATMUL, "-N 300", "unknown argument '-N'");
+    expect_refused(SYMCOLL_EXAMPLE_FUSED_MATMUL, "-n 4k", "-n '4k' is not a whole number");
+    expect_refused(SYMCOLL_EXAMPLE_FUSED_MATMUL, "-n 300 -niter", "no value after '-niter'");
+    expect_refused(SYMCOLL_EXAMPLE_FUSED_MATMUL, "-n 0", "usage:");
+    expect_refused(SYMCOLL_EXAMPLE_FUSED_MATMUL, "-n 65537", "usage:");
+    expect_refused(SYMCOLL_EXAMPLE_FUSED_MATMUL, "-niter 0", "usage:");
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 /* What the examples share: a failed call prints itself and its reason and ends the program
- * (exit 77, "skipped", when the machine has no GPU), the data of the all-reduce checks, and
- * the gather that ends the examples about starting symcoll.
+ * (exit 77, "skipped", when the machine has no GPU), a heap sized to the program and symmetric
+ * memory that must exist, the data of the all-reduce checks, and the gather that ends the
+ * examples about starting symcoll.
  * Each PE's element i is (pe + 1) * ((i + round) % 13), so the sum over n PEs is
  * n (n + 1) / 2 * ((i + round) % 13): exact in float32. */
 #ifndef SYMCOLL_EXAMPLE_CHECK_H
@@ -53,6 +54,24 @@ static inline void example_init(const symcoll_init_attr_t *attr) {
         exit(EXAMPLE_SKIPPED);
     }
     CHECK_SYMCOLL(st);
+}
+
+/* example_init with a symmetric heap of bytes (plus room for the library's own areas) per PE. */
+static inline void example_init_heap(size_t bytes) {
+    symcoll_init_attr_t attr;
+    symcoll_init_attr_default(&attr);
+    attr.heap_size = bytes + ((size_t)64 << 20);
+    example_init(&attr);
+}
+
+/* Symmetric memory of bytes, or exit with the reason. */
+static inline void *example_symmetric(size_t bytes) {
+    void *p = symcoll_calloc(1, bytes);
+    if (!p) {
+        fprintf(stderr, "symcoll_calloc of %zu bytes: %s\n", bytes, symcoll_last_error());
+        exit(1);
+    }
+    return p;
 }
 
 static inline float example_value(int pe, size_t i, int round) {

@@ -1,6 +1,5 @@
 /* What the halo mini-apps (jacobi, heat3d) share beyond example_check.h: checked NCCL calls,
- * an NCCL communicator over the PEs for the baselines, symmetric memory that must exist, and
- * a sum over the PEs on the host. */
+ * an NCCL communicator over the PEs for the baselines, and a sum over the PEs on the host. */
 #ifndef SYMCOLL_EXAMPLE_NCCL_H
 #define SYMCOLL_EXAMPLE_NCCL_H
 
@@ -18,24 +17,6 @@
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)
-
-/* example_init with a symmetric heap of bytes (plus room for the library's own areas) per PE. */
-static inline void example_init_heap(size_t bytes) {
-    symcoll_init_attr_t attr;
-    symcoll_init_attr_default(&attr);
-    attr.heap_size = bytes + ((size_t)64 << 20);
-    example_init(&attr);
-}
-
-/* Symmetric memory of bytes, or exit with the reason. */
-static inline void *example_symmetric(size_t bytes) {
-    void *p = symcoll_calloc(1, bytes);
-    if (!p) {
-        fprintf(stderr, "symcoll_calloc of %zu bytes: %s\n", bytes, symcoll_last_error());
-        exit(1);
-    }
-    return p;
-}
 
 /* value summed over every PE (collective). */
 static inline int example_sum_over_pes(int value, cudaStream_t stream) {
