@@ -9,8 +9,9 @@
  * h is the team's handle (symcoll_device_handle, by value); dst and src are symmetric
  * addresses of this PE; every team PE makes the same calls in the same order, with the same
  * count (and root), and a call returns once this PE's dst holds the result, for every thread of
- * the scope. In place (dst == src) is allowed everywhere; for fcollect, in place means that
- * src is this PE's block of dst, as for the host call. Counts are elements:
+ * the scope. As for the host calls, broadcast and reduce may run in place (dst == src), and
+ * reduce_scatter with dst block my_pe of src; the dst and src of fcollect and alltoall must
+ * not overlap. Counts are elements:
  *   broadcast       count elements of root's src (root a team PE) into every dst
  *   reduce          count elements of every src, reduced with OP into every dst
  *   reduce_scatter  dst: count elements, the reduction of block my_pe (count elements) of
