@@ -132,21 +132,36 @@ static int set_redops(parser_t *p, const char *v) {
 /* The operations that run alone, each with its own table. */
 static const char *const solo_ops[] = {"halo", "moe", "dev_barrier", "dev_pingpong"};
 
+/* Whether name is one of the items of the comma-separated list. */
+static bool lists(const char *list, const char *name) {
+    size_t len = strlen(name);
+    for (const char *at = strstr(list, name); at; at = strstr(at + 1, name))
+        if ((at == list || at[-1] == ',') && (at[len] == '\0' || at[len] == ','))
+            return true;
+    return false;
+}
+
 static int set_ops(parser_t *p, const char *v) {
     for (size_t i = 0; i < sizeof solo_ops / sizeof solo_ops[0]; i++) {
-        size_t len = strlen(solo_ops[i]);
-        for (const char *at = strstr(v, solo_ops[i]); at; at = strstr(at + 1, solo_ops[i])) {
-            bool whole_name = (at == v || at[-1] == ',') && (at[len] == '\0' || at[len] == ',');
-            if (whole_name && strcmp(v, solo_ops[i]) != 0)
-                return fail(p, "%s: %s runs alone (--op %s), not in a list ('%s')", p->flag,
-                            solo_ops[i], solo_ops[i], v);
-        }
+        if (lists(v, solo_ops[i]) && strcmp(v, solo_ops[i]) != 0)
+            return fail(p, "%s: %s runs alone (--op %s), not in a list ('%s')", p->flag,
+                        solo_ops[i], solo_ops[i], v);
     }
+    bool dev_coll = false;
+    for (int c = 0; c < PERF_DEV_NUM_COLLS; c++)
+        dev_coll = dev_coll || lists(v, perf_dev_coll_name((perf_dev_coll_t)c));
     p->args->halo = strcmp(v, "halo") == 0;
     p->args->moe = strcmp(v, "moe") == 0;
     p->args->dev_op = strcmp(v, "dev_barrier") == 0    ? PERF_DEV_BARRIER
                       : strcmp(v, "dev_pingpong") == 0 ? PERF_DEV_PINGPONG
+                      : dev_coll                       ? PERF_DEV_COLL
                                                        : PERF_DEV_NONE;
+    if (dev_coll && parse_name_list(p, v, p->args->dev_colls, PERF_DEV_NUM_COLLS,
+                                    perf_dev_coll_from_name, "in-kernel collective") != 0)
+        return fail(p,
+                    "%s: the in-kernel collectives (dev_<collective>) run apart from the other "
+                    "ops, alone or listed together ('%s')",
+                    p->flag, v);
     if (p->args->halo || p->args->moe || p->args->dev_op != PERF_DEV_NONE)
         return 0;
     return parse_name_list(p, v, p->args->ops, PERF_NUM_OPS, perf_op_from_name, "collective");
@@ -284,6 +299,7 @@ typedef enum {
     RUN_SOAK,
     RUN_HALO,
     RUN_DEV,
+    RUN_DEV_COLL,
     RUN_MOE,
     N_RUNS
 } run_t;
@@ -303,10 +319,15 @@ static const struct {
     [RUN_HALO] = {"--op halo", "it runs halo exchanges instead of the sweep"},
     [RUN_DEV] = {NULL, "it times syncs inside one kernel: only -n, -w, --timings, --compare "
                        "nccl and --csv do"},
+    [RUN_DEV_COLL] = {"--op dev_<collective>",
+                      "it times float32 calls (sum for reduce) inside kernels beside the host "
+                      "calls: only -b, -e, -f, -i, -n, -w, --timings, -c, -r, --compare nccl and "
+                      "--csv do"},
     [RUN_MOE] = {"--op moe", "it times dispatch + combine of uint8 tokens of -b to -e bytes: "
                              "-d, -o, -r, --plot and --baseline are the sweep's"},
 };
-#define SWEEPS (ALL_RUNS & ~IN(RUN_DEV))
+#define SWEEPS (ALL_RUNS & ~IN(RUN_DEV) & ~IN(RUN_DEV_COLL))
+#define SIZED (SWEEPS | IN(RUN_DEV_COLL)) /* the runs over the sizes -b to -e */
 
 typedef struct {
     char short_name; /* 0: long form only */
@@ -318,17 +339,17 @@ typedef struct {
 } flag_t;
 
 static const flag_t flags[] = {
-    {'b', "minbytes", VALUE, set_min_bytes, SWEEPS},
-    {'e', "maxbytes", VALUE, set_max_bytes, SWEEPS},
-    {'i', "stepbytes", VALUE, set_step_bytes, SWEEPS},
-    {'f', "stepfactor", VALUE, set_step_factor, SWEEPS},
+    {'b', "minbytes", VALUE, set_min_bytes, SIZED},
+    {'e', "maxbytes", VALUE, set_max_bytes, SIZED},
+    {'i', "stepbytes", VALUE, set_step_bytes, SIZED},
+    {'f', "stepfactor", VALUE, set_step_factor, SIZED},
     {'n', "iters", VALUE, set_iters, ALL_RUNS & ~IN(RUN_EXPLAIN)},
     {'w', "warmup_iters", VALUE, set_warmup, ALL_RUNS},
     {0, "timings", VALUE, set_timings, ALL_RUNS},
-    {'c', "check", VALUE, set_check, SWEEPS},
+    {'c', "check", VALUE, set_check, SIZED},
     {'d', "datatype", VALUE, set_types, SWEEPS & ~IN(RUN_MOE)},
     {'o', "redop", VALUE, set_redops, SWEEPS & ~IN(RUN_MOE)},
-    {'r', "root", VALUE, set_root, SWEEPS & ~IN(RUN_MOE)},
+    {'r', "root", VALUE, set_root, (SWEEPS & ~IN(RUN_MOE)) | IN(RUN_DEV_COLL)},
     {0, "skew", VALUE, set_skew, IN(RUN_SWEEP) | IN(RUN_MOE)},
     {0, "tokens", VALUE, set_tokens, IN(RUN_MOE)},
     {0, "experts", VALUE, set_experts, IN(RUN_MOE)},
@@ -406,9 +427,13 @@ static const char *run_name(const perf_args_t *a, run_t run) {
 static int select_run(parser_t *p, run_t *out) {
     const perf_args_t *a = p->args;
     const bool selected[N_RUNS] = {
-        [RUN_EXPLAIN] = a->explain, [RUN_TOPOLOGY] = a->topology,
-        [RUN_TUNE] = a->tune,       [RUN_SOAK] = a->soak_seconds > 0,
-        [RUN_HALO] = a->halo,       [RUN_DEV] = a->dev_op != PERF_DEV_NONE,
+        [RUN_EXPLAIN] = a->explain,
+        [RUN_TOPOLOGY] = a->topology,
+        [RUN_TUNE] = a->tune,
+        [RUN_SOAK] = a->soak_seconds > 0,
+        [RUN_HALO] = a->halo,
+        [RUN_DEV] = a->dev_op != PERF_DEV_NONE && a->dev_op != PERF_DEV_COLL,
+        [RUN_DEV_COLL] = a->dev_op == PERF_DEV_COLL,
         [RUN_MOE] = a->moe,
     };
     *out = RUN_SWEEP;
@@ -456,6 +481,10 @@ static int finish(parser_t *p) {
             a->iters = PERF_DEV_DEFAULT_ITERS;
         return 0;
     }
+    if (run == RUN_DEV_COLL) {
+        a->iters = p->iters_given ? a->iters : PERF_DEV_COLL_DEFAULT_ITERS;
+        a->dev_latency_max_bytes = p->max_given ? a->max_bytes : PERF_DEV_LATENCY_MAX_BYTES;
+    }
     if (run == RUN_MOE) {
         a->min_bytes = p->min_given ? a->min_bytes : PERF_MOE_MIN_HIDDEN;
         a->max_bytes = p->max_given ? a->max_bytes : PERF_MOE_MAX_HIDDEN;
@@ -480,6 +509,9 @@ static int finish(parser_t *p) {
     if (perf_size_list(a, scratch, PERF_MAX_SIZES + 1) > PERF_MAX_SIZES) {
         return fail(p, "-b %zu to -e %zu gives more than %d sizes: raise -f or -i", a->min_bytes,
                     a->max_bytes, PERF_MAX_SIZES);
+    }
+    if (run == RUN_DEV_COLL) {
+        return 0;
     }
     if (p->skew_given && run == RUN_SWEEP && !a->ops[PERF_OP_ALLTOALLV]) {
         return fail(p, "--skew shapes alltoallv's counts: --op selects no alltoallv");
@@ -608,7 +640,9 @@ bool perf_args_first_call(const perf_args_t *a, perf_op_t op, perf_call_t *call)
 }
 
 bool perf_args_root_fits(const perf_args_t *a, int npes, bool reporter) {
-    if (a->ops[PERF_OP_BROADCAST] && a->root >= npes) {
+    bool broadcast = a->dev_op == PERF_DEV_COLL ? a->dev_colls[PERF_DEV_COLL_BROADCAST]
+                                                : a->ops[PERF_OP_BROADCAST];
+    if (broadcast && a->root >= npes) {
         if (reporter) {
             fprintf(stderr, "symcoll-perf: -r/--root %d out of range for a team of %d PEs\n",
                     a->root, npes);
@@ -705,6 +739,26 @@ void perf_args_usage(FILE *out) {
           "                                        kernels, --timings kernels (median and min of\n"
           "                                        the slowest PE); only -n, -w, --timings,\n"
           "                                        --csv and --compare nccl apply\n"
+          "                             dev_reduce, dev_broadcast, dev_fcollect, dev_alltoall\n"
+          "                                        alone or listed together: float32 calls (sum\n"
+          "                                        for reduce) of symcoll_device_coll.cuh, -n\n"
+          "                                        in a loop in one kernel (default 200), beside\n"
+          "                                        the host call at the same size\n"
+          "                                        (symcoll_<op>_on_stream, a CUDA graph of -n\n"
+          "                                        calls); both checked (-c). Latency table, us\n"
+          "                                        per call: symcoll_dev_<op>_warp (one warp)\n"
+          "                                        and _block (one block of 128 threads) from\n"
+          "                                        -b to -e (default 8 B to 64 KiB), beside\n"
+          "                                        symcoll_dev_barrier (one block of 128).\n"
+          "                                        Bandwidth table, time and busbw:\n"
+          "                                        symcoll_dev_<op>_grid, a cooperative kernel\n"
+          "                                        of min(128, sm_share, SMs) blocks of 512\n"
+          "                                        threads, from -b to -e (default 128 MiB).\n"
+          "                                        -w warm-up kernels (host: -w calls, a replay\n"
+          "                                        at least), --timings kernels (replays), the\n"
+          "                                        slowest PE; -r is dev_broadcast's root.\n"
+          "                                        NCCL's device API has no such collective:\n"
+          "                                        its column reads n/a\n"
           "  -d, --datatype LIST      int8 uint8 int32 uint32 int64 uint64 float16 bfloat16\n"
           "                           float32 float64 (also half float double int), or all\n"
           "                           (default float32)\n"

@@ -16,12 +16,18 @@ enum { PERF_MODE_STREAM = 1, PERF_MODE_GRAPH = 2 }; /* bits of perf_args_t.modes
 /* The in-kernel synchronization measurements, each run alone instead of the sweep. */
 typedef enum {
     PERF_DEV_NONE = 0,
-    PERF_DEV_BARRIER = 1, /* --op dev_barrier: barriers in a loop inside one kernel */
-    PERF_DEV_PINGPONG = 2 /* --op dev_pingpong: put_signal and signal wait between PE 0 and 1 */
+    PERF_DEV_BARRIER = 1,  /* --op dev_barrier: barriers in a loop inside one kernel */
+    PERF_DEV_PINGPONG = 2, /* --op dev_pingpong: put_signal and signal wait between PE 0 and 1 */
+    PERF_DEV_COLL = 3      /* --op dev_reduce,...: collectives inside kernels (dev_colls) */
 } perf_dev_op_t;
 
 /* -n/--iters of --op dev_barrier and dev_pingpong when not given: syncs per kernel. */
 #define PERF_DEV_DEFAULT_ITERS 20000
+/* -n/--iters of --op dev_<collective> when not given: calls per kernel and per CUDA graph. */
+#define PERF_DEV_COLL_DEFAULT_ITERS 200
+/* --op dev_<collective> without -e: the warp and block tables' largest size (the grid
+ * table's is -e's default, 128 MiB). */
+#define PERF_DEV_LATENCY_MAX_BYTES ((size_t)64 << 10)
 
 /* How the PEs' times combine into the reported one (nccl-tests -a). */
 typedef enum {
@@ -55,6 +61,10 @@ typedef struct {
     int topk;             /* --op moe: distinct experts per token */
     int align;            /* --op moe: major_align in tokens */
     perf_dev_op_t dev_op; /* not PERF_DEV_NONE: that measurement instead of the collectives */
+    bool dev_colls[PERF_DEV_NUM_COLLS]; /* dev_op PERF_DEV_COLL: the in-kernel collectives */
+    size_t dev_latency_max_bytes;       /* dev_op PERF_DEV_COLL: the warp and block tables' largest
+                                           size (-e, else PERF_DEV_LATENCY_MAX_BYTES); max_bytes is
+                                           the grid table's */
     bool types[SYMCOLL_NUM_DATATYPES];
     bool redops[SYMCOLL_NUM_OPS];
     int root;
@@ -98,8 +108,8 @@ size_t perf_buffer_bytes(const size_t *sizes, size_t n_sizes);
  * op that applies to it; count 0. False when no selected type has one. */
 bool perf_args_first_call(const perf_args_t *args, perf_op_t op, perf_call_t *call);
 
-/* Whether the broadcast root fits a team of npes PEs (or broadcast is not selected); when not,
- * the reporter says so on stderr. */
+/* Whether the broadcast root fits a team of npes PEs (or broadcast, or dev_broadcast in an
+ * in-kernel run, is not selected); when not, the reporter says so on stderr. */
 bool perf_args_root_fits(const perf_args_t *args, int npes, bool reporter);
 
 void perf_args_usage(FILE *out);

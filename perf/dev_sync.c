@@ -204,13 +204,8 @@ static int setup(dev_sync_t *s) {
     if (perf_nccl_columns(true, &s->nccl) != 0 || (s->nccl == PERF_NCCL_ON && nccl_setup(s) != 0))
         return -1;
     int rc = 0;
-    if (s->me == 0 && s->args->csv_path) {
-        s->csv = fopen(s->args->csv_path, "w");
-        if (s->csv != NULL)
-            perf_csv_header(s->csv);
-        else
-            rc = perf_fail("cannot create %s", s->args->csv_path);
-    }
+    if (s->me == 0 && s->args->csv_path && (s->csv = perf_csv_create(s->args->csv_path)) == NULL)
+        rc = perf_fail("cannot create %s", s->args->csv_path);
     return perf_exchange_agree(&s->ex, rc);
 }
 

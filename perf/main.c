@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "args.h"
+#include "dev_coll.h"
 #include "dev_sync.h"
 #include "explain.h"
 #include "halo.h"
@@ -21,9 +22,11 @@ static void size_heap_for(const perf_args_t *args) {
         return;
     }
     char bytes[32];
-    /* --op halo: fields of DEPTH + 2 = 10 faces, with room for padding; the in-kernel
-     * measurements need a few KiB; --op moe's buffers follow its tokens. */
-    size_t per_size = args->dev_op != PERF_DEV_NONE ? 0 : args->halo ? 12 : 3;
+    /* --op halo: fields of DEPTH + 2 = 10 faces, with room for padding; the in-kernel syncs
+     * need a few KiB (the in-kernel collectives what the sweep needs); --op moe's buffers
+     * follow its tokens. */
+    bool dev_sync = args->dev_op == PERF_DEV_BARRIER || args->dev_op == PERF_DEV_PINGPONG;
+    size_t per_size = dev_sync ? 0 : args->halo ? 12 : 3;
     snprintf(bytes, sizeof bytes, "%zu",
              args->moe ? perf_moe_heap_bytes(args)
                        : per_size * args->max_bytes + ((size_t)64 << 20));
@@ -60,6 +63,7 @@ int main(int argc, char **argv) {
              : args.soak_seconds > 0        ? perf_soak(&args)
              : args.halo                    ? perf_halo(&args)
              : args.moe                     ? perf_moe(&args)
+             : args.dev_op == PERF_DEV_COLL ? perf_dev_coll(&args)
              : args.dev_op != PERF_DEV_NONE ? perf_dev_sync(&args)
              : args.tune                    ? perf_tune(&args)
                                             : perf_sweep(&args);

@@ -143,3 +143,25 @@ size_t perf_call_dst_bytes(const perf_call_t *c, int npes) {
 double perf_algbw_gbps(size_t bytes, double time_us) {
     return time_us > 0 ? (double)bytes / time_us / 1e3 : 0.0;
 }
+
+/* The in-kernel collectives, one row each (PERF_DEV_COLLS). */
+#define DEV_COLL_ROW(id, name) [PERF_DEV_COLL_##id] = {"dev_" #name, PERF_OP_##id},
+static const struct {
+    const char *name;
+    perf_op_t op;
+} dev_colls[PERF_DEV_NUM_COLLS] = {PERF_DEV_COLLS(DEV_COLL_ROW)};
+
+perf_op_t perf_dev_coll_op(perf_dev_coll_t c) {
+    return dev_colls[c].op;
+}
+
+const char *perf_dev_coll_name(perf_dev_coll_t c) {
+    return dev_colls[c].name;
+}
+
+int perf_dev_coll_from_name(const char *name) {
+    for (int c = 0; c < PERF_DEV_NUM_COLLS; c++)
+        if (strcmp(name, dev_colls[c].name) == 0)
+            return c;
+    return -1;
+}

@@ -69,6 +69,22 @@ size_t perf_op_dst_bytes(perf_op_t op, size_t count, size_t elem_size, int npes)
  * which its counts set. */
 size_t perf_call_dst_bytes(const perf_call_t *c, int npes);
 
+/* The collectives that --op dev_<name> times inside kernels (symcoll_device_coll.cuh), as an
+ * X-macro: X(ID, name), ID that of the registry (PERF_OP_<ID>), in the order of their rows. */
+#define PERF_DEV_COLLS(X)                                                                          \
+    X(REDUCE, reduce) X(BROADCAST, broadcast) X(FCOLLECT, fcollect) X(ALLTOALL, alltoall)
+#define PERF_DEV_COLL_ENUM(id, name) PERF_DEV_COLL_##id,
+typedef enum { PERF_DEV_COLLS(PERF_DEV_COLL_ENUM) PERF_DEV_NUM_COLLS } perf_dev_coll_t;
+#undef PERF_DEV_COLL_ENUM
+
+/* The op of the host API that c calls inside a kernel: its sizes, bus bandwidth, check and
+ * host-launched counterpart. */
+perf_op_t perf_dev_coll_op(perf_dev_coll_t c);
+/* "dev_reduce", "dev_broadcast", ...: its name on the command line and in the output. */
+const char *perf_dev_coll_name(perf_dev_coll_t c);
+/* The in-kernel collective named name ("dev_reduce", ...), or -1. */
+int perf_dev_coll_from_name(const char *name);
+
 /* Algorithm bandwidth in GB/s (1e9 bytes per second) of bytes moved in time_us. */
 double perf_algbw_gbps(size_t bytes, double time_us);
 

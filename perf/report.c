@@ -39,6 +39,14 @@ void perf_csv_header(FILE *out) {
           out);
 }
 
+FILE *perf_csv_create(const char *path) {
+    FILE *out = fopen(path, "w");
+    if (out != NULL) {
+        perf_csv_header(out);
+    }
+    return out;
+}
+
 void perf_csv_row(FILE *out, const perf_row_t *r) {
     fprintf(out, "%s,%zu,%zu,%s,%s,%d,%s,%d,", r->op, r->bytes, r->count, r->type, r->redop,
             r->root, r->mode, r->npes);
@@ -67,6 +75,15 @@ static void table_number(FILE *out, int width, int decimals, bool present, doubl
         fprintf(out, " %*.*f", width, decimals, value);
     } else {
         fprintf(out, " %*s", width, "-");
+    }
+}
+
+/* A count of wrong elements in a column of width, or N/A when not checked (wrong < 0). */
+static void table_wrong(FILE *out, int width, long long wrong) {
+    if (wrong >= 0) {
+        fprintf(out, " %*lld", width, wrong);
+    } else {
+        fprintf(out, " %*s", width, "N/A");
     }
 }
 
@@ -116,11 +133,7 @@ void perf_table_row(FILE *out, const perf_row_t *r, perf_nccl_columns_t nccl) {
     table_number(out, 9, 2, true, r->time_us);
     table_number(out, 8, 2, r->has_bandwidth, r->algbw_gbps);
     table_number(out, 8, 2, r->has_bandwidth, r->busbw_gbps);
-    if (r->wrong >= 0) {
-        fprintf(out, " %7lld", r->wrong);
-    } else {
-        fprintf(out, " %7s", "N/A");
-    }
+    table_wrong(out, 7, r->wrong);
     if (nccl != PERF_NCCL_OFF) {
         double ratio = perf_row_ratio(r);
         perf_nccl_columns_t row_nccl = r->nccl_na ? PERF_NCCL_NA : nccl;
@@ -171,10 +184,8 @@ static void dev_time_columns(FILE *out, const perf_dev_time_t *t, perf_nccl_colu
     perf_nccl_number(out, nccl, 9, 2, t->us >= 0, t->min_us);
     if (nccl == PERF_NCCL_NA) {
         fprintf(out, " %7s", "n/a");
-    } else if (t->wrong >= 0) {
-        fprintf(out, " %7lld", t->wrong);
     } else {
-        fprintf(out, " %7s", "N/A");
+        table_wrong(out, 7, t->wrong);
     }
 }
 
@@ -211,4 +222,94 @@ void perf_dev_csv_rows(FILE *out, const perf_dev_row_t *r) {
     if (r->nccl.us >= 0) {
         dev_csv_row(out, r, "nccl-lsa", &r->nccl, -1);
     }
+}
+
+void perf_dev_coll_nccl_line(FILE *out, const bool selected[PERF_DEV_NUM_COLLS]) {
+    fputs("# nccl: n/a: NCCL's device API has no in-kernel collective (", out);
+    const char *separator = "";
+    for (int c = 0; c < PERF_DEV_NUM_COLLS; c++) {
+        if (selected[c]) {
+            fprintf(out, "%s%s", separator,
+                    perf_op_info(perf_dev_coll_op((perf_dev_coll_t)c))->nccl_name);
+            separator = ", ";
+        }
+    }
+    fputs(") to call, only building blocks (barriers, LSA and multimem pointers, GIN, "
+          "ncclLLA2ASession); --op dev_barrier times its LSA barrier\n",
+          out);
+}
+
+/* The columns of the in-kernel collectives' tables, and their units. */
+#define DEV_COLL_COLUMNS "# %13s %5s %12s %11s %9s %9s %9s %8s %9s %10s %9s %10s %5s\n"
+
+void perf_dev_coll_table_header(FILE *out) {
+    fprintf(out, DEV_COLL_COLUMNS, "op", "scope", "size", "count", "dev", "dev-min", "host",
+            "dev/host", "dev-busbw", "host-busbw", "dev-wrong", "host-wrong", "nccl");
+    fprintf(out, DEV_COLL_COLUMNS, "", "", "(B)", "(elements)", "(us)", "(us)", "(us)", "",
+            "(GB/s)", "(GB/s)", "", "", "");
+}
+
+/* "dev_reduce", ...: the row's op as --op names it. */
+static void dev_coll_op_name(const perf_dev_coll_row_t *r, char *name, size_t len) {
+    snprintf(name, len, "dev_%s", perf_op_info(r->op)->name);
+}
+
+static size_t dev_coll_bytes(const perf_dev_coll_row_t *r) {
+    return perf_op_bytes(r->op, r->count, sizeof(float), r->npes);
+}
+
+/* The bus bandwidth of the row's call in us; negative when the op moves no data or was not
+ * measured. */
+static double dev_coll_busbw(const perf_dev_coll_row_t *r, double us) {
+    double (*factor)(int) = perf_op_info(r->op)->busbw_factor;
+    return factor != NULL && us >= 0 ? perf_algbw_gbps(dev_coll_bytes(r), us) * factor(r->npes)
+                                     : -1;
+}
+
+void perf_dev_coll_table_row(FILE *out, const perf_dev_coll_row_t *r) {
+    char op[32];
+    dev_coll_op_name(r, op, sizeof op);
+    fprintf(out, "  %13s %5s %12zu %11zu", op, r->scope, dev_coll_bytes(r), r->count);
+    table_number(out, 9, 2, r->device.us >= 0, r->device.us);
+    table_number(out, 9, 2, r->device.us >= 0, r->device.min_us);
+    table_number(out, 9, 2, r->host.us >= 0, r->host.us);
+    bool ratio = r->device.us >= 0 && r->host.us > 0;
+    table_number(out, 8, 2, ratio, ratio ? r->device.us / r->host.us : 0);
+    double busbw[2] = {dev_coll_busbw(r, r->device.us), dev_coll_busbw(r, r->host.us)};
+    table_number(out, 9, 2, busbw[0] >= 0, busbw[0]);
+    table_number(out, 10, 2, busbw[1] >= 0, busbw[1]);
+    table_wrong(out, 9, r->device.wrong);
+    table_wrong(out, 10, r->host.wrong);
+    fprintf(out, " %5s\n", "n/a");
+    fflush(out);
+}
+
+static void dev_coll_csv_row(FILE *out, const perf_dev_coll_row_t *r, const char *algorithm,
+                             const perf_dev_time_t *t) {
+    char op[32];
+    dev_coll_op_name(r, op, sizeof op);
+    double busbw = dev_coll_busbw(r, t->us);
+    perf_row_t row = {.op = op,
+                      .mode = r->scope,
+                      .bytes = dev_coll_bytes(r),
+                      .count = r->count,
+                      .type = r->op == PERF_OP_BARRIER ? "none"
+                                                       : symcoll_datatype_name(SYMCOLL_FLOAT32),
+                      .redop = perf_op_reduces(r->op) ? symcoll_op_name(SYMCOLL_SUM) : "none",
+                      .root = r->op == PERF_OP_BROADCAST ? r->root : -1,
+                      .npes = r->npes,
+                      .algorithm = algorithm,
+                      .time_us = t->us,
+                      .has_bandwidth = busbw >= 0,
+                      .algbw_gbps = perf_algbw_gbps(dev_coll_bytes(r), t->us),
+                      .busbw_gbps = busbw,
+                      .wrong = t->wrong,
+                      .nccl_us = -1,
+                      .nccl_sym_us = -1};
+    perf_csv_row(out, &row);
+}
+
+void perf_dev_coll_csv_rows(FILE *out, const perf_dev_coll_row_t *r) {
+    dev_coll_csv_row(out, r, "device", &r->device);
+    dev_coll_csv_row(out, r, "host-graph", &r->host);
 }

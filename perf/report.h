@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include "ops.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,6 +49,8 @@ void perf_nccl_number(FILE *out, perf_nccl_columns_t nccl, int width, int decima
 double perf_row_ratio(const perf_row_t *row);
 
 void perf_csv_header(FILE *out);
+/* Creates the CSV file path with its header line; NULL when it cannot be created. */
+FILE *perf_csv_create(const char *path);
 void perf_csv_row(FILE *out, const perf_row_t *row);
 
 /* Column headings for the rows of one mode, with the NCCL columns unless nccl is OFF. */
@@ -84,6 +87,30 @@ void perf_dev_table_row(FILE *out, const perf_dev_row_t *row, perf_nccl_columns_
  * nccl_time_us), then one of algorithm "nccl-lsa" when NCCL was measured; time_us is the
  * median. */
 void perf_dev_csv_rows(FILE *out, const perf_dev_row_t *row);
+
+/* One row of --op dev_<collective>: a float32 call inside a kernel beside the same call
+ * launched from the host, us per call of the slowest PE (the device's median and fastest over
+ * the timed kernels, the host's median over the timed graph replays). */
+typedef struct {
+    perf_op_t op;      /* the collective (its name prefixed dev_), or PERF_OP_BARRIER */
+    const char *scope; /* "warp", "block" or "grid" */
+    size_t count;      /* elements of the call; 0 for the barrier */
+    int root;          /* broadcast's */
+    int npes;
+    perf_dev_time_t device, host;
+} perf_dev_coll_row_t;
+
+/* "# nccl: n/a: NCCL 2.28's device API has no in-kernel allreduce, ...": why the table's NCCL
+ * column reads n/a, naming NCCL's collective for each selected one. */
+void perf_dev_coll_nccl_line(FILE *out, const bool selected[PERF_DEV_NUM_COLLS]);
+/* Column headings of the in-kernel collectives' tables. */
+void perf_dev_coll_table_header(FILE *out);
+/* The row: size (nccl-tests convention), count, the device's median and min, the host's
+ * median, device over host, each one's busbw (none for the barrier), each one's #wrong, and
+ * n/a for NCCL. */
+void perf_dev_coll_table_row(FILE *out, const perf_dev_coll_row_t *row);
+/* Two CSV rows of mode scope: algorithm "device", then "host-graph". */
+void perf_dev_coll_csv_rows(FILE *out, const perf_dev_coll_row_t *row);
 
 #ifdef __cplusplus
 }

@@ -179,45 +179,116 @@ TEST(PerfArgs, DevOpsRunAloneWithTheirOwnIterationCount) {
     EXPECT_NE(p.err.find("dev_barrier"), std::string::npos) << p.err;
 }
 
-TEST(PerfArgs, DevOpsRefuseFlagsThatWouldNotChangeThem) {
-    const std::initializer_list<const char *> refused[] = {
-        {"-b", "64"},
-        {"-e", "1m"},
-        {"-f", "2"},
-        {"-i", "8"},
-        {"-c", "0"},
-        {"-d", "float64"},
-        {"-o", "max"},
-        {"-r", "1"},
-        {"-G", "10"},
-        {"-a", "0"},
-        {"--team", "node"},
-        {"--mode", "graph"},
-        {"--plot", "x.png"},
-        {"--baseline", "x.csv"},
-        {"--explain"},
-        {"--npes", "4"},
-        {"--topology"},
-        {"--soak", "5"},
-        {"--topology-file", "t"},
-    };
-    for (const char *op : {"dev_barrier", "dev_pingpong"}) {
-        for (const auto &flags : refused) {
-            std::vector<const char *> all{"--op", op};
-            all.insert(all.end(), flags.begin(), flags.end());
-            std::vector<char *> argv{const_cast<char *>("symcoll-perf")};
-            for (const char *f : all)
-                argv.push_back(const_cast<char *>(f));
-            perf_args_t args;
-            perf_args_default(&args);
-            char err[512] = "";
-            EXPECT_EQ(perf_args_parse((int)argv.size(), argv.data(), &args, err, sizeof err), -1)
-                << op << " " << *flags.begin();
-            std::string text = err;
-            EXPECT_NE(text.find(op), std::string::npos) << text;
-            EXPECT_NE(text.find(*flags.begin()), std::string::npos) << text;
-        }
+// Each set of flags after --op op fails, naming the run as run and the set's first flag.
+void expect_refused(const char *op, const char *run,
+                    const std::vector<std::vector<const char *>> &refused) {
+    for (const auto &flags : refused) {
+        std::vector<const char *> all{"--op", op};
+        all.insert(all.end(), flags.begin(), flags.end());
+        Parsed p = parse(all);
+        EXPECT_EQ(p.rc, -1) << op << " " << flags[0];
+        EXPECT_NE(p.err.find(run), std::string::npos) << p.err;
+        EXPECT_NE(p.err.find(flags[0]), std::string::npos) << p.err;
     }
+}
+
+// Flags of the other runs that no in-kernel run takes.
+const std::vector<std::vector<const char *>> kNotInKernel = {
+    {"-d", "float64"},  {"-o", "max"},       {"-G", "10"},         {"-a", "0"},
+    {"--team", "node"}, {"--mode", "graph"}, {"--plot", "x.png"},  {"--baseline", "x.csv"},
+    {"--explain"},      {"--npes", "4"},     {"--topology"},       {"--soak", "5"},
+    {"--skew", "1.2"},  {"--tokens", "8"},   {"--sm-share", "66"}, {"--topology-file", "t"},
+};
+
+TEST(PerfArgs, DevOpsRefuseFlagsThatWouldNotChangeThem) {
+    std::vector<std::vector<const char *>> refused = kNotInKernel;
+    refused.insert(
+        refused.end(),
+        {{"-b", "64"}, {"-e", "1m"}, {"-f", "2"}, {"-i", "8"}, {"-c", "0"}, {"-r", "1"}});
+    for (const char *op : {"dev_barrier", "dev_pingpong"})
+        expect_refused(op, op, refused);
+}
+
+// --op dev_<collective>: a list of its own; warp and block scope from 8 B to 64 KiB, grid scope
+// to -e (128 MiB), or both to -e when it is given; -n calls per kernel.
+TEST(PerfArgs, DevCollectivesRunTogetherWithTheirOwnSizes) {
+    Parsed p = parse({"--op", "dev_reduce,dev_alltoall"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(p.args.dev_op, PERF_DEV_COLL);
+    EXPECT_TRUE(p.args.dev_colls[PERF_DEV_COLL_REDUCE]);
+    EXPECT_FALSE(p.args.dev_colls[PERF_DEV_COLL_BROADCAST]);
+    EXPECT_FALSE(p.args.dev_colls[PERF_DEV_COLL_FCOLLECT]);
+    EXPECT_TRUE(p.args.dev_colls[PERF_DEV_COLL_ALLTOALL]);
+    EXPECT_EQ(p.args.iters, PERF_DEV_COLL_DEFAULT_ITERS);
+    EXPECT_EQ(p.args.min_bytes, 8u);
+    EXPECT_EQ(p.args.dev_latency_max_bytes, (size_t)64 << 10);
+    EXPECT_EQ(p.args.max_bytes, (size_t)128 << 20);
+    EXPECT_TRUE(p.args.check);
+
+    p = parse({"--op",      "dev_broadcast",
+               "-b",        "1k",
+               "-e",        "1m",
+               "-f",        "2",
+               "-n",        "50",
+               "-w",        "1",
+               "--timings", "3",
+               "-c",        "0",
+               "-r",        "1",
+               "--csv",     "x.csv",
+               "--compare", "nccl"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(p.args.dev_latency_max_bytes, (size_t)1 << 20);
+    EXPECT_EQ(sizes(p.args).size(), 11u);
+    EXPECT_EQ(p.args.iters, 50);
+    EXPECT_EQ(p.args.warmup, 1);
+    EXPECT_EQ(p.args.timings, 3);
+    EXPECT_FALSE(p.args.check);
+    EXPECT_EQ(p.args.root, 1);
+
+    for (int c = 0; c < PERF_DEV_NUM_COLLS; c++) {
+        const char *name = perf_dev_coll_name((perf_dev_coll_t)c);
+        p = parse({"--op", name});
+        ASSERT_EQ(p.rc, 0) << name << ": " << p.err;
+        for (int other = 0; other < PERF_DEV_NUM_COLLS; other++)
+            EXPECT_EQ(p.args.dev_colls[other], other == c) << name;
+        EXPECT_EQ(perf_dev_coll_from_name(name), c);
+    }
+    EXPECT_EQ(perf_dev_coll_op(PERF_DEV_COLL_FCOLLECT), PERF_OP_FCOLLECT);
+    EXPECT_EQ(perf_dev_coll_from_name("reduce"), -1);
+
+    p = parse({"--op", "dev_reduce", "--op", "reduce"}); // the last --op wins
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(p.args.dev_op, PERF_DEV_NONE);
+    EXPECT_EQ(p.args.iters, 20);
+}
+
+TEST(PerfArgs, DevCollectivesRunApartFromTheOtherOps) {
+    for (const char *list : {"dev_reduce,reduce", "alltoall,dev_alltoall", "dev_fcollect,all",
+                             "dev_reduce,dev_bogus"}) {
+        Parsed p = parse({"--op", list});
+        EXPECT_NE(p.rc, 0) << list;
+        EXPECT_NE(p.err.find("apart from the other ops"), std::string::npos) << p.err;
+        EXPECT_NE(p.err.find(list), std::string::npos) << p.err;
+    }
+    Parsed p = parse({"--op", "dev_reduce,dev_barrier"});
+    EXPECT_NE(p.rc, 0);
+    EXPECT_NE(p.err.find("dev_barrier runs alone"), std::string::npos) << p.err;
+    EXPECT_EQ(parse({"--op", "dev_reduce,dev_broadcast,dev_fcollect,dev_alltoall"}).rc, 0);
+}
+
+TEST(PerfArgs, DevCollectivesRefuseFlagsThatWouldNotChangeThem) {
+    expect_refused("dev_reduce", "--op dev_<collective>", kNotInKernel);
+}
+
+// dev_broadcast's root must be a team PE; without dev_broadcast any root passes.
+TEST(PerfArgs, DevBroadcastsRootFitsTheTeam) {
+    Parsed p = parse({"--op", "dev_broadcast,dev_reduce", "-r", "3"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_FALSE(perf_args_root_fits(&p.args, 2, false));
+    EXPECT_TRUE(perf_args_root_fits(&p.args, 4, false));
+    p = parse({"--op", "dev_reduce", "-r", "3"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_TRUE(perf_args_root_fits(&p.args, 2, false));
 }
 
 TEST(PerfArgs, TeamRootCompareOutputs) {

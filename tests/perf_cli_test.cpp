@@ -26,7 +26,8 @@ TEST(PerfCli, Help) {
     for (const char *flag :
          {"Usage", "--minbytes", "--stepfactor", "--cudagraph", "--compare", "--csv", "--plot",
           "--baseline", "--explain", "--topology-file", "--team", "ncclAllReduce", "ncclAllGather",
-          "SYMCOLL_ALGO_REDUCE=ll|", "dev_barrier", "dev_pingpong", "ncclLsaBarrierSession"}) {
+          "SYMCOLL_ALGO_REDUCE=ll|", "dev_barrier", "dev_pingpong", "ncclLsaBarrierSession",
+          "dev_reduce, dev_broadcast, dev_fcollect, dev_alltoall"}) {
         EXPECT_NE(r.output.find(flag), std::string::npos) << flag;
     }
 }
@@ -50,6 +51,8 @@ TEST(PerfCli, BadFlagsExitWithStatus2AndSayWhy) {
         {"--baseline saved.csv --explain", "does not apply to --explain"},
         {"--op dev_barrier -G 10", "-G/--cudagraph does not apply"},
         {"--op dev_pingpong --mode graph", "--mode does not apply"},
+        {"--op dev_reduce -d float64", "-d/--datatype does not apply to --op dev_<collective>"},
+        {"--op dev_fcollect,fcollect", "apart from the other ops"},
         {"--op reduce --skew 1.1", "selects no alltoallv"},
     };
     for (const auto &c : cases) {

@@ -346,4 +346,95 @@ TEST(PerfReport, DevTableNcclNaWherePesShareAGpu) {
     EXPECT_NE(line.find("      n/a       n/a     n/a    n/a\n"), std::string::npos) << line;
 }
 
+perf_dev_coll_row_t dev_reduce_row() {
+    perf_dev_coll_row_t r{};
+    r.op = PERF_OP_REDUCE;
+    r.scope = "block";
+    r.count = 2;
+    r.root = 0;
+    r.npes = 2;
+    r.device = {2.10, 2.05, 0};
+    r.host = {6.50, 6.40, 0};
+    return r;
+}
+
+std::string dev_coll_row(const perf_dev_coll_row_t &r) {
+    return captured([&](FILE *f) { perf_dev_coll_table_row(f, &r); });
+}
+
+TEST(PerfReport, DevCollTableHeaderNamesBothSides) {
+    std::string header = captured(perf_dev_coll_table_header);
+    for (const char *part : {"op", "scope", "dev-min", "host", "dev/host", "dev-busbw",
+                             "host-busbw", "dev-wrong", "host-wrong", "nccl", "(elements)"})
+        EXPECT_NE(header.find(part), std::string::npos) << part << ": " << header;
+}
+
+TEST(PerfReport, DevCollRowShowsTheDeviceBesideTheHost) {
+    std::string line = dev_coll_row(dev_reduce_row());
+    for (const char *part : {"dev_reduce", "block", " 8 ", "2.10", "2.05", "6.50", "0.32"})
+        EXPECT_NE(line.find(part), std::string::npos) << part << ": " << line;
+    EXPECT_NE(line.find("         0          0   n/a\n"), std::string::npos) << line;
+    perf_dev_coll_row_t r = dev_reduce_row();
+    r.device.wrong = 3;
+    r.host.wrong = -1;
+    line = dev_coll_row(r);
+    EXPECT_NE(line.find("         3        N/A   n/a\n"), std::string::npos) << line;
+}
+
+// busbw with nccl-tests' factors: fcollect's size is the whole destination, (n-1)/n of it.
+TEST(PerfReport, DevCollGridRowHasBusBandwidth) {
+    perf_dev_coll_row_t r = dev_reduce_row();
+    r.op = PERF_OP_FCOLLECT;
+    r.scope = "grid";
+    r.npes = 4;
+    r.count = (size_t)1 << 20;
+    r.device = {100.0, 99.0, 0};
+    r.host = {200.0, 190.0, 0};
+    std::string line = dev_coll_row(r);
+    for (const char *part : {"dev_fcollect", "grid", "16777216", "1048576", "125.83", "62.91"})
+        EXPECT_NE(line.find(part), std::string::npos) << part << ": " << line;
+}
+
+TEST(PerfReport, DevCollBarrierRowHasNoBandwidthNorCheck) {
+    perf_dev_coll_row_t r = dev_reduce_row();
+    r.op = PERF_OP_BARRIER;
+    r.count = 0;
+    r.device = {1.45, 1.43, -1};
+    r.host = {5.20, 5.10, -1};
+    std::string line = dev_coll_row(r);
+    for (const char *part : {"dev_barrier", "1.45", "5.20", "0.28", "        -          - "})
+        EXPECT_NE(line.find(part), std::string::npos) << part << ": " << line;
+    EXPECT_NE(line.find("      N/A        N/A   n/a\n"), std::string::npos) << line;
+}
+
+TEST(PerfReport, DevCollCsvRowsOfTheDeviceThenTheHostGraph) {
+    std::string csv = captured([](FILE *f) {
+        perf_dev_coll_row_t r = dev_reduce_row();
+        perf_dev_coll_csv_rows(f, &r);
+        r.op = PERF_OP_BROADCAST;
+        r.root = 1;
+        r.host.wrong = -1;
+        perf_dev_coll_csv_rows(f, &r);
+        r.op = PERF_OP_BARRIER;
+        r.count = 0;
+        r.device.wrong = -1;
+        perf_dev_coll_csv_rows(f, &r);
+    });
+    EXPECT_EQ(csv, "dev_reduce,8,2,float32,sum,-1,block,2,device,2.100,0.004,0.004,0,,\n"
+                   "dev_reduce,8,2,float32,sum,-1,block,2,host-graph,6.500,0.001,0.001,0,,\n"
+                   "dev_broadcast,8,2,float32,none,1,block,2,device,2.100,0.004,0.004,0,,\n"
+                   "dev_broadcast,8,2,float32,none,1,block,2,host-graph,6.500,0.001,0.001,,,\n"
+                   "dev_barrier,0,0,none,none,-1,block,2,device,2.100,,,,,\n"
+                   "dev_barrier,0,0,none,none,-1,block,2,host-graph,6.500,,,,,\n");
+}
+
+TEST(PerfReport, DevCollNcclLineNamesNcclsCollectives) {
+    const bool selected[PERF_DEV_NUM_COLLS] = {true, false, true, true};
+    std::string line = captured([&](FILE *f) { perf_dev_coll_nccl_line(f, selected); });
+    EXPECT_EQ(line.rfind("# nccl: n/a: ", 0), 0u) << line;
+    EXPECT_NE(line.find("(allreduce, allgather, alltoall)"), std::string::npos) << line;
+    EXPECT_NE(line.find("--op dev_barrier"), std::string::npos) << line;
+    EXPECT_EQ(line.back(), '\n');
+}
+
 } // namespace
