@@ -4,53 +4,12 @@
 // collectives back to back in one kernel; graph capture and replay.
 #include <cooperative_groups.h>
 #include "coll_testing.h"
-#include "symcoll_device_coll.cuh"
+#include "device_coll_testing.cuh"
 
 using namespace coll_testing;
+using namespace device_coll_testing;
 
 namespace {
-
-enum Scope { WARP, BLOCK, GRID };
-const char *const kScopeNames[] = {"warp", "block", "grid"};
-const Scope kScopes[] = {WARP, BLOCK, GRID};
-
-// How each scope is launched (always cooperatively): warp: the second warp of a 48-thread block,
-// a partial warp of 16 threads; block: one block of 96 threads; grid: kGridBlocks blocks of 128.
-constexpr int kGridBlocks = 4;
-
-struct Launch {
-    int blocks, threads;
-};
-Launch launch_of(Scope scope) {
-    return scope == WARP    ? Launch{1, 48}
-           : scope == BLOCK ? Launch{1, 96}
-                            : Launch{kGridBlocks, 128};
-}
-
-// Whether this thread takes part in a call of the scope.
-__device__ bool calls(Scope scope) {
-    return scope != WARP || threadIdx.x / 32 == 1;
-}
-
-#define AT_SCOPE(scope, fn, ...)                                                                   \
-    ((scope) == WARP    ? fn##_warp(__VA_ARGS__)                                                   \
-     : (scope) == BLOCK ? fn##_block(__VA_ARGS__)                                                  \
-                        : fn##_grid(__VA_ARGS__))
-#define AT_SCOPE_OP(scope, fn, ...)                                                                \
-    ((scope) == WARP    ? fn##_warp<T, OP>(__VA_ARGS__)                                            \
-     : (scope) == BLOCK ? fn##_block<T, OP>(__VA_ARGS__)                                           \
-                        : fn##_grid<T, OP>(__VA_ARGS__))
-
-struct Call {
-    symcoll_device_t h;
-    symcoll_collective_t coll;
-    Scope scope;
-    void *dst;
-    const void *src;
-    size_t count;
-    int root;
-    int *failed; // set when a call returns false
-};
 
 // broadcast, fcollect and alltoall of T.
 template <typename T> __global__ void move_call(Call c) {
@@ -69,19 +28,6 @@ template <typename T> __global__ void move_call(Call c) {
         atomicExch(c.failed, 1);
 }
 
-// reduce and reduce_scatter of T with OP.
-template <typename T, symcoll_op_t OP> __global__ void reduce_call(Call c) {
-    if (!calls(c.scope))
-        return;
-    T *dst = (T *)c.dst;
-    const T *src = (const T *)c.src;
-    bool ok = c.coll == SYMCOLL_COLL_REDUCE
-                  ? AT_SCOPE_OP(c.scope, symcoll_dev_reduce, c.h, dst, src, c.count)
-                  : AT_SCOPE_OP(c.scope, symcoll_dev_reduce_scatter, c.h, dst, src, c.count);
-    if (!ok)
-        atomicExch(c.failed, 1);
-}
-
 cudaError_t launch(const void *kernel, Scope scope, void **args, cudaStream_t stream) {
     Launch l = launch_of(scope);
     return cudaLaunchCooperativeKernel(kernel, dim3(l.blocks), dim3(l.threads), args, 0, stream);
@@ -91,25 +37,7 @@ cudaError_t launch(const void *kernel, Scope scope, void **args, cudaStream_t st
 template <typename T> const void *kernel_of(symcoll_collective_t coll, symcoll_op_t op) {
     if (coll != SYMCOLL_COLL_REDUCE && coll != SYMCOLL_COLL_REDUCE_SCATTER)
         return (const void *)move_call<T>;
-    switch (op) {
-    case SYMCOLL_PROD:
-        return (const void *)reduce_call<T, SYMCOLL_PROD>;
-    case SYMCOLL_MIN:
-        return (const void *)reduce_call<T, SYMCOLL_MIN>;
-    case SYMCOLL_MAX:
-        return (const void *)reduce_call<T, SYMCOLL_MAX>;
-    default:
-        break;
-    }
-    if constexpr (std::is_integral<T>::value) {
-        if (op == SYMCOLL_AND)
-            return (const void *)reduce_call<T, SYMCOLL_AND>;
-        if (op == SYMCOLL_OR)
-            return (const void *)reduce_call<T, SYMCOLL_OR>;
-        if (op == SYMCOLL_XOR)
-            return (const void *)reduce_call<T, SYMCOLL_XOR>;
-    }
-    return (const void *)reduce_call<T, SYMCOLL_SUM>;
+    return reduce_kernel<T>(op);
 }
 
 int *failed_flag() {
@@ -129,7 +57,7 @@ Scope scope_named(const char *name) {
     return BLOCK;
 }
 
-// run_case's enqueue: the case's collective inside one_call at c.scope.
+// run_case's enqueue: the case's collective inside move_call or reduce_call at c.scope.
 symcoll_status_t enqueue_device(const Case &c, void *dst, const void *src, cudaStream_t stream) {
     Call call = {symcoll_device_handle(c.team),
                  c.coll,
