@@ -14,7 +14,8 @@ function(symcoll_nvshmem_test name program)
   set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 400 LABELS "gpu;nvshmem")
 endfunction()
 
-foreach(program ring_signal jacobi_halo collectives device_barrier wait_variants quiet_on_stream)
+foreach(program ring_signal jacobi_halo collectives device_barrier device_collectives wait_variants
+                quiet_on_stream)
   symcoll_nvshmem_program(nvshmem_${program} nvshmem/${program}.cu)
   symcoll_nvshmem_test(nvshmem_${program} nvshmem_${program})
 endforeach()

@@ -13,6 +13,11 @@
  * with kernels that make NVSHMEM calls must call nvshmemx_symcoll_init_tu() once after
  * init (with or without -rdc). A C or plain C++ unit gets the host API only.
  *
+ * Device collectives (nvshmemx.h: team barrier and sync, reductions, reducescatter, broadcast,
+ * fcollect, alltoall, at warp and block scope; C++17) admit one warp or block per team and PE
+ * at a time, and no host collective of the team while the kernel runs. barrier_all and
+ * sync_all, at any scope, are a WORLD barrier of their own with the same one-group rule.
+ *
  * Calls this header cannot serve (multi-node transports, collective launch, team splits,
  * contexts, atomics) fail to compile, with a message that names the call.
  */
@@ -239,7 +244,7 @@ static inline NVSHMEMI_HOSTDEV void nvshmem_info_get_name(char *name) {
 
 /* ---- PEs and teams (host; the device versions read the handles) ---- */
 
-#ifdef __CUDA_ARCH__
+#ifdef __CUDACC__
 static __device__ inline const nvshmemi_symcoll_device_state_t *nvshmemi_device_state(void);
 #endif
 
@@ -285,7 +290,7 @@ static inline NVSHMEMI_HOSTDEV int nvshmem_team_n_pes(nvshmem_team_t team) {
     return symcoll_team_n_pes(team);
 #endif
 }
-#ifdef __CUDA_ARCH__
+#ifdef __CUDACC__
 /* The device handle of a team the device knows (WORLD and NODE), else NULL. */
 static inline __device__ const symcoll_device_t *nvshmemi_device_team(symcoll_team_t team) {
     const nvshmemi_symcoll_device_state_t *s = nvshmemi_device_state();
@@ -649,11 +654,9 @@ static inline void nvshmemi_host_barrier_all(const char *fn) {
 
 static __constant__ nvshmemi_symcoll_device_state_t nvshmemi_symcoll_tu_state;
 
-#ifdef __CUDA_ARCH__
 static __device__ inline const nvshmemi_symcoll_device_state_t *nvshmemi_device_state(void) {
     return &nvshmemi_symcoll_tu_state;
 }
-#endif
 
 /* Copies the handles that nvshmem_init made into this unit's __constant__ copy. Call once
  * per separately compiled unit with NVSHMEM device calls, after nvshmem_init. */

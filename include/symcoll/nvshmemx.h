@@ -1,6 +1,6 @@
 /* The nvshmemx_ extensions of symcoll's NVSHMEM header (see nvshmem.h): init attributes (an
  * MPI communicator, a unique id), stream-ordered RMA and collectives, warp- and block-scope
- * device RMA and barriers. Header-only, built on symcoll's public API.
+ * device RMA, barriers and team collectives. Header-only, built on symcoll's public API.
  */
 #ifndef SYMCOLL_NVSHMEMX_H
 #define SYMCOLL_NVSHMEMX_H
@@ -289,28 +289,54 @@ static inline int nvshmemi_blocking_end(symcoll_status_t status, const char *fn)
 #endif
 
 /* Reductions: every PE of the team gets the result (an all-reduce, as NVSHMEM's team
- * reductions), and reduce-scatters. X(TYPE, TYPENAME, symcoll datatype). */
-#define NVSHMEMI_REDUCE_INTEGER_TYPES(X)                                                           \
-    X(char, char, NVSHMEMI_CHAR_DATATYPE)                                                          \
-    X(signed char, schar, SYMCOLL_INT8)                                                            \
-    X(int, int, SYMCOLL_INT32)                                                                     \
-    X(long, long, SYMCOLL_INT64)                                                                   \
-    X(long long, longlong, SYMCOLL_INT64)                                                          \
-    X(ptrdiff_t, ptrdiff, SYMCOLL_INT64)                                                           \
-    X(unsigned char, uchar, SYMCOLL_UINT8)                                                         \
-    X(unsigned int, uint, SYMCOLL_UINT32)                                                          \
-    X(unsigned long, ulong, SYMCOLL_UINT64)                                                        \
-    X(unsigned long long, ulonglong, SYMCOLL_UINT64)                                               \
-    X(size_t, size, SYMCOLL_UINT64)                                                                \
-    X(int8_t, int8, SYMCOLL_INT8)                                                                  \
-    X(int32_t, int32, SYMCOLL_INT32)                                                               \
-    X(int64_t, int64, SYMCOLL_INT64)                                                               \
-    X(uint8_t, uint8, SYMCOLL_UINT8)                                                               \
-    X(uint32_t, uint32, SYMCOLL_UINT32)                                                            \
-    X(uint64_t, uint64, SYMCOLL_UINT64)
-#define NVSHMEMI_REDUCE_FLOAT_TYPES(X)                                                             \
-    X(float, float, SYMCOLL_FLOAT32)                                                               \
-    X(double, double, SYMCOLL_FLOAT64)
+ * reductions), and reduce-scatters. The types: X(TYPE, TYPENAME, symcoll datatype, Y), Y handed
+ * through to X, so that NVSHMEMI_REDUCTIONS gives one definer every (type, op) pair. */
+#define NVSHMEMI_REDUCE_INTEGER_TYPES(X, Y)                                                        \
+    X(char, char, NVSHMEMI_CHAR_DATATYPE, Y)                                                       \
+    X(signed char, schar, SYMCOLL_INT8, Y)                                                         \
+    X(int, int, SYMCOLL_INT32, Y)                                                                  \
+    X(long, long, SYMCOLL_INT64, Y)                                                                \
+    X(long long, longlong, SYMCOLL_INT64, Y)                                                       \
+    X(ptrdiff_t, ptrdiff, SYMCOLL_INT64, Y)                                                        \
+    X(unsigned char, uchar, SYMCOLL_UINT8, Y)                                                      \
+    X(unsigned int, uint, SYMCOLL_UINT32, Y)                                                       \
+    X(unsigned long, ulong, SYMCOLL_UINT64, Y)                                                     \
+    X(unsigned long long, ulonglong, SYMCOLL_UINT64, Y)                                            \
+    X(size_t, size, SYMCOLL_UINT64, Y)                                                             \
+    X(int8_t, int8, SYMCOLL_INT8, Y)                                                               \
+    X(int32_t, int32, SYMCOLL_INT32, Y)                                                            \
+    X(int64_t, int64, SYMCOLL_INT64, Y)                                                            \
+    X(uint8_t, uint8, SYMCOLL_UINT8, Y)                                                            \
+    X(uint32_t, uint32, SYMCOLL_UINT32, Y)                                                         \
+    X(uint64_t, uint64, SYMCOLL_UINT64, Y)
+#define NVSHMEMI_REDUCE_FLOAT_TYPES(X, Y)                                                          \
+    X(float, float, SYMCOLL_FLOAT32, Y)                                                            \
+    X(double, double, SYMCOLL_FLOAT64, Y)
+#ifdef __cplusplus
+/* C++ only, as in NVSHMEM; symcoll accumulates them in float32. */
+#define NVSHMEMI_REDUCE_HALF_TYPES(X, Y)                                                           \
+    X(half, half, SYMCOLL_FLOAT16, Y)                                                              \
+    X(__nv_bfloat16, bfloat16, SYMCOLL_BFLOAT16, Y)
+#else
+#define NVSHMEMI_REDUCE_HALF_TYPES(X, Y)
+#endif
+/* The ops of a type: Y(TYPE, TYPENAME, DT, OPNAME, symcoll op) for each. */
+#define NVSHMEMI_REDUCE_ARITHMETIC_OPS(TYPE, NAME, DT, Y)                                          \
+    Y(TYPE, NAME, DT, sum, SYMCOLL_SUM)                                                            \
+    Y(TYPE, NAME, DT, prod, SYMCOLL_PROD)                                                          \
+    Y(TYPE, NAME, DT, min, SYMCOLL_MIN)                                                            \
+    Y(TYPE, NAME, DT, max, SYMCOLL_MAX)
+#define NVSHMEMI_REDUCE_INTEGER_OPS(TYPE, NAME, DT, Y)                                             \
+    NVSHMEMI_REDUCE_ARITHMETIC_OPS(TYPE, NAME, DT, Y)                                              \
+    Y(TYPE, NAME, DT, and, SYMCOLL_AND)                                                            \
+    Y(TYPE, NAME, DT, or, SYMCOLL_OR)                                                              \
+    Y(TYPE, NAME, DT, xor, SYMCOLL_XOR)
+/* Every (type, op) pair of NVSHMEM's reductions that symcoll serves, host and device alike:
+ * Y(TYPE, TYPENAME, DT, OPNAME, OP). */
+#define NVSHMEMI_REDUCTIONS(Y)                                                                     \
+    NVSHMEMI_REDUCE_INTEGER_TYPES(NVSHMEMI_REDUCE_INTEGER_OPS, Y)                                  \
+    NVSHMEMI_REDUCE_FLOAT_TYPES(NVSHMEMI_REDUCE_ARITHMETIC_OPS, Y)                                 \
+    NVSHMEMI_REDUCE_HALF_TYPES(NVSHMEMI_REDUCE_ARITHMETIC_OPS, Y)
 
 /* KIND reduce (every PE gets the reduction of all of source) or reducescatter (nreduce elements
  * per PE: PE i's dest gets the reduction of every PE's block i of source), run by FN. */
@@ -334,23 +360,7 @@ static inline int nvshmemi_blocking_end(symcoll_status_t status, const char *fn)
     NVSHMEMI_DEFINE_REDUCTION(TYPE, NAME, DT, OPNAME, OP, reduce, symcoll_reduce_on_stream)        \
     NVSHMEMI_DEFINE_REDUCTION(TYPE, NAME, DT, OPNAME, OP, reducescatter,                           \
                               symcoll_reduce_scatter_on_stream)
-#define NVSHMEMI_DEFINE_REDUCE_ARITHMETIC(TYPE, NAME, DT)                                          \
-    NVSHMEMI_DEFINE_REDUCE(TYPE, NAME, DT, sum, SYMCOLL_SUM)                                       \
-    NVSHMEMI_DEFINE_REDUCE(TYPE, NAME, DT, prod, SYMCOLL_PROD)                                     \
-    NVSHMEMI_DEFINE_REDUCE(TYPE, NAME, DT, min, SYMCOLL_MIN)                                       \
-    NVSHMEMI_DEFINE_REDUCE(TYPE, NAME, DT, max, SYMCOLL_MAX)
-#define NVSHMEMI_DEFINE_REDUCE_BITWISE(TYPE, NAME, DT)                                             \
-    NVSHMEMI_DEFINE_REDUCE(TYPE, NAME, DT, and, SYMCOLL_AND)                                       \
-    NVSHMEMI_DEFINE_REDUCE(TYPE, NAME, DT, or, SYMCOLL_OR)                                         \
-    NVSHMEMI_DEFINE_REDUCE(TYPE, NAME, DT, xor, SYMCOLL_XOR)
-NVSHMEMI_REDUCE_INTEGER_TYPES(NVSHMEMI_DEFINE_REDUCE_ARITHMETIC)
-NVSHMEMI_REDUCE_INTEGER_TYPES(NVSHMEMI_DEFINE_REDUCE_BITWISE)
-NVSHMEMI_REDUCE_FLOAT_TYPES(NVSHMEMI_DEFINE_REDUCE_ARITHMETIC)
-#ifdef __cplusplus
-/* symcoll accumulates them in float32. */
-NVSHMEMI_DEFINE_REDUCE_ARITHMETIC(half, half, SYMCOLL_FLOAT16)
-NVSHMEMI_DEFINE_REDUCE_ARITHMETIC(__nv_bfloat16, bfloat16, SYMCOLL_BFLOAT16)
-#endif
+NVSHMEMI_REDUCTIONS(NVSHMEMI_DEFINE_REDUCE)
 
 /* Broadcast, fcollect and alltoall move bytes: any element type. nelems counts elements of
  * elem_size bytes (fcollect and alltoall: per PE). */
@@ -537,6 +547,130 @@ NVSHMEMI_DEFINE_MEM_SCOPE(block)
     NVSHMEMI_DEFINE_RMA_SCOPE(TYPE, NAME, block)
 NVSHMEMI_RMA_TYPES(NVSHMEMI_DEFINE_RMA_SCOPES)
 #endif /* __CUDACC__ */
+
+/* ---- device: warp- and block-scope team collectives ----
+ *
+ * NVSHMEM's team collectives inside kernels, at warp and block scope, run symcoll's device
+ * collectives (symcoll_device_coll.cuh: the algorithms of the host calls, through the team's
+ * scratch). C++17, nvcc's default; a unit built as C++14 or older gets the host API and the
+ * device RMA, barrier_all and sync_all only.
+ *
+ * Every thread of the warp (block) calls, with the same arguments, and every PE of the team
+ * makes the same calls in the same order. Per team and PE, at most one warp or block may be
+ * inside a warp- or block-scope collective or team barrier at a time: they share the team's
+ * synchronization slot. Calls by two warps of a block need a __syncthreads between them; of
+ * two blocks, let one block make them all. No host collective of the team (_on_stream or
+ * blocking) may run while the kernel does: order them on one stream. NVSHMEM asks as much of
+ * a team's collectives; here a second warp or block goes undetected, and both calls may
+ * return wrong data or time out. nvshmemx_barrier_all_<scope> and sync_all_<scope> (above)
+ * are the header's own WORLD barrier, shared with the thread-scope nvshmem_barrier_all: they
+ * may run beside these.
+ *
+ * Each returns 0, or symcoll's status in every thread of the group: INVALID_ARGUMENT for a
+ * team the device does not know (it knows WORLD, NODE and SHARED) or a PE_root outside the
+ * team, TIMEOUT when a wait ran past SYMCOLL_TIMEOUT_MS or the team had already broken: the
+ * kernel must then return, and the host reports the timeout on the team's next call.
+ * As for the host calls, reduce and broadcast may run in place (dest == source); the dest and
+ * source of fcollect and alltoall must not overlap. nelems and nreduce count elements, the mem
+ * forms bytes. The team barrier and team_sync include a quiet of the group's puts. */
+#if defined(__CUDACC__) && __cplusplus >= 201703L
+#include "../symcoll_device_coll.cuh"
+
+/* The element type of each symcoll datatype, which the device reductions take. */
+template <symcoll_datatype_t DT> struct nvshmemi_element;
+#define NVSHMEMI_DEFINE_ELEMENT(DT, T)                                                             \
+    template <> struct nvshmemi_element<DT> { typedef T type; };
+NVSHMEMI_DEFINE_ELEMENT(SYMCOLL_INT8, int8_t)
+NVSHMEMI_DEFINE_ELEMENT(SYMCOLL_UINT8, uint8_t)
+NVSHMEMI_DEFINE_ELEMENT(SYMCOLL_INT32, int32_t)
+NVSHMEMI_DEFINE_ELEMENT(SYMCOLL_UINT32, uint32_t)
+NVSHMEMI_DEFINE_ELEMENT(SYMCOLL_INT64, int64_t)
+NVSHMEMI_DEFINE_ELEMENT(SYMCOLL_UINT64, uint64_t)
+NVSHMEMI_DEFINE_ELEMENT(SYMCOLL_FLOAT16, __half)
+NVSHMEMI_DEFINE_ELEMENT(SYMCOLL_BFLOAT16, __nv_bfloat16)
+NVSHMEMI_DEFINE_ELEMENT(SYMCOLL_FLOAT32, float)
+NVSHMEMI_DEFINE_ELEMENT(SYMCOLL_FLOAT64, double)
+
+/* Runs call(handle) on team's device handle: 0, or the status above. The arguments are
+ * checked before any synchronization, so a refused call returns on every PE alike. */
+template <typename Call>
+NVSHMEMI_DEV int nvshmemi_team_collective(nvshmem_team_t team, Call call, int root = 0) {
+    const symcoll_device_t *h = nvshmemi_device_team(nvshmemi_team(team));
+    if (!h || root < 0 || root >= h->team_size)
+        return (int)SYMCOLL_ERROR_INVALID_ARGUMENT;
+    return call(*h) ? 0 : (int)SYMCOLL_ERROR_TIMEOUT;
+}
+
+/* Broadcast, fcollect and alltoall move bytes: the typed forms are the mem forms. KIND
+ * fcollect or alltoall, of nelems bytes per PE. */
+#define NVSHMEMI_DEFINE_BLOCKS_SCOPE(KIND, SCOPE)                                                  \
+    NVSHMEMI_DEV int nvshmemx_##KIND##mem_##SCOPE(nvshmem_team_t team, void *dest,                 \
+                                                  const void *source, size_t nelems) {             \
+        return nvshmemi_team_collective(team, [&](const symcoll_device_t &h) {                     \
+            return symcoll_dev_##KIND##_##SCOPE(h, (uint8_t *)dest, (const uint8_t *)source,       \
+                                                nelems);                                           \
+        });                                                                                        \
+    }
+#define NVSHMEMI_DEFINE_COLL_SCOPE(SCOPE)                                                          \
+    NVSHMEMI_DEV int nvshmemx_barrier_##SCOPE(nvshmem_team_t team) {                               \
+        return nvshmemi_team_collective(                                                           \
+            team, [](const symcoll_device_t &h) { return symcoll_dev_barrier_##SCOPE(h); });       \
+    }                                                                                              \
+    NVSHMEMI_DEV int nvshmemx_team_sync_##SCOPE(nvshmem_team_t team) {                             \
+        return nvshmemx_barrier_##SCOPE(team);                                                     \
+    }                                                                                              \
+    NVSHMEMI_DEV int nvshmemx_broadcastmem_##SCOPE(                                                \
+        nvshmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root) {         \
+        return nvshmemi_team_collective(                                                           \
+            team,                                                                                  \
+            [&](const symcoll_device_t &h) {                                                       \
+                return symcoll_dev_broadcast_##SCOPE(h, (uint8_t *)dest, (const uint8_t *)source,  \
+                                                     nelems, PE_root);                             \
+            },                                                                                     \
+            PE_root);                                                                              \
+    }                                                                                              \
+    NVSHMEMI_DEFINE_BLOCKS_SCOPE(fcollect, SCOPE)                                                  \
+    NVSHMEMI_DEFINE_BLOCKS_SCOPE(alltoall, SCOPE)
+NVSHMEMI_DEFINE_COLL_SCOPE(warp)
+NVSHMEMI_DEFINE_COLL_SCOPE(block)
+
+#define NVSHMEMI_DEFINE_EXCHANGE_SCOPE(TYPE, NAME, SCOPE)                                          \
+    NVSHMEMI_DEV int nvshmemx_##NAME##_broadcast_##SCOPE(                                          \
+        nvshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems, int PE_root) {         \
+        return nvshmemx_broadcastmem_##SCOPE(team, dest, source, nelems * sizeof(TYPE), PE_root);  \
+    }                                                                                              \
+    NVSHMEMI_DEV int nvshmemx_##NAME##_fcollect_##SCOPE(nvshmem_team_t team, TYPE *dest,           \
+                                                        const TYPE *source, size_t nelems) {       \
+        return nvshmemx_fcollectmem_##SCOPE(team, dest, source, nelems * sizeof(TYPE));            \
+    }                                                                                              \
+    NVSHMEMI_DEV int nvshmemx_##NAME##_alltoall_##SCOPE(nvshmem_team_t team, TYPE *dest,           \
+                                                        const TYPE *source, size_t nelems) {       \
+        return nvshmemx_alltoallmem_##SCOPE(team, dest, source, nelems * sizeof(TYPE));            \
+    }
+#define NVSHMEMI_DEFINE_EXCHANGE_SCOPES(TYPE, NAME)                                                \
+    NVSHMEMI_DEFINE_EXCHANGE_SCOPE(TYPE, NAME, warp)                                               \
+    NVSHMEMI_DEFINE_EXCHANGE_SCOPE(TYPE, NAME, block)
+NVSHMEMI_RMA_TYPES(NVSHMEMI_DEFINE_EXCHANGE_SCOPES)
+
+/* KIND reduce or reducescatter (as on the host) at SCOPE, run by FN_<SCOPE> on symcoll's element
+ * type of DT. */
+#define NVSHMEMI_DEFINE_REDUCTION_SCOPE(TYPE, NAME, DT, OPNAME, OP, KIND, FN, SCOPE)               \
+    NVSHMEMI_DEV int nvshmemx_##NAME##_##OPNAME##_##KIND##_##SCOPE(                                \
+        nvshmem_team_t team, TYPE *dest, const TYPE *source, size_t nreduce) {                     \
+        typedef nvshmemi_element<DT>::type T;                                                      \
+        return nvshmemi_team_collective(team, [&](const symcoll_device_t &h) {                     \
+            return FN##_##SCOPE<T, OP>(h, (T *)dest, (const T *)source, nreduce);                  \
+        });                                                                                        \
+    }
+#define NVSHMEMI_DEFINE_REDUCE_SCOPE(TYPE, NAME, DT, OPNAME, OP, SCOPE)                            \
+    NVSHMEMI_DEFINE_REDUCTION_SCOPE(TYPE, NAME, DT, OPNAME, OP, reduce, symcoll_dev_reduce, SCOPE) \
+    NVSHMEMI_DEFINE_REDUCTION_SCOPE(TYPE, NAME, DT, OPNAME, OP, reducescatter,                     \
+                                    symcoll_dev_reduce_scatter, SCOPE)
+#define NVSHMEMI_DEFINE_REDUCE_SCOPES(TYPE, NAME, DT, OPNAME, OP)                                  \
+    NVSHMEMI_DEFINE_REDUCE_SCOPE(TYPE, NAME, DT, OPNAME, OP, warp)                                 \
+    NVSHMEMI_DEFINE_REDUCE_SCOPE(TYPE, NAME, DT, OPNAME, OP, block)
+NVSHMEMI_REDUCTIONS(NVSHMEMI_DEFINE_REDUCE_SCOPES)
+#endif /* __CUDACC__ and C++17 */
 
 /* ---- refused at compile time ---- */
 
