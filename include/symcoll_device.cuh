@@ -19,8 +19,9 @@
  * Grids that wait: a kernel whose blocks wait for other PEs (a barrier, a signal wait) needs
  * every block of every PE resident at once. On GPUs of their own that is the GPU's size; where
  * PEs share a GPU (several per GPU under MPS), launch at most symcoll_gpu_sharing()'s sm_share
- * blocks (one per SM) and give each PE CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=100/PEs, or blocks
- * may wait for blocks that never start, until the timeout.
+ * blocks (one per SM), give each PE CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=100/PEs, and size blocks
+ * so that two fit one SM (__launch_bounds__(threads, 2)): the PEs' blocks may share SMs. Else
+ * blocks may wait for blocks that never start, until the timeout.
  */
 #ifndef SYMCOLL_DEVICE_CUH
 #define SYMCOLL_DEVICE_CUH

@@ -483,7 +483,11 @@ static int finish(parser_t *p) {
     }
     if (run == RUN_DEV_COLL) {
         a->iters = p->iters_given ? a->iters : PERF_DEV_COLL_DEFAULT_ITERS;
-        a->dev_latency_max_bytes = p->max_given ? a->max_bytes : PERF_DEV_LATENCY_MAX_BYTES;
+        /* One warp or block moves at most 8 KiB per peer an LL round: past 64 KiB a call takes
+         * milliseconds, and 200 of them per kernel would take the run's time. */
+        a->dev_latency_max_bytes = p->max_given && a->max_bytes < PERF_DEV_LATENCY_MAX_BYTES
+                                       ? a->max_bytes
+                                       : PERF_DEV_LATENCY_MAX_BYTES;
     }
     if (run == RUN_MOE) {
         a->min_bytes = p->min_given ? a->min_bytes : PERF_MOE_MIN_HIDDEN;
@@ -748,7 +752,7 @@ void perf_args_usage(FILE *out) {
           "                                        calls); both checked (-c). Latency table, us\n"
           "                                        per call: symcoll_dev_<op>_warp (one warp)\n"
           "                                        and _block (one block of 128 threads) from\n"
-          "                                        -b to -e (default 8 B to 64 KiB), beside\n"
+          "                                        -b to -e (64 KiB at most), beside\n"
           "                                        symcoll_dev_barrier (one block of 128).\n"
           "                                        Bandwidth table, time and busbw:\n"
           "                                        symcoll_dev_<op>_grid, a cooperative kernel\n"

@@ -63,7 +63,7 @@ typedef struct {
     perf_dev_op_t dev_op; /* not PERF_DEV_NONE: that measurement instead of the collectives */
     bool dev_colls[PERF_DEV_NUM_COLLS]; /* dev_op PERF_DEV_COLL: the in-kernel collectives */
     size_t dev_latency_max_bytes;       /* dev_op PERF_DEV_COLL: the warp and block tables' largest
-                                           size (-e, else PERF_DEV_LATENCY_MAX_BYTES); max_bytes is
+                                           size (-e, at most PERF_DEV_LATENCY_MAX_BYTES); max_bytes is
                                            the grid table's */
     bool types[SYMCOLL_NUM_DATATYPES];
     bool redops[SYMCOLL_NUM_OPS];

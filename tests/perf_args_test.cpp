@@ -237,7 +237,7 @@ TEST(PerfArgs, DevCollectivesRunTogetherWithTheirOwnSizes) {
                "--csv",     "x.csv",
                "--compare", "nccl"});
     ASSERT_EQ(p.rc, 0) << p.err;
-    EXPECT_EQ(p.args.dev_latency_max_bytes, (size_t)1 << 20);
+    EXPECT_EQ(p.args.dev_latency_max_bytes, (size_t)64 << 10); // -e 1m: the grid's alone
     EXPECT_EQ(sizes(p.args).size(), 11u);
     EXPECT_EQ(p.args.iters, 50);
     EXPECT_EQ(p.args.warmup, 1);

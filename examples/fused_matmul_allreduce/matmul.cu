@@ -90,8 +90,11 @@ static __device__ void store_tile(const float acc[MM_PER_THREAD][MM_PER_THREAD],
 }
 
 /* staging NULL: C = A x B. Otherwise every tile goes contiguous into the block's staging slot
- * (the symmetric source that the peers read) and comes back into C as the team's sum. */
-static __global__ void __launch_bounds__(MM_THREADS)
+ * (the symmetric source that the peers read) and comes back into C as the team's sum. Two
+ * blocks fit one SM (128 registers at most): where PEs share a GPU their blocks may share SMs,
+ * and a block that waits for a peer's block must never keep that one from starting (with 209
+ * registers, one block per SM, 2 PEs under MPS timed out after some hundred tiles). */
+static __global__ void __launch_bounds__(MM_THREADS, 2)
     matmul(symcoll_device_t h, const float *A, const float *B, float *C, int n, float *staging,
            int *failed) {
     int side = (n + MM_TILE - 1) / MM_TILE, tiles = side * side;
