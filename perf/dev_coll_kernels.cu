@@ -36,9 +36,11 @@ static __device__ bool one_call(const perf_dev_call_t &c) {
 #undef CALL_CASE
 }
 
-/* iters calls of collective C at scope S. */
+/* iters calls of collective C at scope S. Two blocks fit one SM (64 registers at 512 threads):
+ * the grid's blocks wait for the other PEs' blocks, which may share their SMs where PEs share a
+ * GPU (with one block per SM, 2 PEs under MPS timed out). */
 template <perf_dev_scope_t S, perf_dev_coll_t C>
-static __global__ void __launch_bounds__(SYMCOLL_TUNING_MAX_THREADS, 1)
+static __global__ void __launch_bounds__(SYMCOLL_TUNING_MAX_THREADS, 2)
     call_loop(perf_dev_call_t c, int iters) {
     for (int i = 0; i < iters; i++) {
         if (!one_call<S, C>(c)) {
