@@ -28,12 +28,14 @@
  *          packets through the team's scratch, sized for latency: a few microseconds up to
  *          a few KiB per PE, 8 KiB per peer a round beyond.
  *   block  every thread of one block calls; the same algorithm with the block's threads.
- *   grid   every thread of every block of the kernel calls. The kernel must be a cooperative
- *          launch (cudaLaunchCooperativeKernel, or cudaLaunchAttributeCooperative) of at
- *          most SYMCOLL_MAX_BLOCKS blocks, all resident at once (and, where PEs share a GPU,
- *          at most symcoll_gpu_sharing()'s sm_share blocks, as for any grid that waits: see
- *          symcoll_device.cuh). Blocks split the data and move it straight to or from peer
- *          memory at 16-byte accesses: the bandwidth algorithms of the host calls.
+ *   grid   every thread of every block of the kernel calls. At most SYMCOLL_MAX_BLOCKS
+ *          blocks, all resident at once, as for any grid whose blocks wait (symcoll_device.cuh:
+ *          where PEs share a GPU, at most symcoll_gpu_sharing()'s sm_share blocks, two of
+ *          which fit one SM). A plain launch will do: the blocks meet on a word of the team's
+ *          area, not through a cooperative launch (which under MPS kept the kernels of PEs
+ *          sharing a GPU from running side by side). Blocks split the data and move it
+ *          straight to or from peer memory at 16-byte accesses: the bandwidth algorithms of
+ *          the host calls. One grid-scope call of a team at a time per PE.
  *   Per team and PE, at most one warp or block is inside a warp- or block-scope collective
  *   or device barrier at a time (they share the team's slot 0 and its barrier slot), and
  *   no host-launched collective of the team runs concurrently with the kernel: order them
@@ -50,7 +52,6 @@
 #error "symcoll_device_coll.cuh needs C++17 (nvcc -std=c++17, the default since CUDA 12)"
 #endif
 
-#include <cooperative_groups.h>
 #include "symcoll/detail/coll_move.cuh"
 #include "symcoll/detail/coll_reduce.cuh"
 
@@ -118,39 +119,67 @@ SYMCOLL_DEV symcoll_coll_args_t symcoll_dev_coll_args(const symcoll_device_t &h,
     return a;
 }
 
+/* The blocks of this PE's kernel meet (a grid sync), on this PE's own word of the team's area:
+ * each block's thread 0 adds an arrival; the last one takes the arrivals back and raises the
+ * generation in the same add, which the others wait for. What a block wrote before is visible
+ * to every block after (device-scope fences on both sides). The grid's blocks must all be
+ * resident, as for any grid whose blocks wait; no cooperative launch is needed (under MPS,
+ * cooperative kernels of PEs that share a GPU did not run side by side). False in the whole
+ * block on timeout. */
+SYMCOLL_DEV bool symcoll_dev_grid_sync(const symcoll_device_t &h, const symcoll_dev_group_t &g,
+                                       int collective) {
+    uint64_t *word = (uint64_t *)(h.team_sync + SYMCOLL_SYNC_GRID_OFF(h.team_size));
+    bool ok = true;
+    __syncthreads();
+    if (g.lane == 0) {
+        __threadfence();
+        uint64_t old = atomicAdd((unsigned long long *)word, 1ull);
+        if ((uint32_t)old + 1 == g.parts) {
+            atomicAdd((unsigned long long *)word, (1ull << 32) - g.parts);
+        } else {
+            uint64_t start = 0;
+            for (uint32_t polls = 1; *(volatile uint64_t *)word >> 32 == old >> 32; polls++)
+                if ((polls & 1023) == 0 &&
+                    symcoll_dev_wait_expired(h, &start, collective, h.my_pe, old >> 32)) {
+                    ok = false;
+                    break;
+                }
+        }
+        __threadfence();
+    }
+    return __syncthreads_and(ok);
+}
+
 /* Before the algorithm: every thread of the scope has written its src and is done reading
  * the previous call's results (and the LL epoch that the previous call recorded is visible to
  * the whole group); a grid call refuses grids past the synchronization slots. */
-SYMCOLL_DEV bool symcoll_dev_coll_enter(const symcoll_dev_group_t &g) {
+SYMCOLL_DEV bool symcoll_dev_coll_enter(const symcoll_device_t &h, const symcoll_dev_group_t &g,
+                                        int collective) {
     if (g.parts == 1) {
         symcoll_dev_group_sync(g);
         return true;
     }
-    if (g.parts > SYMCOLL_MAX_BLOCKS)
-        return false;
-    cooperative_groups::this_grid().sync();
-    return true;
+    return g.parts <= SYMCOLL_MAX_BLOCKS && symcoll_dev_grid_sync(h, g, collective);
 }
 
 /* After a grid call: every block's part is in dst before any thread reads it; false in every
  * block when any block's wait failed (the team's record is then set). */
 SYMCOLL_DEV bool symcoll_dev_coll_leave(const symcoll_device_t &h, const symcoll_dev_group_t &g,
-                                        bool ok) {
+                                        int collective, bool ok) {
     if (g.parts == 1)
         return ok;
-    cooperative_groups::this_grid().sync();
-    return ok && !symcoll_dev_team_broken(h);
+    return symcoll_dev_grid_sync(h, g, collective) && ok && !symcoll_dev_team_broken(h);
 }
 
 /* broadcast, fcollect and alltoall: LL for one group, otherwise push (pull for a broadcast,
  * which spreads the root's reads over the readers). */
 SYMCOLL_DEV bool symcoll_dev_coll_move(const symcoll_dev_group_t &g, const symcoll_coll_args_t &a,
                                        symcoll_flow_t flow) {
-    if (!symcoll_dev_coll_enter(g))
+    if (!symcoll_dev_coll_enter(a.h, g, a.collective))
         return false;
     bool ok = g.parts == 1 ? symcoll_coll_move_ll(g, a, flow)
                            : symcoll_coll_move_bw(g, a, flow, flow != SYMCOLL_FLOW_ONE_TO_ALL);
-    return symcoll_dev_coll_leave(a.h, g, ok);
+    return symcoll_dev_coll_leave(a.h, g, a.collective, ok);
 }
 
 /* Grid-scope reduces at and beyond this many bytes run two_shot (each member reduces a share
@@ -161,13 +190,13 @@ template <typename T, symcoll_op_t OP>
 SYMCOLL_DEV bool symcoll_dev_coll_reduce(const symcoll_dev_group_t &g,
                                          const symcoll_coll_args_t &a) {
     typedef typename symcoll_dev_op<T, OP>::type Op;
-    if (!symcoll_dev_coll_enter(g))
+    if (!symcoll_dev_coll_enter(a.h, g, a.collective))
         return false;
     bool two_shot = a.collective == SYMCOLL_COLL_REDUCE && a.h.team_size > 1 &&
                     a.bytes >= SYMCOLL_DEV_TWO_SHOT_BYTES;
     bool ok = g.parts == 1 ? symcoll_coll_reduce_ll<T, Op>(g, a)
                            : symcoll_coll_reduce_bw<T, Op>(g, a, two_shot);
-    return symcoll_dev_coll_leave(a.h, g, ok);
+    return symcoll_dev_coll_leave(a.h, g, a.collective, ok);
 }
 
 /* ---- the collectives at each scope ---- */
@@ -295,15 +324,16 @@ SYMCOLL_DEV bool symcoll_dev_barrier_block(const symcoll_device_t &h) {
     return symcoll_dev_barrier(h);
 }
 
-/* The team barrier for every thread of the kernel (a cooperative launch, as for the
+/* The team barrier for every thread of the kernel (its blocks all resident, as for the
  * grid-scope collectives, of any number of blocks): includes a quiet of every block's puts.
  * Block 0 meets the team on the device barrier's slot (symcoll_dev_barrier) between two grid
  * syncs. */
 SYMCOLL_DEV bool symcoll_dev_barrier_grid(const symcoll_device_t &h) {
-    cooperative_groups::this_grid().sync();
-    bool ok = symcoll_dev_grid_group().part != 0 || symcoll_dev_barrier(h);
-    cooperative_groups::this_grid().sync();
-    return ok && !symcoll_dev_team_broken(h);
+    symcoll_dev_group_t g = symcoll_dev_grid_group();
+    bool ok = symcoll_dev_grid_sync(h, g, SYMCOLL_COLL_DEVICE_API);
+    ok = ok && (g.part != 0 || symcoll_dev_barrier(h));
+    return symcoll_dev_grid_sync(h, g, SYMCOLL_COLL_DEVICE_API) && ok &&
+           !symcoll_dev_team_broken(h);
 }
 
 #endif

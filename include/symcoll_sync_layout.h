@@ -22,7 +22,9 @@
  * ll[block][i][2]    LL buffers written by team member i, double-buffered by epoch parity
  * local[2]           uint64, this PE's own words for the library's kernels, never read by
  *                    peers nor by the device API (alltoallv: the epoch of block 0's counts,
- *                    and how many blocks have read them) */
+ *                    and how many blocks have read them)
+ * grid               uint64, this PE's own word for the device API's grid syncs (the blocks
+ *                    of one kernel meet): arrivals in the low 32 bits, the generation above */
 #define SYMCOLL_SYNC_COUNTER_OFF ((size_t)0)
 #define SYMCOLL_SYNC_LL_EPOCH_OFF ((size_t)SYMCOLL_SYNC_SLOTS * 8)
 #define SYMCOLL_SYNC_FLAG_OFF ((size_t)(SYMCOLL_SYNC_SLOTS + SYMCOLL_LL_BLOCKS) * 8)
@@ -31,6 +33,7 @@
     ((SYMCOLL_SYNC_ACK_OFF(n) + (size_t)SYMCOLL_LL_BLOCKS * (n)*8 + 127) & ~(size_t)127)
 #define SYMCOLL_SYNC_LOCAL_OFF(n)                                                                  \
     (SYMCOLL_SYNC_LL_OFF(n) + (size_t)SYMCOLL_LL_BLOCKS * (n)*2 * SYMCOLL_LL_SLOT_BYTES)
-#define SYMCOLL_SYNC_BYTES(n) (SYMCOLL_SYNC_LOCAL_OFF(n) + 2 * 8)
+#define SYMCOLL_SYNC_GRID_OFF(n) (SYMCOLL_SYNC_LOCAL_OFF(n) + 2 * 8)
+#define SYMCOLL_SYNC_BYTES(n) (SYMCOLL_SYNC_GRID_OFF(n) + 8)
 
 #endif

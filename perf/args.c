@@ -755,7 +755,7 @@ void perf_args_usage(FILE *out) {
           "                                        -b to -e (64 KiB at most), beside\n"
           "                                        symcoll_dev_barrier (one block of 128).\n"
           "                                        Bandwidth table, time and busbw:\n"
-          "                                        symcoll_dev_<op>_grid, a cooperative kernel\n"
+          "                                        symcoll_dev_<op>_grid, a kernel\n"
           "                                        of min(128, sm_share, SMs) blocks of 512\n"
           "                                        threads, from -b to -e (default 128 MiB).\n"
           "                                        -w warm-up kernels (host: -w calls, a replay\n"

@@ -221,7 +221,7 @@ static int run_latency(dev_coll_t *s, const size_t *sizes, size_t n_sizes) {
 static int run_bandwidth(dev_coll_t *s, const size_t *sizes, size_t n_sizes) {
     if (s->me == 0) {
         printf("#\n# in-kernel collectives, bandwidth (%d PEs): symcoll_dev_<op>_grid by a "
-               "cooperative kernel of %d blocks of %d threads (the least of SYMCOLL_MAX_BLOCKS "
+               "kernel of %d blocks of %d threads (the least of SYMCOLL_MAX_BLOCKS "
                "%d, sm_share %d and %d SMs); busbw: nccl-tests' factors; else as above\n",
                s->npes, s->grid_blocks, scope_threads[PERF_DEV_SCOPE_GRID], SYMCOLL_MAX_BLOCKS,
                s->sm_share, s->sms);

@@ -77,5 +77,5 @@ extern "C" cudaError_t perf_dev_coll_launch(perf_dev_coll_t coll, perf_dev_scope
 #undef SCOPE_CASE
     perf_dev_call_t c = *call;
     void *args[] = {&c, &iters};
-    return cudaLaunchCooperativeKernel(kernel, dim3(blocks), dim3(threads), args, 0, stream);
+    return cudaLaunchKernel(kernel, dim3(blocks), dim3(threads), args, 0, stream);
 }

@@ -31,7 +31,7 @@ typedef struct {
     int *failed;        /* device memory: set to 1 when a call returns false */
 } perf_dev_call_t;
 
-/* A cooperative kernel of blocks blocks (1 for warp and block scope) that makes iters calls of
+/* A kernel of blocks blocks (1 for warp and block scope) that makes iters calls of
  * coll at scope on float32 (sum for reduce). A call that returns false (a timed-out wait, a
  * grid past the synchronization slots) sets *failed and ends the kernel. */
 cudaError_t perf_dev_coll_launch(perf_dev_coll_t coll, perf_dev_scope_t scope,

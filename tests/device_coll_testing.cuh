@@ -12,8 +12,9 @@ enum Scope { WARP, BLOCK, GRID };
 const char *const kScopeNames[] = {"warp", "block", "grid"};
 const Scope kScopes[] = {WARP, BLOCK, GRID};
 
-// How each scope is launched (always cooperatively): warp: the second warp of a 48-thread block,
-// a partial warp of 16 threads; block: one block of 96 threads; grid: kGridBlocks blocks of 128.
+// How each scope is launched (plainly, as a user would): warp: the second warp of a 48-thread
+// block, a partial warp of 16 threads; block: one block of 96 threads; grid: kGridBlocks blocks of
+// 128.
 constexpr int kGridBlocks = 4;
 
 struct Launch {

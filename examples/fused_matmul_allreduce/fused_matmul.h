@@ -42,7 +42,7 @@ static __host__ __device__ inline float mm_value(int pe, int matrix, int row, in
 /* The blocks of the matmul: one per tile, at most MM_MAX_GRID (one synchronization slot
  * each) and at most sm_share (symcoll_gpu_sharing: every block of every PE resident). */
 int mm_grid(int n, int sm_share);
-/* Enqueues C = A x B on m->stream (a cooperative launch of m->grid blocks); fused: each tile
+/* Enqueues C = A x B on m->stream (a launch of m->grid blocks, all resident); fused: each tile
  * goes through m->staging and leaves as the team's sum, else C holds this PE's product. */
 void mm_launch(const mm_t *m, int fused);
 

@@ -133,8 +133,9 @@ void mm_launch(const mm_t *m, int fused) {
     float *c = m->c, *staging = fused ? m->staging : NULL;
     int n = m->n, *failed = m->failed;
     void *args[] = {&h, &a, &b, &c, &n, &staging, &failed};
-    /* Cooperative, so that the launch fails rather than leave a block of the fused kernel
-     * waiting for a peer's block that waits for one of ours that cannot start. */
-    CHECK_CUDA(cudaLaunchCooperativeKernel((const void *)matmul, dim3(m->grid), dim3(MM_THREADS),
-                                           args, 0, m->stream));
+    /* A plain launch: at most sm_share blocks, two of which fit one SM, are all resident. (A
+     * cooperative launch would check that too, but under MPS it kept the PEs' kernels from
+     * running side by side.) */
+    CHECK_CUDA(cudaLaunchKernel((const void *)matmul, dim3(m->grid), dim3(MM_THREADS), args, 0,
+                                m->stream));
 }
