@@ -11,13 +11,14 @@
 #define SYMCOLL_LAUNCH_PROTOCOL_H
 
 /* X(NAME): the variables, numbers first (rank and size; on one node the local ones equal
- * them; the report pipe and its inode), then texts (the NCCL unique id in hex, or the name
- * of the socket bootstrap's abstract socket; one of the two). */
+ * them; the simulated node, only under --nodes; the report pipe and its inode), then texts (the
+ * NCCL unique id in hex, or the name of the socket bootstrap's abstract socket; one of the two). */
 #define SYMCOLL_LAUNCH_VARIABLES(X)                                                                \
     X(RANK)                                                                                        \
     X(SIZE)                                                                                        \
     X(LOCAL_RANK)                                                                                  \
     X(LOCAL_SIZE)                                                                                  \
+    X(NODE_ID)                                                                                     \
     X(LAUNCHER_FD)                                                                                 \
     X(LAUNCHER_FD_INODE)                                                                           \
     X(UNIQUEID)                                                                                    \

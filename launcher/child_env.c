@@ -22,7 +22,11 @@ static bool is_launch_variable(const char *entry) {
     return false;
 }
 
-bool child_env_create(struct child_env *env, int rank, int size,
+int rank_node(int rank, int size, int nodes) {
+    return nodes > 0 ? (int)((long)rank * nodes / size) : -1;
+}
+
+bool child_env_create(struct child_env *env, int rank, int size, int node,
                       const struct child_bootstrap *bootstrap, const struct rank_status *status) {
     size_t n_inherited = 0;
     while (environ[n_inherited] != NULL)
@@ -43,8 +47,8 @@ bool child_env_create(struct child_env *env, int rank, int size,
 
     char *cursor = env->own_vars;
     const char *own_end = env->own_vars + own_capacity;
-    /* Single node: the local rank and size are the global ones. Of the texts, the bootstrap
-     * sets one. */
+    /* One host: the local rank and size are the global ones (simulated nodes share the host's
+     * GPUs, which the local rank picks among). Of the texts, the bootstrap sets one. */
     const struct {
         bool set;
         unsigned long long number;
@@ -54,6 +58,7 @@ bool child_env_create(struct child_env *env, int rank, int size,
         [VAR_SIZE] = {true, (unsigned long long)size, NULL},
         [VAR_LOCAL_RANK] = {true, (unsigned long long)rank, NULL},
         [VAR_LOCAL_SIZE] = {true, (unsigned long long)size, NULL},
+        [VAR_NODE_ID] = {node >= 0, (unsigned long long)node, NULL},
         [VAR_LAUNCHER_FD] = {true, (unsigned long long)status->write_fd, NULL},
         [VAR_LAUNCHER_FD_INODE] = {true, status->inode, NULL},
         [VAR_UNIQUEID] = {bootstrap->uniqueid_hex != NULL, 0, bootstrap->uniqueid_hex},

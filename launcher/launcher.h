@@ -34,6 +34,7 @@ struct launch_options {
     bool tag_output;
     bool keep_going;        /* a failed PE does not stop the others */
     double timeout_seconds; /* 0: none */
+    int nodes;              /* 0: one node; else the ranks form this many simulated nodes */
     char **program_argv;    /* the program and its arguments, NULL-terminated */
 };
 
@@ -67,11 +68,14 @@ struct child_bootstrap {
     const char *socket_name;  /* SYMCOLL_BOOTSTRAP_SOCKET */
 };
 
-/* The launcher's environment minus inherited launch variables, plus this rank's, its
-   bootstrap's, and the status pipe's write end with its inode. Returns false when out of
-   memory. */
-bool child_env_create(struct child_env *env, int rank, int size,
+/* The launcher's environment minus inherited launch variables, plus this rank's (and its
+   simulated node's, node >= 0), its bootstrap's, and the status pipe's write end with its
+   inode. Returns false when out of memory. */
+bool child_env_create(struct child_env *env, int rank, int size, int node,
                       const struct child_bootstrap *bootstrap, const struct rank_status *status);
+/* The simulated node of rank among size ranks in nodes nodes: contiguous blocks of ranks, as
+   many as possible equal; -1 without --nodes. */
+int rank_node(int rank, int size, int nodes);
 void child_env_destroy(struct child_env *env);
 
 #define TAG_PREFIX_MAX 16

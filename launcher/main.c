@@ -11,7 +11,9 @@ static void start_children(struct supervisor *sup, const struct launch_options *
         struct child *child = &sup->children[rank];
         struct child_env env;
         child->rank = rank;
-        if (!child_env_create(&env, rank, options->n_pes, bootstrap, sup->status)) {
+        if (!child_env_create(&env, rank, options->n_pes,
+                              rank_node(rank, options->n_pes, options->nodes), bootstrap,
+                              sup->status)) {
             fprintf(stderr, LAUNCHER_NAME ": out of memory\n");
             supervisor_fail(sup, EXIT_FAILURE);
             return;
@@ -52,6 +54,12 @@ int main(int argc, char **argv) {
                     options.n_pes, MAX_PES);
             options.n_pes = MAX_PES;
         }
+    }
+
+    if (options.nodes > options.n_pes) {
+        fprintf(stderr, LAUNCHER_NAME ": --nodes %d needs at least %d PEs, not %d\n", options.nodes,
+                options.nodes, options.n_pes);
+        return EXIT_USAGE;
     }
 
     /* NCCL refuses two ranks on one GPU; where it cannot make an id, the socket serves too. */

@@ -27,6 +27,9 @@ void print_usage(FILE *out) {
             "                       or auto (default: socket when PEs outnumber the GPUs)\n"
             "      --tag-output     prefix every output line with \"[rank] \"\n"
             "      --timeout SEC    kill the PEs after SEC seconds and exit 124\n"
+            "      --nodes K        split the PEs into K simulated nodes (contiguous blocks of\n"
+            "                       ranks, SYMCOLL_NODE_ID): PEs of different nodes map none\n"
+            "                       of each other's memory, as on different hosts\n"
             "      --keep-going     let the other PEs run on when one fails (they see\n"
             "                       SYMCOLL_ERROR_TIMEOUT); the exit status is still the\n"
             "                       first failure's\n"
@@ -46,6 +49,19 @@ static bool parse_n_pes(const char *text, int *n_pes) {
         return false;
     }
     *n_pes = (int)value;
+    return true;
+}
+
+static bool parse_nodes(const char *text, int *nodes) {
+    char *end;
+    errno = 0;
+    long value = strtol(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || value < 1 || value > MAX_PES) {
+        fprintf(stderr, LAUNCHER_NAME ": --nodes: '%s' is not a node count from 1 to %d\n", text,
+                MAX_PES);
+        return false;
+    }
+    *nodes = (int)value;
     return true;
 }
 
@@ -87,7 +103,7 @@ static bool parse_bootstrap(const char *text, enum launch_bootstrap *bootstrap) 
     return false;
 }
 
-enum { OPTION_TAG_OUTPUT = 256, OPTION_TIMEOUT, OPTION_KEEP_GOING, OPTION_BOOTSTRAP };
+enum { OPTION_TAG_OUTPUT = 256, OPTION_TIMEOUT, OPTION_KEEP_GOING, OPTION_BOOTSTRAP, OPTION_NODES };
 
 enum parse_result parse_options(int argc, char **argv, struct launch_options *options) {
     static const struct option long_options[] = {
@@ -96,6 +112,7 @@ enum parse_result parse_options(int argc, char **argv, struct launch_options *op
         {"timeout", required_argument, NULL, OPTION_TIMEOUT},
         {"keep-going", no_argument, NULL, OPTION_KEEP_GOING},
         {"bootstrap", required_argument, NULL, OPTION_BOOTSTRAP},
+        {"nodes", required_argument, NULL, OPTION_NODES},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -130,6 +147,10 @@ enum parse_result parse_options(int argc, char **argv, struct launch_options *op
             break;
         case OPTION_BOOTSTRAP:
             if (!parse_bootstrap(optarg, &options->bootstrap))
+                return PARSE_INVALID;
+            break;
+        case OPTION_NODES:
+            if (!parse_nodes(optarg, &options->nodes))
                 return PARSE_INVALID;
             break;
         case OPTION_TIMEOUT:

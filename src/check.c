@@ -100,7 +100,8 @@ symcoll_status_t symcoll_check_p2p(const char *fn, const char *whose, topo_class
         return SYMCOLL_SUCCESS;
     return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
                              "%s: %s has members whose GPUs cannot reach each other with "
-                             "loads and stores (no P2P path); such teams are not supported yet",
+                             "loads and stores (no P2P path, or other nodes); such teams are not "
+                             "supported yet",
                              fn, whose);
 }
 

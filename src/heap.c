@@ -76,13 +76,13 @@ static symcoll_status_t create_local(const symcoll_driver_t *d, symcoll_heap_t *
     return st;
 }
 
-/* Imports and maps the heap of every same-host peer; a peer whose memory this GPU cannot
- * access stays unmapped (not reachable) rather than failing init. */
+/* Imports and maps the heap of every peer of this PE's node (nodes.h); a peer whose memory this
+ * GPU cannot access stays unmapped (not reachable) rather than failing init. */
 static symcoll_status_t map_peers(const symcoll_driver_t *d, symcoll_heap_t *h,
                                   const symcoll_heap_params_t *p) {
     int n_local_peers = 0;
     for (int pe = 0; pe < h->n_pes; pe++)
-        n_local_peers += pe != h->my_pe && p->same_host[pe];
+        n_local_peers += pe != h->my_pe && p->same_node[pe];
     int fd = -1;
     symcoll_status_t st =
         symcoll_driver_status(d->mem_export(&fd, (CUmemGenericAllocationHandle)h->local_handle,
@@ -97,7 +97,7 @@ static symcoll_status_t map_peers(const symcoll_driver_t *d, symcoll_heap_t *h,
      * for a handle, and the servers stop without waiting for their peers. */
     st = symcoll_bootstrap_agree(p->boot, "symcoll_init", st);
     for (int pe = 0; pe < h->n_pes && st == SYMCOLL_SUCCESS; pe++) {
-        if (pe == h->my_pe || !p->same_host[pe])
+        if (pe == h->my_pe || !p->same_node[pe])
             continue;
         int peer_fd = -1;
         symcoll_ipc_name(p->job, pe, name, sizeof name);

@@ -16,7 +16,7 @@ extern "C" {
 typedef struct {
     size_t heap_size;     /* requested bytes per PE */
     int device;           /* this PE's CUDA device */
-    const int *same_host; /* same_host[pe] != 0: pe shares this PE's host */
+    const int *same_node; /* same_node[pe] != 0: pe is on this PE's node (nodes.h): mapped */
     const symcoll_topology_t *topo;
     uint64_t job; /* job-unique value for the socket names */
     int timeout_ms;

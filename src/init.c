@@ -16,6 +16,7 @@
 #include "launcher_report.h"
 #include "symcoll_launch_protocol.h"
 #include "liveness.h"
+#include "nodes.h"
 #include "topology_probe.h"
 
 symcoll_state_t symcoll_g = {.my_pe = -1, .n_pes = -1};
@@ -85,30 +86,27 @@ static symcoll_status_t choose_device(const symcoll_init_attr_t *attr, const sym
     return symcoll_cuda_status(cudaSetDevice(*device), "symcoll_init", "cudaSetDevice");
 }
 
-/* Host identities give the node layout; every PE of a host must be contiguous in rank for
- * the NODE team (otherwise NODE is this PE alone). The arrays are the caller's (at most
- * SYMCOLL_MAX_PES), so that no allocation can fail on one PE and leave the others waiting. */
-static symcoll_status_t exchange_hosts(unsigned long long *hosts, int *same_host) {
+/* Every PE's host and node identities (nodes.h): same_host says which PEs share this host
+ * (processes whose liveness this PE can watch), nodes[] and same_node which share its node
+ * (whose heaps it maps, its NODE team, which needs them contiguous in rank). The arrays are the
+ * caller's (at most SYMCOLL_MAX_PES), so that no allocation can fail on one PE and leave the
+ * others waiting. */
+static symcoll_status_t exchange_nodes(unsigned long long *nodes, int *same_host, int *same_node) {
     symcoll_bootstrap_t *b = symcoll_g.boot;
-    unsigned long long mine = host_identity();
-    symcoll_status_t st = b->allgather(b, &mine, hosts, sizeof mine);
+    unsigned long long host = host_identity();
+    unsigned long long mine[2] = {host, symcoll_node_identity(host, symcoll_env()->node_id)};
+    unsigned long long all[SYMCOLL_MAX_PES][2], hosts[SYMCOLL_MAX_PES];
+    symcoll_status_t st = b->allgather(b, mine, all, sizeof mine);
     if (st != SYMCOLL_SUCCESS)
         return st;
-    int first = -1, count = 0, before = 0;
     for (int pe = 0; pe < b->size; pe++) {
-        same_host[pe] = hosts[pe] == mine;
-        if (same_host[pe]) {
-            if (first < 0)
-                first = pe;
-            count++;
-            before += pe < b->rank;
-        }
+        hosts[pe] = all[pe][0];
+        nodes[pe] = all[pe][1];
     }
-    int contiguous = b->rank - before == first && first + count <= b->size;
-    for (int pe = first; contiguous && pe < first + count; pe++)
-        contiguous = same_host[pe];
-    symcoll_g.local_rank = contiguous ? before : 0;
-    symcoll_g.local_size = contiguous ? count : 1;
+    int host_rank, host_size;
+    symcoll_nodes_group(hosts, b->size, b->rank, same_host, &host_rank, &host_size);
+    symcoll_nodes_group(nodes, b->size, b->rank, same_node, &symcoll_g.local_rank,
+                        &symcoll_g.local_size);
     return SYMCOLL_SUCCESS;
 }
 
@@ -225,9 +223,9 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
     symcoll_g.my_pe = symcoll_g.boot->rank;
     symcoll_g.n_pes = symcoll_g.boot->size;
     symcoll_g.timeout_ns = (uint64_t)e->timeout_ms * 1000000ull;
-    unsigned long long hosts[SYMCOLL_MAX_PES], job = 0;
-    int same_host[SYMCOLL_MAX_PES];
-    st = exchange_hosts(hosts, same_host);
+    unsigned long long nodes[SYMCOLL_MAX_PES], job = 0;
+    int same_host[SYMCOLL_MAX_PES], same_node[SYMCOLL_MAX_PES];
+    st = exchange_nodes(nodes, same_host, same_node);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_liveness_init(symcoll_g.boot, same_host);
     if (st == SYMCOLL_SUCCESS)
@@ -235,7 +233,7 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_gpu_share_agree();
     if (st == SYMCOLL_SUCCESS)
-        st = symcoll_topology_probe(symcoll_g.boot, symcoll_g.device, hosts, &symcoll_g.topo);
+        st = symcoll_topology_probe(symcoll_g.boot, symcoll_g.device, nodes, &symcoll_g.topo);
     /* A file missing or refused on one PE only fails init on all of them. */
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_bootstrap_agree(symcoll_g.boot, "symcoll_init",
@@ -246,7 +244,7 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
         symcoll_heap_params_t params = {
             .heap_size = attr && attr->heap_size ? attr->heap_size : e->symmetric_size,
             .device = symcoll_g.device,
-            .same_host = same_host,
+            .same_node = same_node,
             .topo = &symcoll_g.topo,
             .job = job,
             .timeout_ms = (int)e->init_timeout_ms,

@@ -139,7 +139,7 @@ static symcoll_status_t gather_bus_ids(symcoll_bootstrap_t *b, int device, symco
 }
 
 symcoll_status_t symcoll_topology_probe(symcoll_bootstrap_t *b, int device,
-                                        const unsigned long long *host_of_pe,
+                                        const unsigned long long *node_of_pe,
                                         symcoll_topology_t *t) {
     memset(t, 0, sizeof *t);
     if (b->size > SYMCOLL_TOPO_MAX_PES)
@@ -156,7 +156,7 @@ symcoll_status_t symcoll_topology_probe(symcoll_bootstrap_t *b, int device,
     topo_link_t row[SYMCOLL_TOPO_MAX_PES];
     memset(row, 0, sizeof row);
     for (int pe = 0; pe < b->size; pe++) {
-        if (host_of_pe[pe] != host_of_pe[b->rank])
+        if (node_of_pe[pe] != node_of_pe[b->rank])
             row[pe] = (topo_link_t){TOPO_NO_P2P, 0};
         else
             row[pe] = classify(&nvml, device, mine, t->bus_id[pe]);

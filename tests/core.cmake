@@ -1,9 +1,9 @@
 # Runtime foundation: CPU tests (environment, allocator, calls before init, fd passing, liveness,
-# agreement on a status, topology, unique id, the no-GPU reasons, torchrun launch detection),
-# the PMIx bootstrap and heap symmetry check under mpirun (CPU only), the runtime on the GPU,
-# and one program per launch path.
+# agreement on a status, topology, unique id, the no-GPU reasons, torchrun launch detection,
+# nodes), the PMIx bootstrap and heap symmetry check under mpirun (CPU only), the runtime on the
+# GPU, and one program per launch path.
 foreach(area env allocator ipc topology uniqueid no_gpu liveness agree launch socket_bootstrap
-        gpu_share)
+        gpu_share nodes)
   symcoll_cpu_test(core_${area}_test ${CMAKE_CURRENT_LIST_DIR}/core_${area}_test.cpp)
 endforeach()
 # One GPU that cannot create a stream, by wrapping the CUDA calls init makes before the
@@ -38,6 +38,15 @@ endif()
 
 symcoll_gpu_test(core_gpu_test ${CMAKE_CURRENT_LIST_DIR}/core_gpu_test.cpp)
 target_link_libraries(core_gpu_test PRIVATE CUDA::cudart_static)
+
+# Simulated nodes: 4 PEs in 2 nodes of one host (symcoll-run --nodes 2), with the 4pe label:
+# the wide step runs it with the GPU divided among the 4.
+symcoll_test_target(nodes_gpu_test ${CMAKE_CURRENT_LIST_DIR}/nodes_gpu_test.cpp)
+target_link_libraries(nodes_gpu_test PRIVATE symcoll_gpu_main CUDA::cudart_static)
+add_test(NAME nodes_gpu_test COMMAND symcoll-run -n 4 --nodes 2 --tag-output --timeout 300
+         $<TARGET_FILE:nodes_gpu_test>)
+set_tests_properties(nodes_gpu_test PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 400 LABELS 4pe
+                     ENVIRONMENT SYMCOLL_TIMEOUT_MS=60000)
 
 # Launch paths: each program inits its own way, checks the heap across PEs and finalizes.
 add_library(core_init_check STATIC ${CMAKE_CURRENT_LIST_DIR}/init_check.cpp)

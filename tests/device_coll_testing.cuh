@@ -64,30 +64,37 @@ template <typename T, symcoll_op_t OP> __global__ void reduce_call(Call c) {
         atomicExch(c.failed, 1);
 }
 
-// The reduce_call kernel of T and op (defined for T by DEVICE_COLL_REDUCE_KERNELS).
+// The reduce_call kernel of T and op: declared here, defined for T by
+// DEVICE_COLL_REDUCE_KERNELS(T) in the file that instantiates T's kernels.
 template <typename T> const void *reduce_kernel(symcoll_op_t op);
 
-#define DEVICE_COLL_REDUCE_KERNEL_CASE(T, op)                                                      \
-    case op:                                                                                       \
-        return (const void *)reduce_call<T, op>;
+// The body of reduce_kernel<T>, a template so that the bitwise ops of a floating-point T are
+// discarded, never instantiated.
+template <typename T> const void *reduce_kernel_of(symcoll_op_t op) {
+    switch (op) {
+    case SYMCOLL_PROD:
+        return (const void *)reduce_call<T, SYMCOLL_PROD>;
+    case SYMCOLL_MIN:
+        return (const void *)reduce_call<T, SYMCOLL_MIN>;
+    case SYMCOLL_MAX:
+        return (const void *)reduce_call<T, SYMCOLL_MAX>;
+    default:
+        break;
+    }
+    if constexpr (std::is_integral<T>::value) {
+        if (op == SYMCOLL_AND)
+            return (const void *)reduce_call<T, SYMCOLL_AND>;
+        if (op == SYMCOLL_OR)
+            return (const void *)reduce_call<T, SYMCOLL_OR>;
+        if (op == SYMCOLL_XOR)
+            return (const void *)reduce_call<T, SYMCOLL_XOR>;
+    }
+    return (const void *)reduce_call<T, SYMCOLL_SUM>;
+}
+
 #define DEVICE_COLL_REDUCE_KERNELS(T)                                                              \
     template <> const void *reduce_kernel<T>(symcoll_op_t op) {                                    \
-        switch (op) {                                                                              \
-            DEVICE_COLL_REDUCE_KERNEL_CASE(T, SYMCOLL_PROD)                                        \
-            DEVICE_COLL_REDUCE_KERNEL_CASE(T, SYMCOLL_MIN)                                         \
-            DEVICE_COLL_REDUCE_KERNEL_CASE(T, SYMCOLL_MAX)                                         \
-        default:                                                                                   \
-            break;                                                                                 \
-        }                                                                                          \
-        if constexpr (std::is_integral<T>::value)                                                  \
-            switch (op) {                                                                          \
-                DEVICE_COLL_REDUCE_KERNEL_CASE(T, SYMCOLL_AND)                                     \
-                DEVICE_COLL_REDUCE_KERNEL_CASE(T, SYMCOLL_OR)                                      \
-                DEVICE_COLL_REDUCE_KERNEL_CASE(T, SYMCOLL_XOR)                                     \
-            default:                                                                               \
-                break;                                                                             \
-            }                                                                                      \
-        return (const void *)reduce_call<T, SYMCOLL_SUM>;                                          \
+        return reduce_kernel_of<T>(op);                                                            \
     }
 
 } // namespace device_coll_testing

@@ -35,9 +35,9 @@ static int my_rank(void) {
 }
 
 static void print_env(void) {
-    static const char *const names[] = {"SYMCOLL_RANK",       "SYMCOLL_SIZE",
-                                        "SYMCOLL_LOCAL_RANK", "SYMCOLL_LOCAL_SIZE",
-                                        "SYMCOLL_UNIQUEID",   "SYMCOLL_BOOTSTRAP_SOCKET"};
+    static const char *const names[] = {
+        "SYMCOLL_RANK",    "SYMCOLL_SIZE",     "SYMCOLL_LOCAL_RANK",      "SYMCOLL_LOCAL_SIZE",
+        "SYMCOLL_NODE_ID", "SYMCOLL_UNIQUEID", "SYMCOLL_BOOTSTRAP_SOCKET"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const char *value = getenv(names[i]);
         if (value != NULL)

@@ -592,13 +592,13 @@ std::string expect_one_bootstrap(const std::map<int, std::vector<std::string>> &
     std::string first;
     for (int rank = 0; rank < size; rank++) {
         const std::vector<std::string> &lines = by_rank.at(rank);
-        EXPECT_EQ(lines.size(), 6u);
-        if (lines.size() != 6u)
+        EXPECT_EQ(lines.size(), 7u);
+        if (lines.size() != 7u)
             return "";
-        bool uniqueid = lines[4] != "SYMCOLL_UNIQUEID unset";
-        bool socket = lines[5] != "SYMCOLL_BOOTSTRAP_SOCKET unset";
-        EXPECT_NE(uniqueid, socket) << lines[4] << " / " << lines[5];
-        const std::string &set = uniqueid ? lines[4] : lines[5];
+        bool uniqueid = lines[5] != "SYMCOLL_UNIQUEID unset";
+        bool socket = lines[6] != "SYMCOLL_BOOTSTRAP_SOCKET unset";
+        EXPECT_NE(uniqueid, socket) << lines[5] << " / " << lines[6];
+        const std::string &set = uniqueid ? lines[5] : lines[6];
         if (rank == 0)
             first = set;
         EXPECT_EQ(set, first) << "every rank must get the same bootstrap";
@@ -617,6 +617,7 @@ TEST(Launcher, SetsTheLaunchVariablesOfEveryRank) {
     const int size = 3;
     RunResult run = run_launcher({"--tag-output", "-n", std::to_string(size), kChild, "print-env"},
                                  {{"SYMCOLL_RANK", "99"},
+                                  {"SYMCOLL_NODE_ID", "7"},
                                   {"SYMCOLL_UNIQUEID", "stale"},
                                   {"SYMCOLL_BOOTSTRAP_SOCKET", "stale"}});
     ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -624,14 +625,44 @@ TEST(Launcher, SetsTheLaunchVariablesOfEveryRank) {
     EXPECT_EQ(by_rank.count(-1), 0u) << run.out;
     for (int rank = 0; rank < size; rank++) {
         const std::vector<std::string> &lines = by_rank[rank];
-        ASSERT_EQ(lines.size(), 6u) << run.out;
+        ASSERT_EQ(lines.size(), 7u) << run.out;
         EXPECT_EQ(lines[0], "SYMCOLL_RANK=" + std::to_string(rank));
         EXPECT_EQ(lines[1], "SYMCOLL_SIZE=" + std::to_string(size));
         EXPECT_EQ(lines[2], "SYMCOLL_LOCAL_RANK=" + std::to_string(rank));
         EXPECT_EQ(lines[3], "SYMCOLL_LOCAL_SIZE=" + std::to_string(size));
+        EXPECT_EQ(lines[4], "SYMCOLL_NODE_ID unset"); // no --nodes: the host is the node
     }
     std::string set = expect_one_bootstrap(by_rank, size);
     EXPECT_EQ(set.find("stale"), std::string::npos) << set;
+}
+
+// --nodes K: contiguous blocks of ranks, as equal as they can be, each its own node; the local
+// rank and size stay the host's (the simulated nodes share its GPUs).
+TEST(Launcher, SplitsTheRanksIntoSimulatedNodes) {
+    const int size = 5;
+    RunResult run = run_launcher(
+        {"--tag-output", "-n", std::to_string(size), "--nodes", "2", kChild, "print-env"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    std::map<int, std::vector<std::string>> by_rank = lines_by_rank(run.out);
+    const int node_of[size] = {0, 0, 0, 1, 1};
+    for (int rank = 0; rank < size; rank++) {
+        const std::vector<std::string> &lines = by_rank[rank];
+        ASSERT_EQ(lines.size(), 7u) << run.out;
+        EXPECT_EQ(lines[2], "SYMCOLL_LOCAL_RANK=" + std::to_string(rank));
+        EXPECT_EQ(lines[4], "SYMCOLL_NODE_ID=" + std::to_string(node_of[rank]));
+    }
+}
+
+TEST(Launcher, RefusesMoreNodesThanPesAndANodeCountThatIsNone) {
+    RunResult more = run_launcher({"-n", "2", "--nodes", "3", kChild, "print-env"});
+    EXPECT_EQ(more.exit_code, 2);
+    EXPECT_NE(more.err.find("--nodes 3 needs at least 3 PEs, not 2"), std::string::npos)
+        << more.err;
+    for (const char *bad : {"0", "two", "-1"}) {
+        RunResult run = run_launcher({"--nodes", bad, kChild, "print-env"});
+        EXPECT_EQ(run.exit_code, 2) << bad;
+        EXPECT_NE(run.err.find("is not a node count"), std::string::npos) << run.err;
+    }
 }
 
 // PEs that outnumber the GPUs (here none is visible, counted as one) share a GPU, which NCCL

@@ -1,0 +1,29 @@
+#include "nodes.h"
+
+unsigned long long symcoll_node_identity(unsigned long long host, int node_id) {
+    if (node_id < 0)
+        return host;
+    unsigned long long h = host;
+    for (unsigned i = 0; i < sizeof node_id; i++)
+        h = (h ^ (unsigned char)((unsigned)node_id >> (8 * i))) * 1099511628211ull;
+    return h;
+}
+
+void symcoll_nodes_group(const unsigned long long *ids, int n, int me, int *same, int *local_rank,
+                         int *local_size) {
+    int first = -1, count = 0, before = 0;
+    for (int pe = 0; pe < n; pe++) {
+        same[pe] = ids[pe] == ids[me];
+        if (same[pe]) {
+            if (first < 0)
+                first = pe;
+            count++;
+            before += pe < me;
+        }
+    }
+    int contiguous = me - before == first && first + count <= n;
+    for (int pe = first; contiguous && pe < first + count; pe++)
+        contiguous = same[pe];
+    *local_rank = contiguous ? before : 0;
+    *local_size = contiguous ? count : 1;
+}
