@@ -35,7 +35,8 @@
  *          area, not through a cooperative launch (which under MPS kept the kernels of PEs
  *          sharing a GPU from running side by side). Blocks split the data and move it
  *          straight to or from peer memory at 16-byte accesses: the bandwidth algorithms of
- *          the host calls. One grid-scope call of a team at a time per PE.
+ *          the host calls. One grid-scope call of a team at a time per PE, and the same
+ *          number of blocks on every PE (their slots and shares of the data must match).
  *   Per team and PE, at most one warp or block is inside a warp- or block-scope collective
  *   or device barrier at a time (they share the team's slot 0 and its barrier slot), and
  *   no host-launched collective of the team runs concurrently with the kernel: order them
@@ -43,7 +44,8 @@
  *   caller (__syncthreads, or a grid-scope call between them).
  *
  * Each call returns false (in every thread of its scope) when a wait timed out or the team
- * was already broken; the caller must then leave the kernel, and the host reports
+ * was already broken, or at once when a member of the team is not load/store reachable (a
+ * team across nodes); the caller must then leave the kernel, and the host reports
  * SYMCOLL_ERROR_TIMEOUT for the team, naming the collective and the missing PE. */
 #ifndef SYMCOLL_DEVICE_COLL_CUH
 #define SYMCOLL_DEVICE_COLL_CUH
@@ -140,7 +142,7 @@ SYMCOLL_DEV bool symcoll_dev_grid_sync(const symcoll_device_t &h, const symcoll_
             uint64_t start = 0;
             for (uint32_t polls = 1; *(volatile uint64_t *)word >> 32 == old >> 32; polls++)
                 if ((polls & 1023) == 0 &&
-                    symcoll_dev_wait_expired(h, &start, collective, h.my_pe, old >> 32)) {
+                    symcoll_dev_wait_expired(h, &start, collective, -1, old >> 32)) {
                     ok = false;
                     break;
                 }
@@ -150,11 +152,22 @@ SYMCOLL_DEV bool symcoll_dev_grid_sync(const symcoll_device_t &h, const symcoll_
     return __syncthreads_and(ok);
 }
 
+/* Whether every member of the team is load/store reachable: a team across nodes is refused
+ * (false) rather than faulting on a peer that is not mapped. */
+SYMCOLL_DEV bool symcoll_dev_team_mapped(const symcoll_device_t &h) {
+    for (int i = 0; i < h.team_size; i++)
+        if (!symcoll_dev_reachable(h, symcoll_dev_team_to_world(h, i)))
+            return false;
+    return true;
+}
+
 /* Before the algorithm: every thread of the scope has written its src and is done reading
- * the previous call's results (and the LL epoch that the previous call recorded is visible to
- * the whole group); a grid call refuses grids past the synchronization slots. */
+ * the previous call's results; a call refuses a team with a member it cannot reach and a grid
+ * past the synchronization slots. */
 SYMCOLL_DEV bool symcoll_dev_coll_enter(const symcoll_device_t &h, const symcoll_dev_group_t &g,
                                         int collective) {
+    if (!symcoll_dev_team_mapped(h))
+        return false;
     if (g.parts == 1) {
         symcoll_dev_group_sync(g);
         return true;
@@ -162,12 +175,16 @@ SYMCOLL_DEV bool symcoll_dev_coll_enter(const symcoll_device_t &h, const symcoll
     return g.parts <= SYMCOLL_MAX_BLOCKS && symcoll_dev_grid_sync(h, g, collective);
 }
 
-/* After a grid call: every block's part is in dst before any thread reads it; false in every
+/* After the algorithm: the whole group is done, and the LL epoch that lane 0 recorded last is
+ * visible to every thread of the block, whichever group of it calls next; after a grid call,
+ * every block's part is in dst before any thread reads it, and the call is false in every
  * block when any block's wait failed (the team's record is then set). */
 SYMCOLL_DEV bool symcoll_dev_coll_leave(const symcoll_device_t &h, const symcoll_dev_group_t &g,
                                         int collective, bool ok) {
-    if (g.parts == 1)
+    if (g.parts == 1) {
+        symcoll_dev_group_sync(g);
         return ok;
+    }
     return symcoll_dev_grid_sync(h, g, collective) && ok && !symcoll_dev_team_broken(h);
 }
 
@@ -264,8 +281,8 @@ SYMCOLL_DEV_SCOPES(SYMCOLL_DEV_SCOPED)
  * all resident, each walking its tiles in the same order on every PE). The slots are those of
  * the grid-scope collectives and host-launched collectives, which must not run concurrently
  * with the kernel. Each call synchronizes the block's slot with the team on entry (every PE's
- * src is ready) and on exit (every PE is done reading this PE's src). False on timeout or for
- * a slot out of range. */
+ * src is ready) and on exit (every PE is done reading this PE's src). False on timeout, for
+ * a slot out of range, or for a team with a member that is not load/store reachable. */
 
 /* The calling block on slot `slot`. */
 SYMCOLL_DEV symcoll_dev_group_t symcoll_dev_tile_group(int slot) {
@@ -279,7 +296,7 @@ SYMCOLL_DEV bool symcoll_dev_tile_reduce_scatter_block(const symcoll_device_t &h
                                                        const T *src, size_t count, int slot) {
     SYMCOLL_DEV_CHECK_TYPE(T);
     SYMCOLL_DEV_CHECK_OP(T, OP);
-    if (slot < 0 || slot >= SYMCOLL_MAX_BLOCKS)
+    if (slot < 0 || slot >= SYMCOLL_MAX_BLOCKS || !symcoll_dev_team_mapped(h))
         return false;
     __syncthreads();
     return symcoll_coll_reduce_bw<T, typename symcoll_dev_op<T, OP>::type>(
@@ -294,7 +311,7 @@ template <typename T>
 SYMCOLL_DEV bool symcoll_dev_tile_all_gather_block(const symcoll_device_t &h, T *dst, const T *src,
                                                    size_t count, int slot) {
     SYMCOLL_DEV_CHECK_TYPE(T);
-    if (slot < 0 || slot >= SYMCOLL_MAX_BLOCKS)
+    if (slot < 0 || slot >= SYMCOLL_MAX_BLOCKS || !symcoll_dev_team_mapped(h))
         return false;
     __syncthreads();
     return symcoll_coll_move_bw(
@@ -312,7 +329,7 @@ SYMCOLL_DEV bool symcoll_dev_tile_reduce_copy_block(const symcoll_device_t &h, T
                                                     int slot) {
     SYMCOLL_DEV_CHECK_TYPE(T);
     SYMCOLL_DEV_CHECK_OP(T, OP);
-    if (slot < 0 || slot >= SYMCOLL_MAX_BLOCKS)
+    if (slot < 0 || slot >= SYMCOLL_MAX_BLOCKS || !symcoll_dev_team_mapped(h))
         return false;
     __syncthreads();
     return symcoll_coll_reduce_copy<T, typename symcoll_dev_op<T, OP>::type>(

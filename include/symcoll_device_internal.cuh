@@ -182,7 +182,13 @@ SYMCOLL_DEV void symcoll_dev_group_sync(const symcoll_dev_group_t &g) {
         __syncthreads();
 }
 SYMCOLL_DEV bool symcoll_dev_group_all(const symcoll_dev_group_t &g, bool ok) {
-    return g.warp ? __all_sync(symcoll_dev_group_mask(g), ok) : __syncthreads_and(ok);
+    if (!g.warp)
+        return __syncthreads_and(ok);
+    /* A vote orders no memory: the __syncwarp after it makes every lane's writes before it
+     * visible to the others, as __syncthreads_and does for a block. */
+    bool all = __all_sync(symcoll_dev_group_mask(g), ok);
+    __syncwarp(symcoll_dev_group_mask(g));
+    return all;
 }
 
 /* The calling block alone (any block shape), reading what it gets in this kernel. */

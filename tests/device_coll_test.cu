@@ -88,11 +88,15 @@ class DeviceColl : public ::testing::Test {
                 continue;
             c.scope = kScopeNames[scope];
             run_case(c, arena, stream, seed, enqueue_device);
-            int failed = 0;
-            EXPECT_EQ(cudaMemcpy(&failed, failed_flag(), sizeof failed, cudaMemcpyDeviceToHost),
-                      cudaSuccess);
-            EXPECT_EQ(failed, 0) << c.describe() << ": the device call returned false";
+            expect_no_false_return(c);
         }
+    }
+    // A call that returned false fails the case even when its data came out right.
+    static void expect_no_false_return(const Case &c) {
+        int failed = 0;
+        EXPECT_EQ(cudaMemcpy(&failed, failed_flag(), sizeof failed, cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        EXPECT_EQ(failed, 0) << c.describe() << ": the device call returned false";
     }
 };
 
@@ -185,6 +189,7 @@ TEST_F(DeviceColl, GridLargerThanL2) {
             c.src_shift = in_place ? 0 : c.src_shift;
             c.scope = "grid";
             run_case(c, arena, stream, seed, enqueue_device);
+            expect_no_false_return(c);
         }
 }
 
@@ -324,6 +329,78 @@ TEST_F(DeviceCollSequence, GraphCaptureAndReplay) {
         CUDA_OK(cudaGraphExecDestroy(exec));
         CUDA_OK(cudaGraphDestroy(graph));
     }
+}
+
+// ---- tile building blocks ----
+
+// kTiles blocks at once, block b on slot b with tile b (team size blocks of kTileCount floats):
+// a reduce-scatter of the tile, an all-gather of the part it gave this PE, and a reduce-copy of
+// the tile into a matrix of row stride kTileLd (odd: element by element), each against the
+// sums that every PE computes.
+constexpr int kTiles = 4, kTileCount = 96, kTileLd = kTileCount + 5;
+
+__host__ __device__ float tile_value(int pe, int tile, int i) {
+    return (float)((pe + 1) * 100 + tile * 7 + i % 13);
+}
+
+__global__ void tile_kernel(symcoll_device_t h, const float *src, float *scattered, float *gathered,
+                            float *copied, int *failed) {
+    const int b = blockIdx.x, n = h.team_size;
+    const float *tile = src + (size_t)b * n * kTileCount;
+    bool ok = symcoll_dev_tile_reduce_scatter_block<float, SYMCOLL_SUM>(
+        h, scattered + b * kTileCount, tile, kTileCount, b);
+    ok = ok && symcoll_dev_tile_all_gather_block(h, gathered + (size_t)b * n * kTileCount,
+                                                 scattered + b * kTileCount, kTileCount, b);
+    ok = ok && symcoll_dev_tile_reduce_copy_block<float, SYMCOLL_SUM>(
+                   h, copied + (size_t)b * n * kTileLd, kTileLd, tile, n, kTileCount, b);
+    if (!ok)
+        atomicExch(failed, 1);
+}
+
+TEST(DeviceCollTiles, ReduceScatterAllGatherAndReduceCopyOfConcurrentTiles) {
+    const int n = symcoll_n_pes(), me = symcoll_my_pe();
+    const size_t tile = (size_t)n * kTileCount;
+    SymBuffer src(kTiles * tile * 4), scattered(kTiles * kTileCount * 4),
+        gathered(kTiles * tile * 4);
+    DeviceBuffer copied(kTiles * n * kTileLd * 4);
+    Stream stream;
+    std::vector<float> mine(kTiles * tile);
+    for (int b = 0; b < kTiles; b++)
+        for (size_t i = 0; i < tile; i++)
+            mine[b * tile + i] = tile_value(me, b, (int)i);
+    CUDA_OK(cudaMemcpy(src.ptr, mine.data(), mine.size() * 4, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemset(scattered.ptr, 0xff, scattered.bytes));
+    CUDA_OK(cudaMemset(gathered.ptr, 0xff, gathered.bytes));
+    CUDA_OK(cudaMemset(copied.ptr, 0xff, kTiles * n * kTileLd * 4));
+    CUDA_OK(cudaMemset(failed_flag(), 0, sizeof(int)));
+    symcoll_device_t h = symcoll_device_handle(SYMCOLL_TEAM_WORLD);
+    const float *s = src.as<float>();
+    float *sc = scattered.as<float>(), *ga = gathered.as<float>(), *co = (float *)copied.ptr;
+    int *failed = failed_flag();
+    void *args[] = {&h, &s, &sc, &ga, &co, &failed};
+    CUDA_OK(cudaLaunchKernel((const void *)tile_kernel, dim3(kTiles), dim3(128), args, 0, stream));
+    CUDA_OK(cudaStreamSynchronize(stream));
+    std::vector<float> got_s(kTiles * kTileCount), got_g(kTiles * tile),
+        got_c(kTiles * n * kTileLd);
+    CUDA_OK(cudaMemcpy(got_s.data(), sc, got_s.size() * 4, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(got_g.data(), ga, got_g.size() * 4, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(got_c.data(), co, got_c.size() * 4, cudaMemcpyDeviceToHost));
+    int false_return = 0;
+    CUDA_OK(cudaMemcpy(&false_return, failed, sizeof false_return, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(false_return, 0) << "a tile call returned false";
+    size_t bad = 0;
+    for (int b = 0; b < kTiles; b++)
+        for (int e = 0; e < (int)tile; e++) {
+            float want = 0;
+            for (int p = 0; p < n; p++)
+                want += tile_value(p, b, e);
+            if (e / kTileCount == me)
+                bad += got_s[b * kTileCount + e % kTileCount] != want;
+            bad += got_g[b * tile + e] != want;
+            bad += got_c[(size_t)b * n * kTileLd + (size_t)(e / kTileCount) * kTileLd +
+                         e % kTileCount] != want;
+        }
+    EXPECT_EQ(bad, 0u) << "wrong elements";
 }
 
 } // namespace

@@ -64,9 +64,22 @@ template <typename T, symcoll_op_t OP> __global__ void reduce_call(Call c) {
         atomicExch(c.failed, 1);
 }
 
-// The reduce_call kernel of T and op: declared here, defined for T by
+// The reduce_call kernel of T and op: declared here for every datatype, defined for T by
 // DEVICE_COLL_REDUCE_KERNELS(T) in the file that instantiates T's kernels.
 template <typename T> const void *reduce_kernel(symcoll_op_t op);
+#define DEVICE_COLL_DECLARE_REDUCE_KERNEL(T)                                                       \
+    template <> const void *reduce_kernel<T>(symcoll_op_t op);
+DEVICE_COLL_DECLARE_REDUCE_KERNEL(int8_t)
+DEVICE_COLL_DECLARE_REDUCE_KERNEL(uint8_t)
+DEVICE_COLL_DECLARE_REDUCE_KERNEL(int32_t)
+DEVICE_COLL_DECLARE_REDUCE_KERNEL(uint32_t)
+DEVICE_COLL_DECLARE_REDUCE_KERNEL(int64_t)
+DEVICE_COLL_DECLARE_REDUCE_KERNEL(uint64_t)
+DEVICE_COLL_DECLARE_REDUCE_KERNEL(__half)
+DEVICE_COLL_DECLARE_REDUCE_KERNEL(__nv_bfloat16)
+DEVICE_COLL_DECLARE_REDUCE_KERNEL(float)
+DEVICE_COLL_DECLARE_REDUCE_KERNEL(double)
+#undef DEVICE_COLL_DECLARE_REDUCE_KERNEL
 
 // The body of reduce_kernel<T>, a template so that the bitwise ops of a floating-point T are
 // discarded, never instantiated.

@@ -9,6 +9,8 @@
 
 #include "rma_testing.h"
 
+using namespace rma_testing;
+
 namespace {
 
 // The simulated node of a WORLD PE under --nodes 2 with 4 PEs: ranks 0-1 and 2-3.
@@ -19,8 +21,9 @@ int node_of(int pe) {
 class Nodes : public ::testing::Test {
   protected:
     void SetUp() override {
-        if (symcoll_n_pes() != 4 || std::getenv("SYMCOLL_NODE_ID") == nullptr)
-            GTEST_SKIP() << "needs symcoll-run --nodes 2 -n 4";
+        // Registered under symcoll-run --nodes 2 -n 4: anything else is a broken launch.
+        ASSERT_EQ(symcoll_n_pes(), 4);
+        ASSERT_NE(std::getenv("SYMCOLL_NODE_ID"), nullptr);
     }
     int me = symcoll_my_pe();
 };
