@@ -3,7 +3,6 @@ symcoll Arrays), enqueued on a stream as the C calls are: stream-ordered, graph-
 no host synchronization. Arrays that must be symmetric are checked by the library, which names
 the argument when one is not."""
 
-import ctypes
 import functools
 
 from . import _capi, _compile, _core, _streams, _types
@@ -24,10 +23,6 @@ def _traceable(public):
         return public(*args, stream=stream, **kwargs)
 
     return call
-
-
-def _p(address):
-    return ctypes.c_void_p(address)
 
 
 def _team_size(team):
@@ -51,17 +46,18 @@ def _pair(dst, src):
     return d, s
 
 
-def _collective(name, team, d, s, count, stream, *op):
-    """symcoll_<name>_on_stream(team, dst, src, count, type[, op or root], stream)."""
-    call = getattr(_core.lib(), f"symcoll_{name}_on_stream")
-    stream = _p(_streams.handle(stream))
-    _core.check(call(team, _p(d.ptr), _p(s.ptr), count, _types.datatype(d.dtype), *op, stream))
+def _collective(function, team, d, s, count, stream, *op):
+    """The C collective named function (symcoll_<name>_on_stream) on (team, dst, src, count,
+    type[, op or root], stream). Addresses and the stream go to ctypes as ints: its argtypes
+    convert them in less time than a c_void_p each takes to build."""
+    call = getattr(_core.lib(), function)
+    _core.check(call(team, d.ptr, s.ptr, count, d.datatype, *op, _streams.handle(stream)))
 
 
 @_traceable
 def barrier(team=WORLD, *, stream=None):
     """Every PE of team reaches this point of its stream before any goes on."""
-    _core.check(_core.lib().symcoll_barrier_on_stream(team, _p(_streams.handle(stream))))
+    _core.check(_core.lib().symcoll_barrier_on_stream(team, _streams.handle(stream)))
 
 
 @_traceable
@@ -70,7 +66,7 @@ def broadcast(dst, src=None, root=0, team=WORLD, *, stream=None):
     d, s = _pair(dst, src)
     if s.numel != d.numel:
         raise ValueError(f"broadcast: {d.what} and {s.what} hold different element counts")
-    _collective("broadcast", team, d, s, d.numel, stream, root)
+    _collective("symcoll_broadcast_on_stream", team, d, s, d.numel, stream, root)
 
 
 @_traceable
@@ -79,7 +75,7 @@ def all_reduce(dst, src=None, op="sum", team=WORLD, *, stream=None):
     d, s = _pair(dst, src)
     if s.numel != d.numel:
         raise ValueError(f"all_reduce: {d.what} and {s.what} hold different element counts")
-    _collective("reduce", team, d, s, d.numel, stream, _op(op))
+    _collective("symcoll_reduce_on_stream", team, d, s, d.numel, stream, _op(op))
 
 
 @_traceable
@@ -90,7 +86,7 @@ def reduce_scatter(dst, src, op="sum", team=WORLD, *, stream=None):
     n = _team_size(team)
     if s.numel != d.numel * n:
         raise ValueError(f"reduce_scatter: {s.what} must hold {n} x the elements of {d.what}")
-    _collective("reduce_scatter", team, d, s, d.numel, stream, _op(op))
+    _collective("symcoll_reduce_scatter_on_stream", team, d, s, d.numel, stream, _op(op))
 
 
 @_traceable
@@ -100,7 +96,7 @@ def all_gather(dst, src, team=WORLD, *, stream=None):
     n = _team_size(team)
     if d.numel != s.numel * n:
         raise ValueError(f"all_gather: {d.what} must hold {n} x the elements of {s.what}")
-    _collective("fcollect", team, d, s, s.numel, stream)
+    _collective("symcoll_fcollect_on_stream", team, d, s, s.numel, stream)
 
 
 @_traceable
@@ -112,7 +108,7 @@ def all_to_all(dst, src, team=WORLD, *, stream=None):
         raise ValueError(
             f"all_to_all: {d.what} and {s.what} must hold the same element count, a multiple of {n}"
         )
-    _collective("alltoall", team, d, s, s.numel // n, stream)
+    _collective("symcoll_alltoall_on_stream", team, d, s, s.numel // n, stream)
 
 
 def _counts(obj, name, n):
@@ -142,14 +138,14 @@ def all_to_all_v(dst, src, send_counts, recv_counts, recv_offsets, team=WORLD, *
     _core.check(
         _core.lib().symcoll_alltoallv_on_stream(
             team,
-            _p(d.ptr),
+            d.ptr,
             d.numel,
-            _p(s.ptr),
-            _p(counts[0].ptr),
-            _p(counts[1].ptr),
-            _p(counts[2].ptr),
-            _types.datatype(d.dtype),
-            _p(_streams.handle(stream)),
+            s.ptr,
+            counts[0].ptr,
+            counts[1].ptr,
+            counts[2].ptr,
+            d.datatype,
+            _streams.handle(stream),
         )
     )
 
@@ -182,14 +178,14 @@ def moe_dispatch(
     _core.check(
         _core.lib().symcoll_moe_dispatch_on_stream(
             team,
-            _p(d.ptr),
+            d.ptr,
             d.numel,
-            _p(s.ptr),
-            *(_p(c.ptr) for c in counts),
+            s.ptr,
+            *(c.ptr for c in counts),
             n_experts,
             major_align,
-            _types.datatype(d.dtype),
-            _p(_streams.handle(stream)),
+            d.datatype,
+            _streams.handle(stream),
         )
     )
 
@@ -204,14 +200,14 @@ def moe_combine(dst, src, send_counts, n_experts, major_align=1, team=WORLD, *, 
     _core.check(
         _core.lib().symcoll_moe_combine_on_stream(
             team,
-            _p(d.ptr),
+            d.ptr,
             d.numel,
-            _p(s.ptr),
-            _p(counts.ptr),
+            s.ptr,
+            counts.ptr,
             n_experts,
             major_align,
-            _types.datatype(d.dtype),
-            _p(_streams.handle(stream)),
+            d.datatype,
+            _streams.handle(stream),
         )
     )
 
@@ -221,26 +217,26 @@ def _rma_pair(dst, src, what):
     d, s = _pair(dst, src)
     if d.numel != s.numel:
         raise ValueError(f"{what}: {d.what} and {s.what} hold different element counts")
-    return d, s, d.numel * _core.lib().symcoll_datatype_size(_types.datatype(d.dtype))
+    return d, s, d.numel * _core.datatype_size(d.datatype)
 
 
-def _rma(name, dst, src, pe, stream):
-    """symcoll_<name>_on_stream(dst, src, bytes, pe, stream): a put or a get."""
+def _rma(name, function, dst, src, pe, stream):
+    """function(dst, src, bytes, pe, stream), the C function of put or get (name)."""
     d, s, nbytes = _rma_pair(dst, src, name)
-    call = getattr(_core.lib(), f"symcoll_{name}_on_stream")
-    _core.check(call(_p(d.ptr), _p(s.ptr), nbytes, pe, _p(_streams.handle(stream))))
+    call = getattr(_core.lib(), function)
+    _core.check(call(d.ptr, s.ptr, nbytes, pe, _streams.handle(stream)))
 
 
 @_traceable
 def put(dst, src, pe, *, stream=None):
     """Writes src (this PE's GPU memory) into PE pe's copy of the symmetric dst."""
-    _rma("put", dst, src, pe, stream)
+    _rma("put", "symcoll_put_on_stream", dst, src, pe, stream)
 
 
 @_traceable
 def get(dst, src, pe, *, stream=None):
     """Reads PE pe's copy of the symmetric src into dst (this PE's GPU memory)."""
-    _rma("get", dst, src, pe, stream)
+    _rma("get", "symcoll_get_on_stream", dst, src, pe, stream)
 
 
 def _signal(signal):
@@ -263,14 +259,14 @@ def put_signal(dst, src, signal, value, pe, op="set", *, stream=None):
     g = _signal(signal)
     _core.check(
         _core.lib().symcoll_put_signal_on_stream(
-            _p(d.ptr),
-            _p(s.ptr),
+            d.ptr,
+            s.ptr,
             nbytes,
-            _p(g.ptr),
+            g.ptr,
             value,
             _SIGNAL_OPS[op],
             pe,
-            _p(_streams.handle(stream)),
+            _streams.handle(stream),
         )
     )
 
@@ -283,6 +279,6 @@ def signal_wait(signal, cmp, value, *, stream=None):
     g = _signal(signal)
     _core.check(
         _core.lib().symcoll_signal_wait_until_on_stream(
-            _p(g.ptr), _CMPS[cmp], value, _p(_streams.handle(stream))
+            g.ptr, _CMPS[cmp], value, _streams.handle(stream)
         )
     )

@@ -12,11 +12,17 @@ _lib = None
 
 def lib():
     """The C library, loaded on first use (importing the package needs no library)."""
+    # Every call asks for it: once loaded, no lock (the name is bound only to a typed library).
+    if _lib is None:
+        _load()
+    return _lib
+
+
+def _load():
     global _lib
     with _lock:
         if _lib is None:
             _lib = _capi.load()
-        return _lib
 
 
 class Error(RuntimeError):
@@ -57,3 +63,9 @@ def datatypes():
 def ops():
     """{"sum": 0, ...} as the library names them."""
     return _capi.enum_names(lib(), lib().symcoll_op_name, "invalid")
+
+
+@functools.cache
+def datatype_size(datatype):
+    """Bytes of one element of a symcoll_datatype_t value."""
+    return lib().symcoll_datatype_size(datatype)

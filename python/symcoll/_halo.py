@@ -97,12 +97,10 @@ class HaloPlan:
         for v in views:
             if v.dtype != self.dtype:
                 raise ValueError(f"exchange: {v.what}, but the plan is for {self.dtype}")
-        s = ctypes.c_void_p(_streams.handle(stream))
+        s = _streams.handle(stream)
         lib = _core.lib()
         if len(views) == 1:
-            status = lib.symcoll_halo_exchange_on_stream(
-                self._live(), ctypes.c_void_p(views[0].ptr), s
-            )
+            status = lib.symcoll_halo_exchange_on_stream(self._live(), views[0].ptr, s)
         else:
             pointers = (ctypes.c_void_p * len(views))(*(v.ptr for v in views))
             status = lib.symcoll_halo_exchange_many_on_stream(self._live(), pointers, len(views), s)

@@ -10,6 +10,8 @@ def handle(stream):
     if stream is None:
         torch = sys.modules.get("torch")
         return torch.cuda.current_stream().cuda_stream if torch is not None else 0
+    if type(stream) is int:
+        return stream  # first: looking for the attributes below on an int costs two misses
     protocol = getattr(stream, "__cuda_stream__", None)
     if protocol is not None:
         version_and_handle = protocol() if callable(protocol) else protocol

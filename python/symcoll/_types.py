@@ -2,6 +2,7 @@
 datatype, from a torch tensor, any object with __cuda_array_interface__, or a symcoll Array.
 torch is never imported here: a tensor is recognised by its methods."""
 
+import functools
 import math
 
 from . import _core
@@ -52,19 +53,43 @@ def datatype(dtype):
     return _core.datatypes()[dtype_name(dtype)]
 
 
-class View:
-    """An array as a collective sees it: address, elements, symcoll type name, and what it is
-    (for messages)."""
+@functools.cache
+def _name_and_datatype(dtype):
+    """(dtype_name, datatype) of an array's dtype. Programs use a few dtypes, and every call
+    looks its arrays' up: once per dtype is enough."""
+    name = dtype_name(dtype)
+    return name, _core.datatypes()[name]
 
-    def __init__(self, ptr, numel, dtype, what):
+
+class View:
+    """An array as a collective sees it: address, elements, symcoll type name (dtype) and value
+    (datatype), from the array's own dtype (a torch dtype, typestr or symcoll name), and what it
+    is for messages: argument name, shape and dtype as shown, formatted only when a message
+    needs it (a call that raises nothing formats nothing)."""
+
+    __slots__ = ("ptr", "numel", "dtype", "datatype", "_name", "_shape", "_shown_dtype")
+
+    def __init__(self, ptr, numel, dtype, name, shape, shown_dtype):
         self.ptr = ptr
         self.numel = numel
-        self.dtype = dtype
-        self.what = what
+        self.dtype, self.datatype = _name_and_datatype(dtype)
+        self._name = name
+        self._shape = shape
+        self._shown_dtype = shown_dtype
+
+    @property
+    def what(self):
+        return f"{self._name} {tuple(self._shape)} {self._shown_dtype}"
 
 
 def _is_torch_tensor(obj):
-    return type(obj).__module__.startswith("torch") and hasattr(obj, "data_ptr")
+    return _from_torch(type(obj)) and hasattr(obj, "data_ptr")
+
+
+@functools.cache
+def _from_torch(cls):
+    # Cached: every array of every call asks, of a few classes.
+    return cls.__module__.startswith("torch")
 
 
 def view(obj, name):
@@ -75,17 +100,11 @@ def view(obj, name):
             raise ValueError(f"{name}: a tensor on {obj.device}, not on a CUDA device")
         if not obj.is_contiguous():
             raise ValueError(f"{name}: a non-contiguous tensor (call .contiguous())")
-        return View(
-            obj.data_ptr(),
-            obj.numel(),
-            dtype_name(obj.dtype),
-            f"{name} {tuple(obj.shape)} {obj.dtype}",
-        )
+        dtype = obj.dtype
+        return View(obj.data_ptr(), obj.numel(), dtype, name, obj.shape, dtype)
     if hasattr(obj, "_allocation") and hasattr(obj, "ptr"):
         # A symcoll Array: its own dtype (bfloat16 has no __cuda_array_interface__ typestr).
-        return View(
-            obj.ptr, math.prod(obj.shape), obj.dtype, f"{name} {tuple(obj.shape)} {obj.dtype}"
-        )
+        return View(obj.ptr, math.prod(obj.shape), obj.dtype, name, obj.shape, obj.dtype)
     cai = getattr(obj, "__cuda_array_interface__", None)
     if cai is None:
         raise ValueError(
@@ -101,8 +120,12 @@ def view(obj, name):
             stride *= extent
         if tuple(cai["strides"]) != tuple(expected):
             raise ValueError(f"{name}: a non-contiguous array (strides {cai['strides']})")
-    dtype = dtype_name(cai["typestr"])
-    return View(cai["data"][0], math.prod(shape), dtype, f"{name} {shape} {dtype}")
+    dtype = _name_and_datatype(cai["typestr"])[0]
+    address = cai["data"][0]
+    if not isinstance(address, int):
+        # The calls pass addresses to ctypes as they are, and ctypes takes a str for its buffer.
+        raise TypeError(f"{name}: __cuda_array_interface__ data {address!r} is not an address")
+    return View(address, math.prod(shape), dtype, name, shape, dtype)
 
 
 def same_dtype(a, b):
