@@ -11,7 +11,8 @@
 #             MPS stopped: the tools serialize kernels, so PEs of one GPU take turns
 #   perf      the sweep in stream and graph mode beside NCCL (n/a where PEs share a GPU), CSVs
 #             that --baseline reads; with BASE_BUILD, interleaved with that build's sweep and
-#             compared point by point (an A/B in one run); then --op halo and the in-kernel syncs
+#             compared point by point (an A/B in one run); then --op halo, the in-kernel syncs and
+#             collectives (--op dev_*), and examples/fused_matmul_allreduce at 4096
 #   ab        with BASE_BUILD: AB_ROUNDS (default 4) rounds of a graph-mode sweep of BASE_BUILD
 #             then of BUILD_DIR, each compared point by point with the one before it: an effect
 #             that every round shows is the change's, one that comes and goes is drift
@@ -28,7 +29,7 @@
 # NCCL columns. Logs go to LOG_DIR (default gpu-logs); a summary is printed last. TESTS (a
 # ctest -R regex) narrows the ctest steps (suite, the labels of wide), to split them over runs.
 set -u
-[ $# -ge 1 ] || { sed -n '2,29p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,30p' "$0"; exit 2; }
 B=$(cd "$1" && pwd) || exit 2
 L=$(mkdir -p "${2:-gpu-logs}" && cd "${2:-gpu-logs}" && pwd) || exit 2
 STEPS=${3:-suite,wide,sanitize,perf}
@@ -146,6 +147,13 @@ perf() {
     timeout 120 "$RUN" -n "$NP" "$PERF" --op $op > "$L/$op.txt" 2>&1
     echo "== --op $op: rc=$?"; grep -E "^ +dev_|n/a" "$L/$op.txt" | head -6
   done
+  timeout 200 "$RUN" -n "$NP" "$PERF" --op dev_reduce,dev_broadcast,dev_fcollect,dev_alltoall \
+    -e 16m --csv "$L/dev_coll.csv" > "$L/dev_coll.txt" 2>&1
+  echo "== --op dev_<collective>: rc=$?"
+  grep -E "^ +dev_(barrier|reduce) +(block|grid) +(0|8|16777216) " "$L/dev_coll.txt"
+  timeout 120 "$RUN" -n "$NP" "$B/examples/fused_matmul_allreduce" -n 4096 -niter 10 \
+    > "$L/fused_matmul.txt" 2>&1
+  echo "== fused_matmul_allreduce 4096: rc=$?"; grep -E "wrong|speedup" "$L/fused_matmul.txt" | sort -u
   unset CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
 }
 
