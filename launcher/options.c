@@ -37,32 +37,33 @@ void print_usage(FILE *out) {
             KILL_GRACE_SECONDS);
 }
 
-static bool parse_n_pes(const char *text, int *n_pes) {
+/* A whole number from 1 to MAX_PES (a PE or node count) in *value; false for anything else. */
+static bool parse_count(const char *text, int *value) {
     char *end;
     errno = 0;
-    long value = strtol(text, &end, 10);
-    if (errno != 0 || end == text || *end != '\0' || value < 1 || value > MAX_PES) {
-        fprintf(stderr,
-                LAUNCHER_NAME ": -n: '%s' is not a PE count from 1 to %d (symcoll supports at "
-                              "most %d PEs per job)\n",
-                text, MAX_PES, MAX_PES);
+    long parsed = strtol(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || parsed < 1 || parsed > MAX_PES)
         return false;
-    }
-    *n_pes = (int)value;
+    *value = (int)parsed;
     return true;
 }
 
+static bool parse_n_pes(const char *text, int *n_pes) {
+    if (parse_count(text, n_pes))
+        return true;
+    fprintf(stderr,
+            LAUNCHER_NAME ": -n: '%s' is not a PE count from 1 to %d (symcoll supports at "
+                          "most %d PEs per job)\n",
+            text, MAX_PES, MAX_PES);
+    return false;
+}
+
 static bool parse_nodes(const char *text, int *nodes) {
-    char *end;
-    errno = 0;
-    long value = strtol(text, &end, 10);
-    if (errno != 0 || end == text || *end != '\0' || value < 1 || value > MAX_PES) {
-        fprintf(stderr, LAUNCHER_NAME ": --nodes: '%s' is not a node count from 1 to %d\n", text,
-                MAX_PES);
-        return false;
-    }
-    *nodes = (int)value;
-    return true;
+    if (parse_count(text, nodes))
+        return true;
+    fprintf(stderr, LAUNCHER_NAME ": --nodes: '%s' is not a node count from 1 to %d\n", text,
+            MAX_PES);
+    return false;
 }
 
 static bool parse_timeout(const char *text, double *seconds) {
