@@ -34,6 +34,8 @@
 #define SYMCOLL_SYNC_LOCAL_OFF(n)                                                                  \
     (SYMCOLL_SYNC_LL_OFF(n) + (size_t)SYMCOLL_LL_BLOCKS * (n)*2 * SYMCOLL_LL_SLOT_BYTES)
 #define SYMCOLL_SYNC_GRID_OFF(n) (SYMCOLL_SYNC_LOCAL_OFF(n) + 2 * 8)
-#define SYMCOLL_SYNC_BYTES(n) (SYMCOLL_SYNC_GRID_OFF(n) + 8)
+/* Areas lie end to end in one pool: each is a multiple of 128 bytes, so that every area's LL
+ * buffers stay aligned for their 16-byte stores. */
+#define SYMCOLL_SYNC_BYTES(n) ((SYMCOLL_SYNC_GRID_OFF(n) + 8 + 127) & ~(size_t)127)
 
 #endif
