@@ -43,10 +43,11 @@
  *   on one stream. Calls by different warps or blocks of one kernel must be ordered by the
  *   caller (__syncthreads, or a grid-scope call between them).
  *
- * Each call returns false (in every thread of its scope) when a wait timed out or the team
- * was already broken, or at once when a member of the team is not load/store reachable (a
- * team across nodes); the caller must then leave the kernel, and the host reports
- * SYMCOLL_ERROR_TIMEOUT for the team, naming the collective and the missing PE. */
+ * Each call returns false (in every thread of its scope) when a wait timed out or found the
+ * team already broken (a wait looks at the team's record only once it has polled a while:
+ * symcoll_dev_team_broken asks at once), or at once when a member of the team is not
+ * load/store reachable (a team across nodes); the caller must then leave the kernel, and the host
+ * reports SYMCOLL_ERROR_TIMEOUT for the team, naming the collective and the missing PE. */
 #ifndef SYMCOLL_DEVICE_COLL_CUH
 #define SYMCOLL_DEVICE_COLL_CUH
 
@@ -121,35 +122,49 @@ SYMCOLL_DEV symcoll_coll_args_t symcoll_dev_coll_args(const symcoll_device_t &h,
     return a;
 }
 
-/* The blocks of this PE's kernel meet (a grid sync), on this PE's own word of the team's area:
- * each block's thread 0 adds an arrival; the last one takes the arrivals back and raises the
- * generation in the same add, which the others wait for. What a block wrote before is visible
- * to every block after (device-scope fences on both sides). The grid's blocks must all be
- * resident, as for any grid whose blocks wait; no cooperative launch is needed (under MPS,
- * cooperative kernels of PEs that share a GPU did not run side by side). False in the whole
- * block on timeout. */
+/* The grid word (this PE's own, in the team's area): arrivals in bits 0-23, bit 24 set by a
+ * block that arrives failing, bit 25 the verdict of the last generation (some block failed),
+ * the generation from bit 32. */
+#define SYMCOLL_DEV_GRID_ARRIVALS 0xffffffull
+#define SYMCOLL_DEV_GRID_FAILING (1ull << 24)
+#define SYMCOLL_DEV_GRID_FAILED (1ull << 25)
+
+/* The blocks of this PE's kernel meet (a grid sync) and agree on ok: true in every thread of
+ * every block when every block came with ok. Each block's thread 0 adds an arrival (a failing
+ * block first sets the failing bit); the last to arrive writes the next generation with the
+ * verdict, which the others wait for: no other write reaches the word until every block has
+ * seen that one. What a block wrote before is visible to every block after (device-scope
+ * fences on both sides). The verdict travels in the word so that no block reads the
+ * host-mapped timeout record on the way (each such read crosses PCIe: one per warp of 128
+ * blocks made a call take 2 ms). The grid's blocks must all be resident, as for any grid whose
+ * blocks wait; no cooperative launch is needed (under MPS, cooperative kernels of PEs that
+ * share a GPU did not run side by side). False in the whole block on timeout. */
 SYMCOLL_DEV bool symcoll_dev_grid_sync(const symcoll_device_t &h, const symcoll_dev_group_t &g,
-                                       int collective) {
-    uint64_t *word = (uint64_t *)(h.team_sync + SYMCOLL_SYNC_GRID_OFF(h.team_size));
-    bool ok = true;
-    __syncthreads();
+                                       int collective, bool ok) {
+    unsigned long long *word =
+        (unsigned long long *)(h.team_sync + SYMCOLL_SYNC_GRID_OFF(h.team_size));
+    ok = __syncthreads_and(ok);
     if (g.lane == 0) {
         __threadfence();
-        uint64_t old = atomicAdd((unsigned long long *)word, 1ull);
-        if ((uint32_t)old + 1 == g.parts) {
-            atomicAdd((unsigned long long *)word, (1ull << 32) - g.parts);
+        if (!ok)
+            atomicOr(word, SYMCOLL_DEV_GRID_FAILING);
+        uint64_t old = atomicAdd(word, 1ull);
+        if ((old & SYMCOLL_DEV_GRID_ARRIVALS) + 1 == g.parts) {
+            ok = ok && !(old & SYMCOLL_DEV_GRID_FAILING);
+            atomicExch(word, ((old >> 32) + 1) << 32 | (ok ? 0 : SYMCOLL_DEV_GRID_FAILED));
         } else {
-            uint64_t start = 0;
-            for (uint32_t polls = 1; *(volatile uint64_t *)word >> 32 == old >> 32; polls++)
+            uint64_t start = 0, now;
+            for (uint32_t polls = 1; (now = *(volatile uint64_t *)word) >> 32 == old >> 32; polls++)
                 if ((polls & 1023) == 0 &&
                     symcoll_dev_wait_expired(h, &start, collective, -1, old >> 32)) {
-                    ok = false;
+                    now = SYMCOLL_DEV_GRID_FAILED;
                     break;
                 }
+            ok = ok && !(now & SYMCOLL_DEV_GRID_FAILED);
         }
         __threadfence();
     }
-    return __syncthreads_and(ok);
+    return __syncthreads_and(g.lane != 0 || ok);
 }
 
 /* Whether every member of the team is load/store reachable: a team across nodes is refused
@@ -172,7 +187,7 @@ SYMCOLL_DEV bool symcoll_dev_coll_enter(const symcoll_device_t &h, const symcoll
         symcoll_dev_group_sync(g);
         return true;
     }
-    return g.parts <= SYMCOLL_MAX_BLOCKS && symcoll_dev_grid_sync(h, g, collective);
+    return g.parts <= SYMCOLL_MAX_BLOCKS && symcoll_dev_grid_sync(h, g, collective, true);
 }
 
 /* After the algorithm: the whole group is done, and the LL epoch that lane 0 recorded last is
@@ -185,7 +200,7 @@ SYMCOLL_DEV bool symcoll_dev_coll_leave(const symcoll_device_t &h, const symcoll
         symcoll_dev_group_sync(g);
         return ok;
     }
-    return symcoll_dev_grid_sync(h, g, collective) && ok && !symcoll_dev_team_broken(h);
+    return symcoll_dev_grid_sync(h, g, collective, ok);
 }
 
 /* broadcast, fcollect and alltoall: LL for one group, otherwise push (pull for a broadcast,
@@ -347,10 +362,9 @@ SYMCOLL_DEV bool symcoll_dev_barrier_block(const symcoll_device_t &h) {
  * syncs. */
 SYMCOLL_DEV bool symcoll_dev_barrier_grid(const symcoll_device_t &h) {
     symcoll_dev_group_t g = symcoll_dev_grid_group();
-    bool ok = symcoll_dev_grid_sync(h, g, SYMCOLL_COLL_DEVICE_API);
+    bool ok = symcoll_dev_grid_sync(h, g, SYMCOLL_COLL_DEVICE_API, true);
     ok = ok && (g.part != 0 || symcoll_dev_barrier(h));
-    return symcoll_dev_grid_sync(h, g, SYMCOLL_COLL_DEVICE_API) && ok &&
-           !symcoll_dev_team_broken(h);
+    return symcoll_dev_grid_sync(h, g, SYMCOLL_COLL_DEVICE_API, ok);
 }
 
 #endif

@@ -51,6 +51,8 @@ TEST(ExamplesCli, FusedMatmulRefusesWhatItDoesNotKnow) {
     expect_refused(SYMCOLL_EXAMPLE_FUSED_MATMUL, "-n 0", "usage:");
     expect_refused(SYMCOLL_EXAMPLE_FUSED_MATMUL, "-n 65537", "usage:");
     expect_refused(SYMCOLL_EXAMPLE_FUSED_MATMUL, "-niter 0", "usage:");
+    expect_refused(SYMCOLL_EXAMPLE_FUSED_MATMUL, "-blocks 129", "usage:");
+    expect_refused(SYMCOLL_EXAMPLE_FUSED_MATMUL, "-blocks -1", "usage:");
 }
 
 } // namespace

@@ -1,7 +1,7 @@
 /* A matmul whose result is summed over the PEs (the matmul and all-reduce of a tensor-parallel
  * layer), with the all-reduce fused into the matmul:
  *
- *   symcoll-run -n 2 ./fused_matmul_allreduce [-n 4096] [-niter 20]
+ *   symcoll-run -n 2 ./fused_matmul_allreduce [-n 4096] [-niter 20] [-blocks B]
  *
  * Each PE computes C_pe = A_pe x B_pe (float, n x n, row-major) and every PE must end with the
  * sum over the PEs in C. unfused: the tiled matmul writes C, then symcoll_reduce_on_stream sums
@@ -16,7 +16,10 @@
 #include "fused_matmul.h"
 
 static void usage(FILE *out, const char *program) {
-    fprintf(out, "usage: %s [-n 1..%d] [-niter >= 1]\n", program, MM_MAX_N);
+    fprintf(out,
+            "usage: %s [-n 1..%d] [-niter >= 1] [-blocks 1..%d (default: one per SM of the PE's "
+            "share)]\n",
+            program, MM_MAX_N, MM_MAX_GRID);
 }
 
 static void step_unfused(const mm_t *m) {
@@ -60,12 +63,14 @@ int main(int argc, char **argv) {
         usage(stdout, argv[0]);
         return 0;
     }
-    static const char *const options[] = {"-n", "-niter", NULL};
+    static const char *const options[] = {"-n", "-niter", "-blocks", NULL};
     static const char *const switches[] = {NULL};
     int flags_ok = example_flags_valid(argc, argv, options, switches) &&
                    example_int_option(argc, argv, "-n", 4096, &m.n) &&
-                   example_int_option(argc, argv, "-niter", 20, &m.niter);
-    if (!flags_ok || m.n < 1 || m.n > MM_MAX_N || m.niter < 1) {
+                   example_int_option(argc, argv, "-niter", 20, &m.niter) &&
+                   example_int_option(argc, argv, "-blocks", 0, &m.grid);
+    if (!flags_ok || m.n < 1 || m.n > MM_MAX_N || m.niter < 1 || m.grid < 0 ||
+        m.grid > MM_MAX_GRID) {
         usage(stderr, argv[0]);
         return 2;
     }
@@ -76,7 +81,7 @@ int main(int argc, char **argv) {
     m.npes = symcoll_n_pes();
     symcoll_gpu_sharing_t sharing;
     CHECK_SYMCOLL(symcoll_gpu_sharing(&sharing));
-    m.grid = mm_grid(m.n, sharing.sm_share);
+    m.grid = mm_grid(m.n, m.grid ? m.grid : sharing.sm_share);
     m.h = symcoll_device_handle(SYMCOLL_TEAM_WORLD);
     if (m.h.team_size == 0) {
         fprintf(stderr, "symcoll_device_handle: %s\n", symcoll_last_error());
@@ -105,7 +110,7 @@ int main(int argc, char **argv) {
                "speedup 1.00\n",
                unfused[0], unfused[1]);
         printf("fused (symcoll_dev_tile_reduce_copy_block per tile): %.3f ms, graph %.3f ms, "
-               "speedup %.2f, graph %.2f\n",
+               "speedup %.3f, graph %.3f\n",
                fused[0], fused[1], unfused[0] / fused[0], unfused[1] / fused[1]);
     }
 

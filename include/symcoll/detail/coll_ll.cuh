@@ -122,7 +122,8 @@ SYMCOLL_DEV void symcoll_coll_ll_piece(const symcoll_dev_group_t &g, size_t byte
 }
 
 /* Before a producer writes epoch's buffers: waits until every peer has acknowledged
- * epoch - 2, the last use of the same buffers. Whole group; false on timeout. */
+ * epoch - 2, the last use of the same buffers. Whole group; false on timeout. (For producers
+ * whose lanes do not each send to every peer; symcoll_coll_ll_send checks its own.) */
 SYMCOLL_DEV bool symcoll_coll_ll_wait_credit(const symcoll_dev_group_t &g,
                                              const symcoll_device_t &h, uint64_t epoch,
                                              int collective) {
@@ -136,14 +137,28 @@ SYMCOLL_DEV bool symcoll_coll_ll_wait_credit(const symcoll_dev_group_t &g,
     return symcoll_dev_group_all(g, ok);
 }
 
-/* Writes len bytes of src as packets of epoch into member's buffer from this PE. */
-SYMCOLL_DEV void symcoll_coll_ll_send(const symcoll_dev_group_t &g, const symcoll_device_t &h,
-                                      int member, uint64_t epoch, const char *src, size_t len) {
+/* Writes len bytes of src as packets of epoch into member's buffer from this PE. Each lane that
+ * stores waits first for member's credit, its ack of epoch - 2 (the last use of the same
+ * buffer): the lane's own observation orders its stores after member's reads, so no group
+ * barrier stands between the credit and the stores, and the ack's load is in flight at once,
+ * beside the epoch's. False when the credit timed out (this lane then stores nothing). */
+SYMCOLL_DEV bool symcoll_coll_ll_send(const symcoll_dev_group_t &g, const symcoll_device_t &h,
+                                      int member, uint64_t epoch, const char *src, size_t len,
+                                      int collective) {
+    if ((size_t)g.lane * 8 >= len)
+        return true;
+    const uint64_t *credit = symcoll_dev_ll_ack(h, g.slot, member);
+    uint64_t acked = symcoll_dev_load_relaxed(credit);
+    if (epoch > 2 && acked < epoch - 2 &&
+        !symcoll_dev_wait_relaxed(h, credit, SYMCOLL_CMP_GE, epoch - 2, collective,
+                                  symcoll_dev_team_to_world(h, member)))
+        return false;
     char *buffer =
         symcoll_coll_member_ptr(h, symcoll_dev_ll_buffer(h, g.slot, h.team_my_pe, epoch), member);
     for (size_t w = g.lane; w * 8 < len; w += g.lanes)
         symcoll_dev_ll_store(buffer + 16 * w, symcoll_coll_load_word(src + 8 * w, len - 8 * w),
                              (uint32_t)epoch);
+    return true;
 }
 
 /* Waits for word `word` of epoch from member; false on timeout. */
@@ -227,11 +242,9 @@ SYMCOLL_DEV void symcoll_coll_ll_finish(const symcoll_dev_group_t &g, const symc
  *     uint64_t epoch = symcoll_coll_ll_epoch(g, h);
  *     for (size_t round = 0, rounds = symcoll_coll_ll_rounds(g, bytes); round < rounds; round++) {
  *         size_t offset, len;
- *         if (!symcoll_coll_ll_round(g, h, bytes, round, produces, collective, &epoch, &offset,
- *                                    &len))
- *             return;
+ *         symcoll_coll_ll_round(g, bytes, round, &epoch, &offset, &len);
  *         move this group's piece [offset, offset + len) of epoch: sends, then receives
- *         (ok: none timed out, in any thread);
+ *         unless a send timed out (ok: none timed out, in this thread);
  *         if (!symcoll_coll_ll_ack(g, h, epoch, ok))
  *             return;
  *     }
@@ -240,14 +253,12 @@ SYMCOLL_DEV void symcoll_coll_ll_finish(const symcoll_dev_group_t &g, const symc
  * loop stays written out where it is used: as a struct that a helper advances (the loop state
  * in one place) it cost the LL rows of broadcast, fcollect and alltoall 5 to 9 % on one H200.
  *
- * symcoll_coll_ll_round begins round `round`: the next epoch, this group's piece, and for a
- * producer the credit; false when the credit timed out. Whole group. */
-SYMCOLL_DEV bool symcoll_coll_ll_round(const symcoll_dev_group_t &g, const symcoll_device_t &h,
-                                       size_t bytes, size_t round, bool produces, int collective,
+ * symcoll_coll_ll_round begins round `round`: the next epoch and this group's piece. (Each
+ * send waits for its own credit.) */
+SYMCOLL_DEV void symcoll_coll_ll_round(const symcoll_dev_group_t &g, size_t bytes, size_t round,
                                        uint64_t *epoch, size_t *offset, size_t *len) {
     symcoll_coll_ll_piece(g, bytes, round, offset, len);
     ++*epoch;
-    return !produces || symcoll_coll_ll_wait_credit(g, h, *epoch, collective);
 }
 
 #endif

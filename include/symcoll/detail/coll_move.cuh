@@ -52,23 +52,18 @@ SYMCOLL_DEV bool symcoll_coll_move_ll(const symcoll_dev_group_t &g, const symcol
     const int me = h.team_my_pe, collective = a.collective;
     const char *src;
     char *dst;
-    bool produces = false;
-    for (int m = 0; m < h.team_size; m++)
-        produces = produces || (m != me && symcoll_coll_flow(a, flow, me, m, &src, &dst));
     uint64_t epoch = symcoll_coll_ll_epoch(g, h);
     for (size_t round = 0, rounds = symcoll_coll_ll_rounds(g, a.bytes); round < rounds; round++) {
         size_t offset, len;
-        if (!symcoll_coll_ll_round(g, h, a.bytes, round, produces, collective, &epoch, &offset,
-                                   &len))
-            return false;
-        for (int step = 1; step < h.team_size; step++) {
+        symcoll_coll_ll_round(g, a.bytes, round, &epoch, &offset, &len);
+        bool ok = true;
+        for (int step = 1; ok && step < h.team_size; step++) {
             int m = symcoll_coll_member_after(h, step);
             if (symcoll_coll_flow(a, flow, me, m, &src, &dst))
-                symcoll_coll_ll_send(g, h, m, epoch, src + offset, len);
+                ok = symcoll_coll_ll_send(g, h, m, epoch, src + offset, len, collective);
         }
         if (symcoll_coll_flow(a, flow, me, me, &src, &dst))
             symcoll_coll_copy(g, dst + offset, src + offset, len);
-        bool ok = true;
         for (int step = 1; ok && step < h.team_size; step++) {
             int m = symcoll_coll_member_after(h, step);
             if (symcoll_coll_flow(a, flow, m, me, &src, &dst))

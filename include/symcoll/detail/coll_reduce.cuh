@@ -32,13 +32,13 @@ SYMCOLL_DEV bool symcoll_coll_reduce_ll(const symcoll_dev_group_t &g,
     uint64_t epoch = symcoll_coll_ll_epoch(g, h);
     for (size_t round = 0, rounds = symcoll_coll_ll_rounds(g, a.bytes); round < rounds; round++) {
         size_t offset, len;
-        if (!symcoll_coll_ll_round(g, h, a.bytes, round, true, a.collective, &epoch, &offset, &len))
-            return false;
-        for (int step = 1; step < h.team_size; step++) {
-            int m = symcoll_coll_member_after(h, step);
-            symcoll_coll_ll_send(g, h, m, epoch, symcoll_coll_reduce_src_of(a, m) + offset, len);
-        }
+        symcoll_coll_ll_round(g, a.bytes, round, &epoch, &offset, &len);
         bool ok = true;
+        for (int step = 1; ok && step < h.team_size; step++) {
+            int m = symcoll_coll_member_after(h, step);
+            ok = symcoll_coll_ll_send(g, h, m, epoch, symcoll_coll_reduce_src_of(a, m) + offset,
+                                      len, a.collective);
+        }
         for (size_t w = g.lane; ok && w * 8 < len; w += g.lanes) {
             symcoll_coll_lanes<T, Op, uint64_t> acc;
             for (int m = 0; ok && m < h.team_size; m++) {
