@@ -1,20 +1,27 @@
-# The UCX transport alone (src/transport/ucx), on host memory on the CPU under mpirun with the
-# PMIx bootstrap, over TCP and over shared memory, with 2 and 3 PEs; exit 77 (skipped) without
-# PMIx or UCX. Built only where the UCX headers are (the transport is built only there).
+# The UCX transport alone (src/transport/ucx), and the proxy over it (src/transport/proxy), on
+# host memory on the CPU under mpirun with the PMIx bootstrap, over TCP and over shared memory,
+# with 2 and 3 PEs; exit 77 (skipped) without PMIx or UCX. Built only where the UCX headers are
+# (the transport is built only there).
 if(UCX_INCLUDE_DIR)
-  symcoll_test_target(transport_ucx_test ${CMAKE_CURRENT_LIST_DIR}/transport_ucx_test.cpp)
-  target_include_directories(transport_ucx_test PRIVATE ${UCX_INCLUDE_DIR})
+  foreach(program transport_ucx_test transport_proxy_test)
+    symcoll_test_target(${program} ${CMAKE_CURRENT_LIST_DIR}/${program}.cpp)
+    target_include_directories(${program} PRIVATE ${UCX_INCLUDE_DIR})
+  endforeach()
 endif()
 if(UCX_INCLUDE_DIR AND SYMCOLL_MPIRUN)
-  set(ucx_tests transport_ucx_timeout)
+  set(ucx_tests transport_ucx_timeout transport_proxy_timeout)
   foreach(tls tcp sm)
     foreach(np 2 3)
-      add_test(NAME transport_ucx_${tls}_${np}pe
-               COMMAND ${SYMCOLL_MPIRUN} ${SYMCOLL_MPIRUN_FLAGS} -np ${np} -x UCX_TLS=${tls}
-                       $<TARGET_FILE:transport_ucx_test> --gtest_filter=-UcxTimeout.*)
-      set_tests_properties(transport_ucx_${tls}_${np}pe PROPERTIES SKIP_RETURN_CODE 77
-                           TIMEOUT 120 LABELS "mpirun;ucx")
-      list(APPEND ucx_tests transport_ucx_${tls}_${np}pe)
+      foreach(layer ucx proxy)
+        set(test transport_${layer}_${tls}_${np}pe)
+        add_test(NAME ${test}
+                 COMMAND ${SYMCOLL_MPIRUN} ${SYMCOLL_MPIRUN_FLAGS} -np ${np} -x UCX_TLS=${tls}
+                         $<TARGET_FILE:transport_${layer}_test>
+                         --gtest_filter=-UcxTimeout.*:ProxyTimeout.*)
+        set_tests_properties(${test} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
+                             LABELS "mpirun;ucx")
+        list(APPEND ucx_tests ${test})
+      endforeach()
     endforeach()
   endforeach()
   # PE 1 stops progressing: PE 0's quiet gives up, naming it (over TCP only, where a put
@@ -23,6 +30,12 @@ if(UCX_INCLUDE_DIR AND SYMCOLL_MPIRUN)
            COMMAND ${SYMCOLL_MPIRUN} ${SYMCOLL_MPIRUN_FLAGS} -np 2 -x UCX_TLS=tcp
                    $<TARGET_FILE:transport_ucx_test> --gtest_filter=UcxTimeout.*)
   set_tests_properties(transport_ucx_timeout PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60
+                       LABELS "mpirun;ucx")
+  # PE 1 stops applying records: PE 0's proxy quiet gives up, naming it.
+  add_test(NAME transport_proxy_timeout
+           COMMAND ${SYMCOLL_MPIRUN} ${SYMCOLL_MPIRUN_FLAGS} -np 2 -x UCX_TLS=tcp
+                   $<TARGET_FILE:transport_proxy_test> --gtest_filter=ProxyTimeout.*)
+  set_tests_properties(transport_proxy_timeout PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60
                        LABELS "mpirun;ucx")
   # libucp and libpmix keep allocations to the end of the process that LeakSanitizer can
   # neither name nor suppress (libpmix is unloaded at the end; libucp's frames have no symbols),

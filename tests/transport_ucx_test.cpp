@@ -7,13 +7,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "internal.h"
-#include "pmix_test_bootstrap.h"
+#include "ucx_test_job.h"
 #include "transport/ucx/ucx_lib.h"
 #include "transport/ucx/ucx_transport.h"
 
@@ -24,15 +23,6 @@ symcoll_ucx_t *ucx;
 
 constexpr uint64_t kTimeoutMs = 60000;
 constexpr size_t kWindowBytes = (2u << 20) + 4096;
-
-// Random bytes that the reader can make again from the writer's rank and the round.
-std::vector<uint8_t> data_of(int writer, int round, size_t bytes) {
-    std::vector<uint8_t> data(bytes);
-    std::mt19937_64 random((uint64_t)writer * 1000003u + (uint64_t)round);
-    for (auto &b : data)
-        b = (uint8_t)random();
-    return data;
-}
 
 // The first index where got differs from want, or -1.
 long first_difference(const uint8_t *got, const std::vector<uint8_t> &want) {
@@ -234,27 +224,5 @@ TEST(UcxTimeout, QuietNamesAPeerThatStopsProgressing) {
 } // namespace
 
 int main(int argc, char **argv) {
-    ::testing::InitGoogleTest(&argc, argv);
-    if (int rc = start_pmix_bootstrap(&boot))
-        return rc;
-    symcoll_status_t st = symcoll_ucx_create(boot, nullptr, kTimeoutMs, &ucx);
-    if (st == SYMCOLL_ERROR_UNSUPPORTED) {
-        std::printf("[  SKIPPED ] no UCX: %s\n", symcoll_last_error());
-        boot->destroy(boot, 0);
-        return 77;
-    }
-    if (st != SYMCOLL_SUCCESS) {
-        std::fprintf(stderr, "symcoll_ucx_create: %s: %s\n", symcoll_status_string(st),
-                     symcoll_last_error());
-        boot->destroy(boot, 1);
-        return 1;
-    }
-    int rc = RUN_ALL_TESTS();
-    st = symcoll_ucx_destroy(ucx, rc != 0);
-    if (st != SYMCOLL_SUCCESS) {
-        std::fprintf(stderr, "symcoll_ucx_destroy: %s\n", symcoll_last_error());
-        rc = 1;
-    }
-    boot->destroy(boot, rc != 0);
-    return rc;
+    return run_ucx_tests(argc, argv, kTimeoutMs, &boot, &ucx);
 }

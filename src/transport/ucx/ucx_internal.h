@@ -72,8 +72,4 @@ symcoll_status_t symcoll_ucx_flush_pe(symcoll_ucx_t *t, int pe, uint64_t deadlin
  * finishes or its endpoint is closed). */
 void symcoll_ucx_drop_pending(symcoll_ucx_t *t);
 
-/* ---- regions (ucx_region.c) ---- */
-/* Destroys the keys and unregisters, without waiting on any PE. */
-symcoll_status_t symcoll_ucx_region_release(symcoll_ucx_t *t, symcoll_ucx_region_t *r);
-
 #endif

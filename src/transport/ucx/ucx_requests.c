@@ -82,22 +82,45 @@ void symcoll_ucx_drop_pending(symcoll_ucx_t *t) {
     t->n_pending = t->pending_capacity = 0;
 }
 
-symcoll_status_t symcoll_ucx_quiet(symcoll_ucx_t *t) {
+/* Completes what was issued to PE pe (every connected PE when pe < 0): a flush per endpoint
+ * rather than of the worker, so that a timeout names the PE. Each tracked request is complete
+ * once its endpoint is flushed; its own status says whether it succeeded. Those left after a
+ * failure stay for destroy. */
+static symcoll_status_t complete(symcoll_ucx_t *t, int pe) {
     uint64_t deadline = symcoll_ucx_deadline(t);
     symcoll_status_t st = SYMCOLL_SUCCESS;
-    /* A flush per endpoint rather than of the worker, so that a timeout names the PE. */
-    for (int pe = 0; pe < t->boot->size && st == SYMCOLL_SUCCESS; pe++)
-        if (t->peers[pe].ep)
-            st = symcoll_ucx_flush_pe(t, pe, deadline);
-    /* Each tracked request is complete once its endpoint is flushed; its own status says
-     * whether it succeeded. Those left after a failure stay for destroy. */
-    size_t done = 0;
-    for (; done < t->n_pending && st == SYMCOLL_SUCCESS; done++) {
-        symcoll_ucx_pending_t *p = &t->pending[done];
-        st = symcoll_ucx_wait(t, p->request, p->call, p->pe, deadline);
+    for (int p = 0; p < t->boot->size && st == SYMCOLL_SUCCESS; p++)
+        if (t->peers[p].ep && (pe < 0 || p == pe))
+            st = symcoll_ucx_flush_pe(t, p, deadline);
+    size_t kept = 0;
+    for (size_t i = 0; i < t->n_pending; i++) {
+        symcoll_ucx_pending_t *q = &t->pending[i];
+        if (st == SYMCOLL_SUCCESS && (pe < 0 || q->pe == pe))
+            st = symcoll_ucx_wait(t, q->request, q->call, q->pe, deadline);
+        else
+            t->pending[kept++] = *q;
     }
-    for (size_t i = done; i < t->n_pending; i++)
-        t->pending[i - done] = t->pending[i];
-    t->n_pending -= done;
+    t->n_pending = kept;
     return st;
+}
+
+symcoll_status_t symcoll_ucx_quiet(symcoll_ucx_t *t) {
+    return complete(t, -1);
+}
+
+symcoll_status_t symcoll_ucx_quiet_pe(symcoll_ucx_t *t, int pe) {
+    if (pe < 0 || pe >= t->boot->size || !t->peers[pe].ep)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                 "symcoll_ucx_quiet_pe: PE %d is not a connected PE of the UCX "
+                                 "transport",
+                                 pe);
+    return complete(t, pe);
+}
+
+bool symcoll_ucx_connected(const symcoll_ucx_t *t, int pe) {
+    return pe >= 0 && pe < t->boot->size && t->peers[pe].ep;
+}
+
+void symcoll_ucx_progress(symcoll_ucx_t *t) {
+    t->lib.ucp_worker_progress(t->worker);
 }

@@ -1,6 +1,6 @@
 /* The UCX transport: one-sided puts, gets and signals on host memory between PEs that cannot
  * reach each other with loads and stores (PEs of other nodes). One UCX context and worker per
- * PE, wired up over the bootstrap. Not yet used by init, the collectives or the device API.
+ * PE, wired up over the bootstrap. The proxy (src/transport/proxy) carries heap RMA over it.
  *
  * Every wait (flush, endpoint close, signal) progresses the worker and gives up after the
  * transport's timeout with TIMEOUT naming the PE it waited for. After a TIMEOUT or another
@@ -54,6 +54,8 @@ symcoll_status_t symcoll_ucx_region_map(symcoll_ucx_t *t, void *base, size_t byt
                                         symcoll_ucx_region_t **out);
 /* Collective: completes every transfer, waits for every PE, then unregisters; frees r. */
 symcoll_status_t symcoll_ucx_region_unmap(symcoll_ucx_t *t, symcoll_ucx_region_t *r);
+/* Destroys the keys and unregisters without waiting on any PE (after a failure); frees r. */
+symcoll_status_t symcoll_ucx_region_release(symcoll_ucx_t *t, symcoll_ucx_region_t *r);
 
 /* Non-blocking, as NVSHMEM's _nbi calls: bytes from src into PE pe's region at offset. src
  * must stay unchanged until symcoll_ucx_quiet returns. */
@@ -81,6 +83,15 @@ symcoll_status_t symcoll_ucx_put_signal(symcoll_ucx_t *t, const symcoll_ucx_regi
 /* Every put and get this PE issued is complete: the data is at its target (or, for a
  * get, in dst). TIMEOUT names the PE that did not answer in time. */
 symcoll_status_t symcoll_ucx_quiet(symcoll_ucx_t *t);
+/* The same for the puts and gets issued to PE pe alone. */
+symcoll_status_t symcoll_ucx_quiet_pe(symcoll_ucx_t *t, int pe);
+
+/* One pass of the worker's progress: over transports that emulate RMA in software (TCP), the
+ * transfers that target this PE advance only while it progresses. */
+void symcoll_ucx_progress(symcoll_ucx_t *t);
+
+/* Whether this PE has an endpoint to PE pe. */
+bool symcoll_ucx_connected(const symcoll_ucx_t *t, int pe);
 
 /* Waits, progressing the worker, until the 8-byte word at signal_offset of this PE's own
  * region r is at least value; TIMEOUT after the transport's timeout. */

@@ -1,0 +1,279 @@
+/* The proxy's life: create, the thread's loop, posts and quiet, destroy. */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "proxy_internal.h"
+
+#define DEFAULT_SLOT_BYTES ((size_t)1 << 20)
+#define DEFAULT_SLOTS 4u
+#define DEFAULT_RING_ENTRIES 1024u
+
+void proxy_fail(symcoll_proxy_t *p, symcoll_status_t st) {
+    pthread_mutex_lock(&p->failure_lock);
+    if (!atomic_load_explicit(&p->failed, memory_order_relaxed)) {
+        p->failure = st;
+        snprintf(p->message, sizeof p->message, "%s", symcoll_last_error());
+        atomic_store_explicit(&p->failed, true, memory_order_release);
+    }
+    pthread_mutex_unlock(&p->failure_lock);
+}
+
+symcoll_status_t proxy_failure(symcoll_proxy_t *p) {
+    if (!atomic_load_explicit(&p->failed, memory_order_acquire))
+        return SYMCOLL_SUCCESS;
+    pthread_mutex_lock(&p->failure_lock);
+    symcoll_status_t st = symcoll_set_error(p->failure, "%s", p->message);
+    pthread_mutex_unlock(&p->failure_lock);
+    return st;
+}
+
+/* A request that has waited timeout_ms without any step of the proxy moving: named by the PE
+ * it waits for. */
+static symcoll_status_t stalled(symcoll_proxy_t *p) {
+    uint64_t retired = atomic_load_explicit(&p->retired, memory_order_relaxed);
+    const proxy_entry_t *e = &p->ring[retired % p->ring_entries];
+    if (retired == p->taken && atomic_load_explicit(&e->ready, memory_order_acquire) != retired + 1)
+        return symcoll_set_error(SYMCOLL_ERROR_TIMEOUT,
+                                 "symcoll_proxy: request %llu was reserved and not filled in "
+                                 "%llu ms",
+                                 (unsigned long long)retired, (unsigned long long)p->timeout_ms);
+    int pe = e->put.pe;
+    const proxy_layout_t *l = &p->layout;
+    return symcoll_set_error(
+        SYMCOLL_ERROR_TIMEOUT,
+        "symcoll_proxy: PE %d applied %llu of the %llu records this PE sent it, and none in %llu "
+        "ms",
+        pe, (unsigned long long)proxy_counter(p, proxy_outbox(l, pe) + proxy_count(l)),
+        (unsigned long long)p->targets[pe].staged, (unsigned long long)p->timeout_ms);
+}
+
+static void *proxy_thread(void *arg) {
+    symcoll_proxy_t *p = arg;
+    symcoll_status_t st = SYMCOLL_SUCCESS;
+    uint64_t moved_ms = symcoll_bootstrap_now_ms();
+    while (!atomic_load_explicit(&p->stop, memory_order_acquire)) {
+        bool did = proxy_stage(p, &st);
+        if (st == SYMCOLL_SUCCESS)
+            did |= proxy_announce(p, &st);
+        if (st == SYMCOLL_SUCCESS)
+            did |= proxy_receive(p, &st);
+        if (st == SYMCOLL_SUCCESS)
+            did |= proxy_retire(p);
+        if (st != SYMCOLL_SUCCESS)
+            break;
+        symcoll_ucx_progress(p->t);
+        uint64_t now = symcoll_bootstrap_now_ms();
+        bool waiting = atomic_load_explicit(&p->retired, memory_order_relaxed) <
+                       atomic_load_explicit(&p->posted, memory_order_acquire);
+        if (did || !waiting)
+            moved_ms = now;
+        else if (p->timeout_ms && now - moved_ms > p->timeout_ms) {
+            st = stalled(p);
+            break;
+        }
+        if (!did)
+            sched_yield(); /* PEs may outnumber the cores: let the others' threads run */
+    }
+    if (st != SYMCOLL_SUCCESS)
+        proxy_fail(p, st);
+    return NULL;
+}
+
+static symcoll_status_t check_put(const symcoll_proxy_t *p, const symcoll_proxy_put_t *put) {
+    const char *fn = "symcoll_proxy_put";
+    if (!put)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: put is NULL", fn);
+    if (put->pe == p->boot->rank || !symcoll_ucx_connected(p->t, put->pe))
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                 "%s: pe %d is not a PE of another node (this PE is %d of %d)", fn,
+                                 put->pe, p->boot->rank, p->boot->size);
+    size_t heap = p->heap_bytes;
+    if (put->dst_offset > heap || put->bytes > heap - put->dst_offset)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                 "%s: dst_offset %zu and bytes %zu overrun the %zu-byte heap", fn,
+                                 put->dst_offset, put->bytes, heap);
+    const char *src = put->src;
+    if (put->bytes &&
+        (src < p->heap || src > p->heap + heap || put->bytes > (size_t)(p->heap + heap - src)))
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                 "%s: src %p and bytes %zu are not inside this PE's heap", fn,
+                                 put->src, put->bytes);
+    if (put->signal &&
+        (put->signal_offset % 8 || put->signal_offset > heap || heap - put->signal_offset < 8))
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                 "%s: signal_offset %zu is not an aligned 8-byte word of the "
+                                 "%zu-byte heap",
+                                 fn, put->signal_offset, heap);
+    if (put->signal && put->op != SYMCOLL_UCX_SIGNAL_SET && put->op != SYMCOLL_UCX_SIGNAL_ADD)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: op %d is neither SET nor ADD",
+                                 fn, (int)put->op);
+    return SYMCOLL_SUCCESS;
+}
+
+symcoll_status_t symcoll_proxy_put(symcoll_proxy_t *p, const symcoll_proxy_put_t *put) {
+    symcoll_status_t st = proxy_failure(p);
+    if (st == SYMCOLL_SUCCESS)
+        st = check_put(p, put);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    uint64_t index = atomic_fetch_add_explicit(&p->posted, 1, memory_order_acq_rel);
+    uint64_t start = symcoll_bootstrap_now_ms();
+    while (index - atomic_load_explicit(&p->retired, memory_order_acquire) >= p->ring_entries) {
+        if ((st = proxy_failure(p)) != SYMCOLL_SUCCESS)
+            return st;
+        if (p->timeout_ms && symcoll_bootstrap_now_ms() - start > p->timeout_ms) {
+            /* The reserved entry stays empty: the proxy can take nothing after it. */
+            st = symcoll_set_error(SYMCOLL_ERROR_TIMEOUT,
+                                   "symcoll_proxy_put: the %u requests before it stayed "
+                                   "incomplete for %llu ms",
+                                   p->ring_entries, (unsigned long long)p->timeout_ms);
+            proxy_fail(p, st);
+            return st;
+        }
+        sched_yield();
+    }
+    proxy_entry_t *e = &p->ring[index % p->ring_entries];
+    e->put = *put;
+    atomic_store_explicit(&e->ready, index + 1, memory_order_release);
+    return SYMCOLL_SUCCESS;
+}
+
+symcoll_status_t symcoll_proxy_quiet(symcoll_proxy_t *p) {
+    uint64_t posted = atomic_load_explicit(&p->posted, memory_order_acquire);
+    while (atomic_load_explicit(&p->retired, memory_order_acquire) < posted) {
+        symcoll_status_t st = proxy_failure(p);
+        if (st != SYMCOLL_SUCCESS)
+            return st;
+        sched_yield();
+    }
+    return proxy_failure(p);
+}
+
+/* Stops and joins the thread; the transport is the caller's again. */
+static void stop_thread(symcoll_proxy_t *p) {
+    if (!p->thread_running)
+        return;
+    atomic_store_explicit(&p->stop, true, memory_order_release);
+    pthread_join(p->thread, NULL);
+    p->thread_running = false;
+}
+
+static void free_proxy(symcoll_proxy_t *p) {
+    if (p->host)
+        p->memory.host_free(p->memory.context, p->host);
+    free(p->ring);
+    free(p->targets);
+    free(p->consumed);
+    pthread_mutex_destroy(&p->failure_lock);
+    free(p);
+}
+
+symcoll_status_t symcoll_proxy_destroy(symcoll_proxy_t *p, int abort) {
+    if (!p)
+        return SYMCOLL_SUCCESS;
+    symcoll_status_t st = SYMCOLL_SUCCESS;
+    if (!abort) {
+        /* Every PE's requests are complete, so nothing arrives here any more, before any
+         * thread stops: until then each serves the others. */
+        st = symcoll_bootstrap_agree(p->boot, "symcoll_proxy_destroy", symcoll_proxy_quiet(p));
+        abort = st != SYMCOLL_SUCCESS;
+    }
+    stop_thread(p);
+    symcoll_status_t unmapped = SYMCOLL_SUCCESS;
+    if (p->region)
+        unmapped = abort ? symcoll_ucx_region_release(p->t, p->region)
+                         : symcoll_ucx_region_unmap(p->t, p->region);
+    free_proxy(p);
+    return st != SYMCOLL_SUCCESS ? st : unmapped;
+}
+
+/* The configuration with defaults, the same on every PE (compared over the bootstrap). */
+static symcoll_status_t configure(symcoll_proxy_t *p, const symcoll_proxy_config_t *config) {
+    const char *fn = "symcoll_proxy_create";
+    size_t slot_bytes = config && config->slot_bytes ? config->slot_bytes : DEFAULT_SLOT_BYTES;
+    unsigned slots = config && config->slots ? config->slots : DEFAULT_SLOTS;
+    p->ring_entries = config && config->ring_entries ? config->ring_entries : DEFAULT_RING_ENTRIES;
+    uint64_t mine[2] = {slot_bytes, slots};
+    uint64_t *all = calloc((size_t)p->boot->size, sizeof mine);
+    if (!all)
+        return symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, "%s: no host memory", fn);
+    symcoll_status_t st = p->boot->allgather(p->boot, mine, all, sizeof mine);
+    for (int pe = 0; pe < p->boot->size && st == SYMCOLL_SUCCESS; pe++)
+        if (all[2 * pe] != slot_bytes || all[2 * pe + 1] != slots)
+            st = symcoll_set_error(SYMCOLL_ERROR_SYMMETRY,
+                                   "%s: PE %d has slot_bytes %llu and slots %llu, this PE %zu "
+                                   "and %u",
+                                   fn, pe, (unsigned long long)all[2 * pe],
+                                   (unsigned long long)all[2 * pe + 1], slot_bytes, slots);
+    free(all);
+    proxy_layout_t *l = &p->layout;
+    l->slot_bytes = (slot_bytes + 63) & ~(size_t)63; /* records and counters stay aligned */
+    l->slots = slots;
+    l->n_pes = p->boot->size;
+    l->box_bytes = proxy_count(l) + 64;
+    return st;
+}
+
+static symcoll_status_t allocate(symcoll_proxy_t *p) {
+    p->host_bytes = 2 * (size_t)p->layout.n_pes * p->layout.box_bytes;
+    p->host = p->memory.host_alloc(p->memory.context, p->host_bytes);
+    p->ring = calloc(p->ring_entries, sizeof *p->ring);
+    p->targets = calloc((size_t)p->layout.n_pes, sizeof *p->targets);
+    p->consumed = calloc((size_t)p->layout.n_pes, sizeof *p->consumed);
+    return p->host && p->ring && p->targets && p->consumed
+               ? SYMCOLL_SUCCESS
+               : symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY,
+                                   "symcoll_proxy_create: no host memory for %zu bytes of "
+                                   "staging and %u requests",
+                                   p->host_bytes, p->ring_entries);
+}
+
+symcoll_status_t symcoll_proxy_create(symcoll_bootstrap_t *boot, symcoll_ucx_t *t, char *heap,
+                                      size_t heap_bytes, const symcoll_proxy_memory_t *memory,
+                                      const symcoll_proxy_config_t *config, uint64_t timeout_ms,
+                                      symcoll_proxy_t **out) {
+    const char *fn = "symcoll_proxy_create";
+    if (!boot || !t || !heap || !memory || !out)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                 "%s: boot %p, t %p, heap %p, memory %p and out %p must not be "
+                                 "NULL",
+                                 fn, (void *)boot, (void *)t, (void *)heap, (const void *)memory,
+                                 (void *)out);
+    symcoll_proxy_t *p = calloc(1, sizeof *p);
+    if (!p)
+        return symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, "%s: no host memory", fn);
+    *p = (symcoll_proxy_t){.boot = boot,
+                           .t = t,
+                           .heap = heap,
+                           .heap_bytes = heap_bytes,
+                           .memory = *memory,
+                           .timeout_ms = timeout_ms};
+    pthread_mutex_init(&p->failure_lock, NULL);
+    symcoll_status_t st = configure(p, config);
+    if (st == SYMCOLL_SUCCESS)
+        st = allocate(p);
+    /* Every PE maps (or all give up together), as region_map is collective. */
+    st = symcoll_bootstrap_agree(boot, fn, st);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_ucx_region_map(t, p->host, p->host_bytes, &p->region);
+    if (st == SYMCOLL_SUCCESS) {
+        int err = pthread_create(&p->thread, NULL, proxy_thread, p);
+        p->thread_running = err == 0;
+        if (err)
+            st = symcoll_set_error(SYMCOLL_ERROR_SYSTEM, "%s: pthread_create failed (error %d)", fn,
+                                   err);
+        /* The windows are ready everywhere before any PE posts into them. */
+        st = symcoll_bootstrap_agree(boot, fn, st);
+    }
+    if (st != SYMCOLL_SUCCESS) {
+        stop_thread(p);
+        if (p->region)
+            symcoll_ucx_region_unmap(t, p->region);
+        free_proxy(p);
+        return st;
+    }
+    *out = p;
+    return SYMCOLL_SUCCESS;
+}

@@ -1,0 +1,96 @@
+/* The proxy: a thread per PE that carries puts and signals into the symmetric heaps of PEs
+ * that this PE cannot reach with loads and stores (PEs of other nodes), over the UCX
+ * transport, through staging in pinned host memory:
+ *
+ *   sender: the source goes from the heap into a staging slot (memory.to_host), ucp_put takes
+ *   it into the target's receive window, and once a batch is complete at the target (a flush
+ *   of the endpoint) its mailbox records (offset, length, signal, value, op) follow, announced
+ *   by an atomic add on the target's count of records from this PE;
+ *   target: its proxy copies each record's data from the window into its heap
+ *   (memory.from_host), only then applies the record's signal (memory.signal), and returns the
+ *   slots to the sender with an atomic add on the sender's count of freed records.
+ *
+ * Requests are taken in the order they were posted, and each target applies the records of one
+ * sender in that order: a signal is seen only after the data of every earlier put to the same
+ * PE. Callers post from any thread; only the proxy thread calls the transport while it runs.
+ * Gets from remote heaps are not served yet. */
+#ifndef SYMCOLL_PROXY_H
+#define SYMCOLL_PROXY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "bootstrap/bootstrap.h"
+#include "symcoll.h"
+#include "transport/ucx/ucx_transport.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct symcoll_proxy symcoll_proxy_t;
+
+/* How the proxy reaches this PE's heap and allocates its staging, whatever memory the heap is
+ * (the library: CUDA copies; the CPU tests: memcpy). Called on the proxy thread; each returns
+ * a status with the error set. */
+typedef struct {
+    void *context;
+    symcoll_status_t (*to_host)(void *context, void *host, const void *heap, size_t bytes);
+    symcoll_status_t (*from_host)(void *context, void *heap, const void *host, size_t bytes);
+    /* *word = value (SET) or *word += value (ADD), visible to the heap's readers after the
+     * data that from_host wrote before it. */
+    symcoll_status_t (*signal)(void *context, uint64_t *word, uint64_t value,
+                               symcoll_ucx_signal_op_t op);
+    /* Zeroed host memory for the staging slots and mailboxes, 64-byte aligned; NULL when out
+     * of memory. */
+    void *(*host_alloc)(void *context, size_t bytes);
+    void (*host_free)(void *context, void *p);
+} symcoll_proxy_memory_t;
+
+/* The same on every PE. 0 picks the default. */
+typedef struct {
+    size_t slot_bytes;     /* the staging chunk: a put moves in pieces of this size (1 MiB) */
+    unsigned slots;        /* chunks in flight from one PE to another (4) */
+    unsigned ring_entries; /* requests posted and not complete (1024); a post waits for room */
+} symcoll_proxy_config_t;
+
+/* A put of bytes from src (in this PE's heap) to dst_offset of PE pe's heap, and with signal,
+ * then the 8-byte word at signal_offset of pe's heap set to, or increased by, value. bytes may
+ * be 0 (a signal alone). */
+typedef struct {
+    int pe;
+    size_t dst_offset;
+    const void *src;
+    size_t bytes;
+    bool signal;
+    size_t signal_offset;
+    uint64_t value;
+    symcoll_ucx_signal_op_t op;
+} symcoll_proxy_put_t;
+
+/* Collective over boot: allocates and maps the windows (through t, which the proxy thread then
+ * owns until symcoll_proxy_destroy) and starts the thread. heap: this PE's heap of heap_bytes
+ * (offsets are the same on every PE). Waits give up after timeout_ms (0: never). */
+symcoll_status_t symcoll_proxy_create(symcoll_bootstrap_t *boot, symcoll_ucx_t *t, char *heap,
+                                      size_t heap_bytes, const symcoll_proxy_memory_t *memory,
+                                      const symcoll_proxy_config_t *config, uint64_t timeout_ms,
+                                      symcoll_proxy_t **out);
+
+/* Posts a put (returns before it is done: src must stay unchanged until a quiet returns).
+ * INVALID_ARGUMENT names what is wrong; a failure of the proxy is returned by the next post or
+ * quiet. */
+symcoll_status_t symcoll_proxy_put(symcoll_proxy_t *p, const symcoll_proxy_put_t *put);
+
+/* Every request posted before is complete: its data is in the target's heap and its signal
+ * applied. TIMEOUT names the PE that did not take or apply them in time; after a failure only
+ * symcoll_proxy_destroy(p, 1) is valid. */
+symcoll_status_t symcoll_proxy_quiet(symcoll_proxy_t *p);
+
+/* Collective unless abort: quiet, waits until every PE is done, stops the thread, unmaps and
+ * frees. With abort nothing waits on another PE. Frees p either way. */
+symcoll_status_t symcoll_proxy_destroy(symcoll_proxy_t *p, int abort);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,265 @@
+// The proxy (src/transport/proxy) over the UCX transport, on the CPU under mpirun with the PMIx
+// bootstrap: heaps of host memory, copies by memcpy, so that the staging protocol (slots,
+// mailbox records, announcements, freed slots, signals after data) is checked without a GPU.
+// Each PE puts to its right neighbour. Small slots and a short ring make every put wrap the
+// slots and every burst wait for room. Exit 77 without PMIx or UCX.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "internal.h"
+#include "ucx_test_job.h"
+#include "transport/proxy/proxy.h"
+#include "transport/ucx/ucx_transport.h"
+
+namespace {
+
+symcoll_bootstrap_t *boot;
+symcoll_ucx_t *ucx;
+
+constexpr uint64_t kTimeoutMs = 60000;
+constexpr size_t kSlotBytes = 4096 + 64; // a put of 1 MiB takes 250 slots, 3 in flight
+constexpr unsigned kSlots = 3;
+constexpr unsigned kRingEntries = 8;
+constexpr size_t kHalf = 4u << 20;            // each heap: incoming half, then outgoing half
+constexpr size_t kHeapBytes = 2 * kHalf + 64; // and signal words at the end
+constexpr size_t kSignal = 2 * kHalf;         // this PE's signal words (8 of them)
+constexpr uint8_t kPoison = 0xee;
+
+// The heap's memory as the library's CUDA copies would be: memcpy, and signals as atomics
+// that release what was copied before them. A PE whose `stall_ms` is set sleeps that long in
+// its first copy into the heap, as a PE that stopped applying records; `copy_delay_us` makes
+// every copy into the heap that slow, so that a signal applied before its data would be seen.
+struct HostHeap {
+    static symcoll_status_t to_host(void *, void *host, const void *heap, size_t bytes) {
+        std::memcpy(host, heap, bytes);
+        return SYMCOLL_SUCCESS;
+    }
+    static symcoll_status_t from_host(void *context, void *heap, const void *host, size_t bytes) {
+        auto *self = static_cast<HostHeap *>(context);
+        if (self->stall_ms) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(self->stall_ms));
+            self->stall_ms = 0;
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(self->copy_delay_us));
+        std::memcpy(heap, host, bytes);
+        return SYMCOLL_SUCCESS;
+    }
+    static symcoll_status_t signal(void *, uint64_t *word, uint64_t value,
+                                   symcoll_ucx_signal_op_t op) {
+        if (op == SYMCOLL_UCX_SIGNAL_SET)
+            __atomic_store_n(word, value, __ATOMIC_RELEASE);
+        else
+            __atomic_fetch_add(word, value, __ATOMIC_RELEASE);
+        return SYMCOLL_SUCCESS;
+    }
+    static void *host_alloc(void *, size_t bytes) {
+        void *p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+        if (p)
+            std::memset(p, 0, bytes);
+        return p;
+    }
+    static void host_free(void *, void *p) {
+        std::free(p);
+    }
+
+    unsigned stall_ms = 0, copy_delay_us = 0;
+    symcoll_proxy_memory_t ops() {
+        return {this, to_host, from_host, signal, host_alloc, host_free};
+    }
+};
+
+class Proxy : public ::testing::Test {
+  protected:
+    std::vector<uint64_t> storage = std::vector<uint64_t>(kHeapBytes / 8);
+    char *heap = reinterpret_cast<char *>(storage.data());
+    HostHeap memory;
+    symcoll_proxy_t *proxy = nullptr;
+    int rank = boot->rank, size = boot->size;
+    int right = (boot->rank + 1) % boot->size;
+    int left = (boot->rank + boot->size - 1) % boot->size;
+
+    void SetUp() override {
+        ASSERT_GE(size, 2) << "run under mpirun -np 2 or more";
+        std::memset(heap, kPoison, 2 * kHalf);
+        create(ucx, kTimeoutMs);
+    }
+    void create(symcoll_ucx_t *t, uint64_t timeout_ms) {
+        symcoll_proxy_memory_t ops = memory.ops();
+        symcoll_proxy_config_t config = {kSlotBytes, kSlots, kRingEntries};
+        ASSERT_EQ(
+            symcoll_proxy_create(boot, t, heap, kHeapBytes, &ops, &config, timeout_ms, &proxy),
+            SYMCOLL_SUCCESS)
+            << symcoll_last_error();
+    }
+    void TearDown() override {
+        if (proxy)
+            EXPECT_EQ(symcoll_proxy_destroy(proxy, 0), SYMCOLL_SUCCESS) << symcoll_last_error();
+    }
+    uint64_t *signal_word(int i) {
+        return reinterpret_cast<uint64_t *>(heap + kSignal) + i;
+    }
+    // Waits until this PE's signal word i reaches value; false after the test's timeout.
+    bool wait_signal(int i, uint64_t value) {
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTimeoutMs);
+        while (__atomic_load_n(signal_word(i), __ATOMIC_ACQUIRE) < value)
+            if (std::chrono::steady_clock::now() > deadline)
+                return false;
+        return true;
+    }
+    symcoll_status_t put(size_t dst, const void *src, size_t bytes, bool signal = false,
+                         int word = 0, uint64_t value = 0,
+                         symcoll_ucx_signal_op_t op = SYMCOLL_UCX_SIGNAL_ADD) {
+        symcoll_proxy_put_t p = {right, dst, src, bytes, signal, kSignal + 8 * (size_t)word,
+                                 value, op};
+        return symcoll_proxy_put(proxy, &p);
+    }
+};
+
+// Odd sizes at odd offsets, one after the other: within a slot, across slot boundaries, and
+// many times the slots in flight.
+const size_t kSizes[] = {1, 7, kSlotBytes - 1, kSlotBytes + 1, 3 * kSlotBytes + 5, (1u << 20) + 3};
+size_t offset_of(int index) {
+    size_t offset = 3;
+    for (int i = 0; i < index; i++)
+        offset += kSizes[i] + 5;
+    return offset;
+}
+constexpr int kNumSizes = sizeof kSizes / sizeof kSizes[0];
+
+TEST_F(Proxy, PutsOfEverySizeLandBeforeTheSignalAndNothingElseChanges) {
+    std::vector<std::vector<uint8_t>> sent;
+    for (int i = 0; i < kNumSizes; i++) {
+        sent.push_back(data_of(rank, i, kSizes[i]));
+        std::memcpy(heap + kHalf + offset_of(i), sent[i].data(), kSizes[i]);
+        ASSERT_EQ(put(offset_of(i), heap + kHalf + offset_of(i), kSizes[i]), SYMCOLL_SUCCESS)
+            << symcoll_last_error();
+    }
+    ASSERT_EQ(put(0, nullptr, 0, true, 0, 1), SYMCOLL_SUCCESS) << symcoll_last_error();
+    ASSERT_TRUE(wait_signal(0, 1)) << "no signal from PE " << left;
+    // Everything from the left arrived before its signal, and only where it was put.
+    for (int i = 0; i < kNumSizes; i++) {
+        std::vector<uint8_t> want = data_of(left, i, kSizes[i]);
+        EXPECT_EQ(std::memcmp(heap + offset_of(i), want.data(), want.size()), 0)
+            << kSizes[i] << " bytes at offset " << offset_of(i) << " from PE " << left;
+        for (size_t gap = 0; gap < 5; gap++)
+            EXPECT_EQ((uint8_t)heap[offset_of(i) + kSizes[i] + gap], kPoison);
+    }
+    for (size_t b = 0; b < 3; b++)
+        EXPECT_EQ((uint8_t)heap[b], kPoison);
+    EXPECT_EQ(symcoll_proxy_quiet(proxy), SYMCOLL_SUCCESS) << symcoll_last_error();
+}
+
+TEST_F(Proxy, EachSignalFollowsItsOwnDataRoundAfterRound) {
+    const size_t bytes = 3 * kSlotBytes + 11;
+    memory.copy_delay_us = 2000;
+    for (int round = 1; round <= 20; round++) {
+        std::vector<uint8_t> mine = data_of(rank, round, bytes);
+        // Two source buffers in turn: the one posted last round stays untouched until quiet.
+        char *src = heap + kHalf + (round % 2) * bytes;
+        ASSERT_EQ(symcoll_proxy_quiet(proxy), SYMCOLL_SUCCESS) << symcoll_last_error();
+        std::memcpy(src, mine.data(), bytes);
+        ASSERT_EQ(put((round % 2) * bytes, src, bytes, true, 1, 1), SYMCOLL_SUCCESS)
+            << symcoll_last_error();
+        ASSERT_TRUE(wait_signal(1, round)) << "round " << round;
+        std::vector<uint8_t> want = data_of(left, round, bytes);
+        ASSERT_EQ(std::memcmp(heap + (round % 2) * bytes, want.data(), bytes), 0)
+            << "round " << round << ": the signal came before the data";
+        // The left PE writes this buffer again in two rounds: only after this one has read it.
+        ASSERT_EQ(boot->barrier(boot), SYMCOLL_SUCCESS) << symcoll_last_error();
+    }
+}
+
+TEST_F(Proxy, BurstsLongerThanTheRingWaitForRoomAndQuietCompletesThem) {
+    const int n = 25 * kRingEntries;
+    auto *words = reinterpret_cast<uint64_t *>(heap + kHalf);
+    for (int i = 0; i < n; i++) {
+        words[i] = (uint64_t)rank << 32 | (uint64_t)i;
+        ASSERT_EQ(put(8 * (size_t)i, &words[i], 8), SYMCOLL_SUCCESS)
+            << "put " << i << ": " << symcoll_last_error();
+    }
+    ASSERT_EQ(put(0, nullptr, 0, true, 2, 12345, SYMCOLL_UCX_SIGNAL_SET), SYMCOLL_SUCCESS)
+        << symcoll_last_error();
+    ASSERT_EQ(symcoll_proxy_quiet(proxy), SYMCOLL_SUCCESS) << symcoll_last_error();
+    // Quiet means applied at the target: after a barrier, no wait is needed.
+    ASSERT_EQ(boot->barrier(boot), SYMCOLL_SUCCESS) << symcoll_last_error();
+    EXPECT_EQ(__atomic_load_n(signal_word(2), __ATOMIC_ACQUIRE), 12345u);
+    auto *got = reinterpret_cast<const uint64_t *>(heap);
+    for (int i = 0; i < n; i++)
+        ASSERT_EQ(got[i], (uint64_t)left << 32 | (uint64_t)i) << "word " << i;
+    EXPECT_EQ((uint8_t)heap[8 * n], kPoison);
+}
+
+TEST_F(Proxy, RefusesWhatItCannotCarryNamingIt) {
+    auto refused = [&](symcoll_proxy_put_t p, const char *says) {
+        EXPECT_EQ(symcoll_proxy_put(proxy, &p), SYMCOLL_ERROR_INVALID_ARGUMENT) << says;
+        std::string why = symcoll_last_error();
+        EXPECT_NE(why.find(says), std::string::npos) << why;
+    };
+    const auto set = SYMCOLL_UCX_SIGNAL_SET;
+    refused({rank, 0, heap + kHalf, 8, false, 0, 0, set}, "is not a PE of another node");
+    refused({size, 0, heap + kHalf, 8, false, 0, 0, set}, "is not a PE of another node");
+    refused({-1, 0, heap + kHalf, 8, false, 0, 0, set}, "pe -1");
+    refused({right, kHeapBytes - 4, heap + kHalf, 8, false, 0, 0, set}, "overrun the");
+    const uint8_t outside = 1;
+    refused({right, 0, &outside, 1, false, 0, 0, set}, "not inside this PE's heap");
+    refused({right, 0, heap + kHeapBytes - 4, 8, false, 0, 0, set}, "not inside this PE's heap");
+    refused({right, 0, nullptr, 0, true, kSignal + 4, 1, set}, "signal_offset");
+    refused({right, 0, nullptr, 0, true, kHeapBytes - 4, 1, set}, "signal_offset");
+    refused({right, 0, nullptr, 0, true, kSignal, 1, (symcoll_ucx_signal_op_t)7},
+            "op 7 is neither SET nor ADD");
+    EXPECT_EQ(symcoll_proxy_put(proxy, nullptr), SYMCOLL_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(symcoll_proxy_quiet(proxy), SYMCOLL_SUCCESS) << symcoll_last_error();
+}
+
+// PE 1 stops applying records (its copy into the heap sleeps 3 s): PE 0's quiet gives up after
+// the proxy's 500 ms, naming PE 1. Its own transport, as a TIMEOUT leaves one only to destroy.
+TEST(ProxyTimeout, QuietNamesThePeThatStoppedApplying) {
+    ASSERT_GE(boot->size, 2);
+    symcoll_ucx_t *t = nullptr;
+    ASSERT_EQ(symcoll_ucx_create(boot, nullptr, 500, &t), SYMCOLL_SUCCESS) << symcoll_last_error();
+    std::vector<uint64_t> storage(kHeapBytes / 8);
+    char *heap = reinterpret_cast<char *>(storage.data());
+    HostHeap memory;
+    memory.stall_ms = boot->rank == 1 ? 3000 : 0;
+    symcoll_proxy_memory_t ops = memory.ops();
+    symcoll_proxy_config_t config = {kSlotBytes, kSlots, kRingEntries};
+    symcoll_proxy_t *proxy = nullptr;
+    ASSERT_EQ(symcoll_proxy_create(boot, t, heap, kHeapBytes, &ops, &config, 500, &proxy),
+              SYMCOLL_SUCCESS)
+        << symcoll_last_error();
+    if (boot->rank == 0) {
+        auto start = std::chrono::steady_clock::now();
+        symcoll_proxy_put_t p = {1, 0, heap + kHalf,          kSlotBytes, false,
+                                 0, 0, SYMCOLL_UCX_SIGNAL_ADD};
+        symcoll_status_t st = symcoll_proxy_put(proxy, &p);
+        if (st == SYMCOLL_SUCCESS)
+            st = symcoll_proxy_quiet(proxy);
+        double waited =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        EXPECT_EQ(st, SYMCOLL_ERROR_TIMEOUT) << symcoll_last_error();
+        std::string why = symcoll_last_error();
+        EXPECT_NE(why.find("PE 1 applied 0 of the 1 records"), std::string::npos) << why;
+        EXPECT_GE(waited, 0.45);
+        EXPECT_LT(waited, 2.5);
+        // A failed proxy keeps failing.
+        EXPECT_EQ(symcoll_proxy_put(proxy, &p), SYMCOLL_ERROR_TIMEOUT);
+    } else {
+        std::this_thread::sleep_for(std::chrono::seconds(4));
+    }
+    EXPECT_EQ(symcoll_proxy_destroy(proxy, 1), SYMCOLL_SUCCESS) << symcoll_last_error();
+    EXPECT_EQ(symcoll_ucx_destroy(t, 1), SYMCOLL_SUCCESS) << symcoll_last_error();
+    EXPECT_EQ(boot->barrier(boot), SYMCOLL_SUCCESS) << symcoll_last_error();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    return run_ucx_tests(argc, argv, kTimeoutMs, &boot, &ucx);
+}
