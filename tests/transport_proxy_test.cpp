@@ -1,6 +1,7 @@
 // The proxy (src/transport/proxy) over the UCX transport, on the CPU under mpirun with the PMIx
 // bootstrap: heaps of host memory, copies by memcpy, so that the staging protocol (slots,
-// mailbox records, announcements, freed slots, signals after data) is checked without a GPU.
+// mailbox records, announcements, freed slots, signals after data, gets answered by replies)
+// is checked without a GPU.
 // Each PE puts to its right neighbour. Small slots and a short ring make every put wrap the
 // slots and every burst wait for room. Exit 77 without PMIx or UCX.
 #include <gtest/gtest.h>
@@ -196,6 +197,53 @@ TEST_F(Proxy, BurstsLongerThanTheRingWaitForRoomAndQuietCompletesThem) {
     EXPECT_EQ((uint8_t)heap[8 * n], kPoison);
 }
 
+TEST_F(Proxy, GetsOfEverySizeBringTheRightBytesAndNothingElse) {
+    for (int i = 0; i < kNumSizes; i++) {
+        std::vector<uint8_t> mine = data_of(rank, i, kSizes[i]);
+        std::memcpy(heap + kHalf + offset_of(i), mine.data(), kSizes[i]);
+    }
+    ASSERT_EQ(boot->barrier(boot), SYMCOLL_SUCCESS) << symcoll_last_error();
+    for (int i = 0; i < kNumSizes; i++) {
+        symcoll_proxy_get_t g = {right, kHalf + offset_of(i), heap + offset_of(i), kSizes[i]};
+        ASSERT_EQ(symcoll_proxy_get(proxy, &g), SYMCOLL_SUCCESS) << symcoll_last_error();
+    }
+    ASSERT_EQ(symcoll_proxy_quiet(proxy), SYMCOLL_SUCCESS) << symcoll_last_error();
+    for (int i = 0; i < kNumSizes; i++) {
+        std::vector<uint8_t> want = data_of(right, i, kSizes[i]);
+        EXPECT_EQ(std::memcmp(heap + offset_of(i), want.data(), want.size()), 0)
+            << kSizes[i] << " bytes at offset " << offset_of(i) << " from PE " << right;
+        for (size_t gap = 0; gap < 5; gap++)
+            EXPECT_EQ((uint8_t)heap[offset_of(i) + kSizes[i] + gap], kPoison);
+    }
+    // The right PE's heap is read, not written: its source is as it was.
+    std::vector<uint8_t> mine = data_of(rank, kNumSizes - 1, kSizes[kNumSizes - 1]);
+    EXPECT_EQ(std::memcmp(heap + kHalf + offset_of(kNumSizes - 1), mine.data(), mine.size()), 0);
+    ASSERT_EQ(boot->barrier(boot), SYMCOLL_SUCCESS) << symcoll_last_error();
+}
+
+// Gets and puts in one stream, more than the ring holds: word i of the left PE's outgoing half
+// comes here by a get while this PE's word i goes right by a put.
+TEST_F(Proxy, GetsAndPutsInterleavedPastTheRing) {
+    const int n = 10 * kRingEntries;
+    auto *outgoing = reinterpret_cast<uint64_t *>(heap + kHalf);
+    for (int i = 0; i < n; i++)
+        outgoing[i] = (uint64_t)rank << 32 | (uint64_t)i;
+    ASSERT_EQ(boot->barrier(boot), SYMCOLL_SUCCESS) << symcoll_last_error();
+    auto *got = reinterpret_cast<uint64_t *>(heap + kHalf / 2);
+    for (int i = 0; i < n; i++) {
+        symcoll_proxy_get_t g = {left, kHalf + 8 * (size_t)i, &got[i], 8};
+        ASSERT_EQ(symcoll_proxy_get(proxy, &g), SYMCOLL_SUCCESS) << symcoll_last_error();
+        ASSERT_EQ(put(8 * (size_t)i, &outgoing[i], 8), SYMCOLL_SUCCESS) << symcoll_last_error();
+    }
+    ASSERT_EQ(symcoll_proxy_quiet(proxy), SYMCOLL_SUCCESS) << symcoll_last_error();
+    ASSERT_EQ(boot->barrier(boot), SYMCOLL_SUCCESS) << symcoll_last_error();
+    auto *put_here = reinterpret_cast<const uint64_t *>(heap);
+    for (int i = 0; i < n; i++) {
+        ASSERT_EQ(got[i], (uint64_t)left << 32 | (uint64_t)i) << "get " << i;
+        ASSERT_EQ(put_here[i], (uint64_t)left << 32 | (uint64_t)i) << "put " << i;
+    }
+}
+
 TEST_F(Proxy, RefusesWhatItCannotCarryNamingIt) {
     auto refused = [&](symcoll_proxy_put_t p, const char *says) {
         EXPECT_EQ(symcoll_proxy_put(proxy, &p), SYMCOLL_ERROR_INVALID_ARGUMENT) << says;
@@ -215,6 +263,13 @@ TEST_F(Proxy, RefusesWhatItCannotCarryNamingIt) {
     refused({right, 0, nullptr, 0, true, kSignal, 1, (symcoll_ucx_signal_op_t)7},
             "op 7 is neither SET nor ADD");
     EXPECT_EQ(symcoll_proxy_put(proxy, nullptr), SYMCOLL_ERROR_INVALID_ARGUMENT);
+    symcoll_proxy_get_t g = {right, kHeapBytes - 4, heap, 8};
+    EXPECT_EQ(symcoll_proxy_get(proxy, &g), SYMCOLL_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(symcoll_last_error()).find("src_offset"), std::string::npos);
+    g = {right, 0, const_cast<uint8_t *>(&outside), 1};
+    EXPECT_EQ(symcoll_proxy_get(proxy, &g), SYMCOLL_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(symcoll_last_error()).find("dst"), std::string::npos);
+    EXPECT_EQ(symcoll_proxy_get(proxy, nullptr), SYMCOLL_ERROR_INVALID_ARGUMENT);
     EXPECT_EQ(symcoll_proxy_quiet(proxy), SYMCOLL_SUCCESS) << symcoll_last_error();
 }
 

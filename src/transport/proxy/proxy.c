@@ -39,8 +39,15 @@ static symcoll_status_t stalled(symcoll_proxy_t *p) {
                                  "symcoll_proxy: request %llu was reserved and not filled in "
                                  "%llu ms",
                                  (unsigned long long)retired, (unsigned long long)p->timeout_ms);
-    int pe = e->put.pe;
+    int pe = e->request.pe;
     const proxy_layout_t *l = &p->layout;
+    if (e->request.kind == PROXY_GET && p->taken > retired)
+        return symcoll_set_error(
+            SYMCOLL_ERROR_TIMEOUT,
+            "symcoll_proxy: PE %d answered %llu of the %llu gets this PE asked of it, and none "
+            "in %llu ms",
+            pe, (unsigned long long)p->sources[pe].answered,
+            (unsigned long long)p->targets[pe].gets, (unsigned long long)p->timeout_ms);
     return symcoll_set_error(
         SYMCOLL_ERROR_TIMEOUT,
         "symcoll_proxy: PE %d applied %llu of the %llu records this PE sent it, and none in %llu "
@@ -81,41 +88,43 @@ static void *proxy_thread(void *arg) {
     return NULL;
 }
 
-static symcoll_status_t check_put(const symcoll_proxy_t *p, const symcoll_proxy_put_t *put) {
-    const char *fn = "symcoll_proxy_put";
-    if (!put)
-        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: put is NULL", fn);
-    if (put->pe == p->boot->rank || !symcoll_ucx_connected(p->t, put->pe))
+/* A request's PE, and its ranges inside the heaps (this PE's own for local; a remote heap is
+ * taken to be as large, as symmetric heaps are). */
+static symcoll_status_t check_request(const symcoll_proxy_t *p, const char *fn,
+                                      const proxy_request_t *r) {
+    const char *local = r->kind == PROXY_GET ? "dst" : "src";
+    const char *remote = r->kind == PROXY_GET ? "src_offset" : "dst_offset";
+    if (r->pe == p->boot->rank || !symcoll_ucx_connected(p->t, r->pe))
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
                                  "%s: pe %d is not a PE of another node (this PE is %d of %d)", fn,
-                                 put->pe, p->boot->rank, p->boot->size);
+                                 r->pe, p->boot->rank, p->boot->size);
     size_t heap = p->heap_bytes;
-    if (put->dst_offset > heap || put->bytes > heap - put->dst_offset)
+    if (r->remote_offset > heap || r->bytes > heap - r->remote_offset)
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
-                                 "%s: dst_offset %zu and bytes %zu overrun the %zu-byte heap", fn,
-                                 put->dst_offset, put->bytes, heap);
-    const char *src = put->src;
-    if (put->bytes &&
-        (src < p->heap || src > p->heap + heap || put->bytes > (size_t)(p->heap + heap - src)))
+                                 "%s: %s %zu and bytes %zu overrun the %zu-byte heap", fn, remote,
+                                 r->remote_offset, r->bytes, heap);
+    if (r->bytes && (r->local < p->heap || r->local > p->heap + heap ||
+                     r->bytes > (size_t)(p->heap + heap - r->local)))
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
-                                 "%s: src %p and bytes %zu are not inside this PE's heap", fn,
-                                 put->src, put->bytes);
-    if (put->signal &&
-        (put->signal_offset % 8 || put->signal_offset > heap || heap - put->signal_offset < 8))
+                                 "%s: %s %p and bytes %zu are not inside this PE's heap", fn, local,
+                                 (void *)r->local, r->bytes);
+    if (r->signal &&
+        (r->signal_offset % 8 || r->signal_offset > heap || heap - r->signal_offset < 8))
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
                                  "%s: signal_offset %zu is not an aligned 8-byte word of the "
                                  "%zu-byte heap",
-                                 fn, put->signal_offset, heap);
-    if (put->signal && put->op != SYMCOLL_UCX_SIGNAL_SET && put->op != SYMCOLL_UCX_SIGNAL_ADD)
+                                 fn, r->signal_offset, heap);
+    if (r->signal && r->op != SYMCOLL_UCX_SIGNAL_SET && r->op != SYMCOLL_UCX_SIGNAL_ADD)
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: op %d is neither SET nor ADD",
-                                 fn, (int)put->op);
+                                 fn, (int)r->op);
     return SYMCOLL_SUCCESS;
 }
 
-symcoll_status_t symcoll_proxy_put(symcoll_proxy_t *p, const symcoll_proxy_put_t *put) {
+/* Reserves an entry (waiting for room) and publishes r in it. */
+static symcoll_status_t post(symcoll_proxy_t *p, const char *fn, const proxy_request_t *r) {
     symcoll_status_t st = proxy_failure(p);
     if (st == SYMCOLL_SUCCESS)
-        st = check_put(p, put);
+        st = check_request(p, fn, r);
     if (st != SYMCOLL_SUCCESS)
         return st;
     uint64_t index = atomic_fetch_add_explicit(&p->posted, 1, memory_order_acq_rel);
@@ -126,18 +135,37 @@ symcoll_status_t symcoll_proxy_put(symcoll_proxy_t *p, const symcoll_proxy_put_t
         if (p->timeout_ms && symcoll_bootstrap_now_ms() - start > p->timeout_ms) {
             /* The reserved entry stays empty: the proxy can take nothing after it. */
             st = symcoll_set_error(SYMCOLL_ERROR_TIMEOUT,
-                                   "symcoll_proxy_put: the %u requests before it stayed "
-                                   "incomplete for %llu ms",
-                                   p->ring_entries, (unsigned long long)p->timeout_ms);
+                                   "%s: the %u requests before it stayed incomplete for %llu ms",
+                                   fn, p->ring_entries, (unsigned long long)p->timeout_ms);
             proxy_fail(p, st);
             return st;
         }
         sched_yield();
     }
     proxy_entry_t *e = &p->ring[index % p->ring_entries];
-    e->put = *put;
+    e->request = *r;
     atomic_store_explicit(&e->ready, index + 1, memory_order_release);
     return SYMCOLL_SUCCESS;
+}
+
+symcoll_status_t symcoll_proxy_put(symcoll_proxy_t *p, const symcoll_proxy_put_t *put) {
+    if (!put)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "symcoll_proxy_put: put is NULL");
+    proxy_request_t r = {PROXY_PUT,          put->pe,    put->dst_offset,
+                         (char *)put->src,   put->bytes, put->signal,
+                         put->signal_offset, put->value, put->op};
+    return post(p, "symcoll_proxy_put", &r);
+}
+
+symcoll_status_t symcoll_proxy_get(symcoll_proxy_t *p, const symcoll_proxy_get_t *get) {
+    if (!get)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "symcoll_proxy_get: get is NULL");
+    proxy_request_t r = {.kind = PROXY_GET,
+                         .pe = get->pe,
+                         .remote_offset = get->src_offset,
+                         .local = get->dst,
+                         .bytes = get->bytes};
+    return post(p, "symcoll_proxy_get", &r);
 }
 
 symcoll_status_t symcoll_proxy_quiet(symcoll_proxy_t *p) {
@@ -164,8 +192,10 @@ static void free_proxy(symcoll_proxy_t *p) {
     if (p->host)
         p->memory.host_free(p->memory.context, p->host);
     free(p->ring);
+    for (int pe = 0; p->targets && pe < p->layout.n_pes; pe++)
+        free(p->targets[pe].replies);
     free(p->targets);
-    free(p->consumed);
+    free(p->sources);
     pthread_mutex_destroy(&p->failure_lock);
     free(p);
 }
@@ -221,8 +251,8 @@ static symcoll_status_t allocate(symcoll_proxy_t *p) {
     p->host = p->memory.host_alloc(p->memory.context, p->host_bytes);
     p->ring = calloc(p->ring_entries, sizeof *p->ring);
     p->targets = calloc((size_t)p->layout.n_pes, sizeof *p->targets);
-    p->consumed = calloc((size_t)p->layout.n_pes, sizeof *p->consumed);
-    return p->host && p->ring && p->targets && p->consumed
+    p->sources = calloc((size_t)p->layout.n_pes, sizeof *p->sources);
+    return p->host && p->ring && p->targets && p->sources
                ? SYMCOLL_SUCCESS
                : symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY,
                                    "symcoll_proxy_create: no host memory for %zu bytes of "

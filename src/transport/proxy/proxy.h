@@ -10,10 +10,12 @@
  *   (memory.from_host), only then applies the record's signal (memory.signal), and returns the
  *   slots to the sender with an atomic add on the sender's count of freed records.
  *
+ * A get is a record that asks the target's proxy to stage the bytes back as replies, which the
+ * requester's proxy copies into its heap.
+ *
  * Requests are taken in the order they were posted, and each target applies the records of one
  * sender in that order: a signal is seen only after the data of every earlier put to the same
- * PE. Callers post from any thread; only the proxy thread calls the transport while it runs.
- * Gets from remote heaps are not served yet. */
+ * PE. Callers post from any thread; only the proxy thread calls the transport while it runs. */
 #ifndef SYMCOLL_PROXY_H
 #define SYMCOLL_PROXY_H
 
@@ -68,6 +70,14 @@ typedef struct {
     symcoll_ucx_signal_op_t op;
 } symcoll_proxy_put_t;
 
+/* A get of bytes from src_offset of PE pe's heap into dst (in this PE's heap). */
+typedef struct {
+    int pe;
+    size_t src_offset;
+    void *dst;
+    size_t bytes;
+} symcoll_proxy_get_t;
+
 /* Collective over boot: allocates and maps the windows (through t, which the proxy thread then
  * owns until symcoll_proxy_destroy) and starts the thread. heap: this PE's heap of heap_bytes
  * (offsets are the same on every PE). Waits give up after timeout_ms (0: never). */
@@ -81,9 +91,12 @@ symcoll_status_t symcoll_proxy_create(symcoll_bootstrap_t *boot, symcoll_ucx_t *
  * quiet. */
 symcoll_status_t symcoll_proxy_put(symcoll_proxy_t *p, const symcoll_proxy_put_t *put);
 
-/* Every request posted before is complete: its data is in the target's heap and its signal
- * applied. TIMEOUT names the PE that did not take or apply them in time; after a failure only
- * symcoll_proxy_destroy(p, 1) is valid. */
+/* Posts a get (returns before it is done: dst holds the data once a quiet returns). */
+symcoll_status_t symcoll_proxy_get(symcoll_proxy_t *p, const symcoll_proxy_get_t *get);
+
+/* Every request posted before is complete: a put's data is in the target's heap and its signal
+ * applied, a get's data in dst. TIMEOUT names the PE that did not take or apply them in time; after
+ * a failure only symcoll_proxy_destroy(p, 1) is valid. */
 symcoll_status_t symcoll_proxy_quiet(symcoll_proxy_t *p);
 
 /* Collective unless abort: quiet, waits until every PE is done, stops the thread, unmaps and

@@ -7,12 +7,19 @@
 #include <stdatomic.h>
 #include "proxy.h"
 
-/* A mailbox record: what the target does with one staged chunk. */
+/* What a mailbox record asks of its target. */
+typedef enum {
+    PROXY_PUT = 0,   /* the staged chunk into the heap, then the signal if any */
+    PROXY_GET = 1,   /* bytes of the heap back to the sender, as replies */
+    PROXY_REPLY = 2, /* the staged chunk of a get into the heap; the get's last one is marked */
+} proxy_kind_t;
+
 typedef struct {
-    uint64_t dst_offset, bytes; /* the chunk goes to dst_offset of the target's heap */
-    uint64_t signal_offset, value;
-    uint32_t has_signal, op; /* then the signal, if any */
-    uint8_t unused[24];
+    uint64_t offset, bytes;        /* PUT, REPLY: where the chunk goes; GET: what goes back */
+    uint64_t signal_offset, value; /* PUT */
+    uint64_t reply_offset;         /* GET: where the replies go in the sender's heap */
+    uint32_t kind, has_signal, op; /* has_signal: PUT: signal; REPLY: the get's last chunk */
+    uint8_t unused[12];
 } proxy_record_t;
 _Static_assert(sizeof(proxy_record_t) == 64, "a record is one 64-byte line");
 
@@ -44,18 +51,47 @@ static inline size_t proxy_count(const proxy_layout_t *l) {
     return proxy_records(l) + (size_t)l->slots * sizeof(proxy_record_t);
 }
 
-/* A posted request, until it is complete. */
+/* A posted put or get. */
+typedef struct {
+    proxy_kind_t kind; /* PUT or GET */
+    int pe;
+    size_t remote_offset; /* PUT: the destination, GET: the source, in pe's heap */
+    char *local;          /* PUT: the source, GET: the destination, in this PE's heap */
+    size_t bytes;
+    bool signal; /* PUT */
+    size_t signal_offset;
+    uint64_t value;
+    symcoll_ucx_signal_op_t op;
+} proxy_request_t;
+
+/* A request, until it is complete. */
 typedef struct {
     _Atomic uint64_t ready; /* its index + 1 once the poster has filled it */
-    symcoll_proxy_put_t put;
-    uint64_t last; /* proxy: the target's record count after this request's last record */
+    proxy_request_t request;
+    uint64_t last; /* proxy: PUT: the target's record count after its last record; GET: the
+                      target's count of gets after it */
 } proxy_entry_t;
+
+/* A get that another PE asked of this one, until its replies are staged. */
+typedef struct {
+    const char *src; /* in this PE's heap */
+    uint64_t dst_offset, bytes, staged;
+} proxy_reply_t;
 
 /* Sending to one PE (proxy thread only). */
 typedef struct {
-    uint64_t staged;    /* records staged and put */
-    uint64_t announced; /* of which announced */
+    uint64_t staged;        /* records staged (and their data put) */
+    uint64_t announced;     /* of which announced */
+    uint64_t gets;          /* gets asked of it */
+    proxy_reply_t *replies; /* the gets it asked of this PE, oldest first, from first */
+    size_t first, n_replies, replies_capacity;
 } proxy_target_t;
+
+/* Receiving from one PE (proxy thread only). */
+typedef struct {
+    uint64_t consumed; /* records applied */
+    uint64_t answered; /* gets of this PE that it has answered in full */
+} proxy_source_t;
 
 struct symcoll_proxy {
     symcoll_bootstrap_t *boot;
@@ -76,7 +112,7 @@ struct symcoll_proxy {
     uint64_t taken;           /* proxy: requests staged in full */
     uint64_t taken_bytes;     /* proxy: bytes of request `taken` staged so far */
     proxy_target_t *targets;
-    uint64_t *consumed; /* proxy: records applied, per source PE */
+    proxy_source_t *sources;
 
     pthread_t thread;
     bool thread_running;
@@ -98,16 +134,19 @@ static inline uint64_t proxy_counter(const symcoll_proxy_t *p, size_t offset) {
 }
 
 /* ---- the proxy thread's steps; each returns true when it did something ---- */
-/* Stages the posted requests, in order, as far as the targets' free slots allow
- * (proxy_send.c). */
+/* Stages the replies to other PEs' gets, then the posted requests in order, as far as the
+ * targets' free slots allow (proxy_send.c). */
 bool proxy_stage(symcoll_proxy_t *p, symcoll_status_t *st);
 /* Announces every staged record: its records follow once its data is complete at the target,
  * then the target's posted count grows (proxy_send.c). */
 bool proxy_announce(symcoll_proxy_t *p, symcoll_status_t *st);
-/* Retires the requests, in order, whose records every target has applied (proxy_send.c). */
+/* Retires the requests, in order, whose records every target has applied and whose gets are
+ * answered (proxy_send.c). */
 bool proxy_retire(symcoll_proxy_t *p);
 /* Applies the records announced to this PE and frees their slots at their senders
  * (proxy_receive.c). */
 bool proxy_receive(symcoll_proxy_t *p, symcoll_status_t *st);
+/* Queues the replies to a get of PE to (proxy_send.c). */
+symcoll_status_t proxy_queue_reply(symcoll_proxy_t *p, int to, const proxy_reply_t *reply);
 
 #endif

@@ -2,24 +2,29 @@
 #include "internal.h"
 #include "proxy_internal.h"
 
-/* The record lies inside this PE's heap and its slot; a sender that breaks this is refused
- * rather than trusted with this PE's memory. */
+static bool inside(uint64_t offset, uint64_t bytes, size_t heap) {
+    return offset <= heap && bytes <= heap - offset;
+}
+
+/* The record asks for this PE's heap only, and its chunk fits its slot; a sender that breaks
+ * this is refused rather than trusted with this PE's memory. */
 static symcoll_status_t check_record(const symcoll_proxy_t *p, const proxy_record_t *r, int from,
                                      uint64_t index) {
     size_t heap = p->heap_bytes;
-    bool ok =
-        r->bytes <= p->layout.slot_bytes && r->dst_offset <= heap &&
-        r->bytes <= heap - r->dst_offset &&
-        (!r->has_signal ||
-         (r->signal_offset % 8 == 0 && r->signal_offset <= heap && heap - r->signal_offset >= 8 &&
-          (r->op == SYMCOLL_UCX_SIGNAL_SET || r->op == SYMCOLL_UCX_SIGNAL_ADD)));
+    bool ok = inside(r->offset, r->bytes, heap);
+    if (r->kind == PROXY_PUT || r->kind == PROXY_REPLY)
+        ok = ok && r->bytes <= p->layout.slot_bytes;
+    if (r->kind == PROXY_PUT && r->has_signal)
+        ok = ok && r->signal_offset % 8 == 0 && inside(r->signal_offset, 8, heap) &&
+             (r->op == SYMCOLL_UCX_SIGNAL_SET || r->op == SYMCOLL_UCX_SIGNAL_ADD);
+    ok = ok && r->kind <= PROXY_REPLY;
     return ok ? SYMCOLL_SUCCESS
               : symcoll_set_error(SYMCOLL_ERROR_INTERNAL,
-                                  "symcoll_proxy: record %llu from PE %d (%llu bytes at offset "
-                                  "%llu, signal at %llu, op %u) does not fit this PE's %zu-byte "
-                                  "heap",
-                                  (unsigned long long)index, from, (unsigned long long)r->bytes,
-                                  (unsigned long long)r->dst_offset,
+                                  "symcoll_proxy: record %llu from PE %d (kind %u, %llu bytes at "
+                                  "offset %llu, signal at %llu, op %u) does not fit this PE's "
+                                  "%zu-byte heap",
+                                  (unsigned long long)index, from, r->kind,
+                                  (unsigned long long)r->bytes, (unsigned long long)r->offset,
                                   (unsigned long long)r->signal_offset, r->op, heap);
 }
 
@@ -28,12 +33,20 @@ static symcoll_status_t apply(symcoll_proxy_t *p, int from, uint64_t index) {
     const char *inbox = p->host + proxy_inbox(l, from);
     const proxy_record_t *r = (const proxy_record_t *)(inbox + proxy_records(l)) + index % l->slots;
     symcoll_status_t st = check_record(p, r, from, index);
-    if (st == SYMCOLL_SUCCESS && r->bytes)
-        st = p->memory.from_host(p->memory.context, p->heap + r->dst_offset,
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    if (r->kind == PROXY_GET) {
+        proxy_reply_t reply = {p->heap + r->offset, r->reply_offset, r->bytes, 0};
+        return proxy_queue_reply(p, from, &reply);
+    }
+    if (r->bytes)
+        st = p->memory.from_host(p->memory.context, p->heap + r->offset,
                                  inbox + proxy_slot(l, index), r->bytes);
-    if (st == SYMCOLL_SUCCESS && r->has_signal)
+    if (st == SYMCOLL_SUCCESS && r->has_signal && r->kind == PROXY_PUT)
         st = p->memory.signal(p->memory.context, (uint64_t *)(p->heap + r->signal_offset), r->value,
                               (symcoll_ucx_signal_op_t)r->op);
+    if (st == SYMCOLL_SUCCESS && r->has_signal && r->kind == PROXY_REPLY)
+        p->sources[from].answered++;
     return st;
 }
 
@@ -43,16 +56,17 @@ bool proxy_receive(symcoll_proxy_t *p, symcoll_status_t *st) {
     for (int from = 0; from < l->n_pes && *st == SYMCOLL_SUCCESS; from++) {
         if (!symcoll_ucx_connected(p->t, from))
             continue;
+        proxy_source_t *source = &p->sources[from];
         uint64_t posted = proxy_counter(p, proxy_inbox(l, from) + proxy_count(l));
-        uint64_t start = p->consumed[from];
-        while (p->consumed[from] < posted && *st == SYMCOLL_SUCCESS)
-            if ((*st = apply(p, from, p->consumed[from])) == SYMCOLL_SUCCESS)
-                p->consumed[from]++;
+        uint64_t start = source->consumed;
+        while (source->consumed < posted && *st == SYMCOLL_SUCCESS)
+            if ((*st = apply(p, from, source->consumed)) == SYMCOLL_SUCCESS)
+                source->consumed++;
         /* The slots go back to the sender: its outbox for this PE counts them. */
-        if (p->consumed[from] != start && *st == SYMCOLL_SUCCESS) {
+        if (source->consumed != start && *st == SYMCOLL_SUCCESS) {
             *st = symcoll_ucx_signal(p->t, p->region, from,
                                      proxy_outbox(l, p->boot->rank) + proxy_count(l),
-                                     p->consumed[from] - start, SYMCOLL_UCX_SIGNAL_ADD);
+                                     source->consumed - start, SYMCOLL_UCX_SIGNAL_ADD);
             did = true;
         }
     }

@@ -1,4 +1,5 @@
 /* The sending side of the proxy thread: stage, announce, retire. */
+#include <stdlib.h>
 #include "internal.h"
 #include "proxy_internal.h"
 
@@ -6,63 +7,120 @@ static uint64_t freed_by(const symcoll_proxy_t *p, int pe) {
     return proxy_counter(p, proxy_outbox(&p->layout, pe) + proxy_count(&p->layout));
 }
 
-static proxy_record_t *outbox_record(symcoll_proxy_t *p, int pe, uint64_t record) {
-    const proxy_layout_t *l = &p->layout;
-    return (proxy_record_t *)(p->host + proxy_outbox(l, pe) + proxy_records(l)) + record % l->slots;
+static bool slot_free(const symcoll_proxy_t *p, int pe) {
+    return p->targets[pe].staged - freed_by(p, pe) < p->layout.slots;
 }
 
-/* Stages the next chunk of request e (bytes from p->taken_bytes) into a free slot of its
- * target and puts it into the target's window; true once the request's last chunk is staged. */
-static bool stage_chunk(symcoll_proxy_t *p, proxy_entry_t *e, symcoll_status_t *st) {
+/* Stages one record to PE pe in its next slot (which must be free): len bytes of data from
+ * src in this PE's heap, copied into the staging slot and put into the same slot of pe's
+ * window, and the record beside them. */
+static symcoll_status_t stage_record(symcoll_proxy_t *p, int pe, const char *src, size_t len,
+                                     proxy_record_t record) {
     const proxy_layout_t *l = &p->layout;
-    const symcoll_proxy_put_t *put = &e->put;
-    proxy_target_t *target = &p->targets[put->pe];
-    size_t left = put->bytes - p->taken_bytes;
-    size_t len = left < l->slot_bytes ? left : l->slot_bytes;
+    proxy_target_t *target = &p->targets[pe];
     size_t slot = proxy_slot(l, target->staged);
-    char *staging = p->host + proxy_outbox(l, put->pe) + slot;
-    if (len) {
-        *st = p->memory.to_host(p->memory.context, staging, (const char *)put->src + p->taken_bytes,
-                                len);
-        if (*st == SYMCOLL_SUCCESS)
-            *st = symcoll_ucx_put(p->t, p->region, put->pe, proxy_inbox(l, p->boot->rank) + slot,
-                                  staging, len);
-        if (*st != SYMCOLL_SUCCESS)
-            return false;
-    }
-    bool last = len == left;
-    *outbox_record(p, put->pe, target->staged) = (proxy_record_t){
-        .dst_offset = put->dst_offset + p->taken_bytes,
-        .bytes = len,
-        .signal_offset = put->signal_offset,
-        .value = put->value,
-        .has_signal = last && put->signal,
-        .op = (uint32_t)put->op,
-    };
+    char *staging = p->host + proxy_outbox(l, pe) + slot;
+    symcoll_status_t st = SYMCOLL_SUCCESS;
+    if (len)
+        st = p->memory.to_host(p->memory.context, staging, src, len);
+    if (len && st == SYMCOLL_SUCCESS)
+        st = symcoll_ucx_put(p->t, p->region, pe, proxy_inbox(l, p->boot->rank) + slot, staging,
+                             len);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    proxy_record_t *records = (proxy_record_t *)(p->host + proxy_outbox(l, pe) + proxy_records(l));
+    records[target->staged % l->slots] = record;
     target->staged++;
-    p->taken_bytes += len;
-    if (last) {
-        e->last = target->staged;
-        p->taken_bytes = 0;
+    return SYMCOLL_SUCCESS;
+}
+
+/* The next chunk of request r, of which p->taken_bytes are staged; true once its last record
+ * is staged. */
+static bool stage_request(symcoll_proxy_t *p, const proxy_request_t *r, symcoll_status_t *st) {
+    if (r->kind == PROXY_GET) {
+        *st = stage_record(p, r->pe, NULL, 0,
+                           (proxy_record_t){.kind = PROXY_GET,
+                                            .offset = r->remote_offset,
+                                            .bytes = r->bytes,
+                                            .reply_offset = (uint64_t)(r->local - p->heap)});
+        p->targets[r->pe].gets++;
+        return *st == SYMCOLL_SUCCESS;
     }
-    return last;
+    size_t left = r->bytes - p->taken_bytes;
+    size_t len = left < p->layout.slot_bytes ? left : p->layout.slot_bytes;
+    bool last = len == left;
+    *st = stage_record(p, r->pe, r->local + p->taken_bytes, len,
+                       (proxy_record_t){.kind = PROXY_PUT,
+                                        .offset = r->remote_offset + p->taken_bytes,
+                                        .bytes = len,
+                                        .signal_offset = r->signal_offset,
+                                        .value = r->value,
+                                        .has_signal = last && r->signal,
+                                        .op = (uint32_t)r->op});
+    p->taken_bytes = last ? 0 : p->taken_bytes + len;
+    return last && *st == SYMCOLL_SUCCESS;
+}
+
+/* The replies to PE pe's gets, oldest first, as far as its free slots allow. */
+static bool stage_replies(symcoll_proxy_t *p, int pe, symcoll_status_t *st) {
+    proxy_target_t *target = &p->targets[pe];
+    bool did = false;
+    while (target->n_replies && *st == SYMCOLL_SUCCESS && slot_free(p, pe)) {
+        proxy_reply_t *reply = &target->replies[target->first];
+        size_t left = reply->bytes - reply->staged;
+        size_t len = left < p->layout.slot_bytes ? left : p->layout.slot_bytes;
+        *st = stage_record(p, pe, reply->src + reply->staged, len,
+                           (proxy_record_t){.kind = PROXY_REPLY,
+                                            .offset = reply->dst_offset + reply->staged,
+                                            .bytes = len,
+                                            .has_signal = len == left});
+        reply->staged += len;
+        if (len == left) {
+            target->first = (target->first + 1) % target->replies_capacity;
+            target->n_replies--;
+        }
+        did = true;
+    }
+    return did;
+}
+
+symcoll_status_t proxy_queue_reply(symcoll_proxy_t *p, int to, const proxy_reply_t *reply) {
+    proxy_target_t *target = &p->targets[to];
+    if (target->n_replies == target->replies_capacity) {
+        size_t capacity = target->replies_capacity ? 2 * target->replies_capacity : 16;
+        proxy_reply_t *grown = malloc(capacity * sizeof *grown);
+        if (!grown)
+            return symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY,
+                                     "symcoll_proxy: no host memory for %zu gets of PE %d",
+                                     capacity, to);
+        for (size_t i = 0; i < target->n_replies; i++)
+            grown[i] = target->replies[(target->first + i) % target->replies_capacity];
+        free(target->replies);
+        target->replies = grown;
+        target->first = 0;
+        target->replies_capacity = capacity;
+    }
+    target->replies[(target->first + target->n_replies++) % target->replies_capacity] = *reply;
+    return SYMCOLL_SUCCESS;
 }
 
 bool proxy_stage(symcoll_proxy_t *p, symcoll_status_t *st) {
     bool did = false;
+    for (int pe = 0; pe < p->layout.n_pes; pe++)
+        did |= stage_replies(p, pe, st);
     while (*st == SYMCOLL_SUCCESS) {
         proxy_entry_t *e = &p->ring[p->taken % p->ring_entries];
         if (atomic_load_explicit(&e->ready, memory_order_acquire) != p->taken + 1)
             return did;
-        int pe = e->put.pe;
+        const proxy_request_t *r = &e->request;
         bool done = false;
-        while (!done && *st == SYMCOLL_SUCCESS &&
-               p->targets[pe].staged - freed_by(p, pe) < p->layout.slots) {
-            done = stage_chunk(p, e, st);
+        while (!done && *st == SYMCOLL_SUCCESS && slot_free(p, r->pe)) {
+            done = stage_request(p, r, st);
             did = true;
         }
         if (!done) /* out of slots at this target: later requests wait, in order */
             return did;
+        e->last = r->kind == PROXY_GET ? p->targets[r->pe].gets : p->targets[r->pe].staged;
         p->taken++;
     }
     return did;
@@ -83,7 +141,7 @@ bool proxy_announce(symcoll_proxy_t *p, symcoll_status_t *st) {
                 run = l->slots - k;
             size_t at = proxy_records(l) + k * sizeof(proxy_record_t);
             *st = symcoll_ucx_put(p->t, p->region, pe, proxy_inbox(l, me) + at,
-                                  outbox_record(p, pe, i), run * sizeof(proxy_record_t));
+                                  p->host + proxy_outbox(l, pe) + at, run * sizeof(proxy_record_t));
             i += run;
         }
         /* Data and records complete at the target before the count that announces them. */
@@ -103,7 +161,9 @@ bool proxy_retire(symcoll_proxy_t *p) {
     bool did = false;
     for (; retired < p->taken; retired++, did = true) {
         proxy_entry_t *e = &p->ring[retired % p->ring_entries];
-        if (freed_by(p, e->put.pe) < e->last)
+        int pe = e->request.pe;
+        uint64_t done = e->request.kind == PROXY_GET ? p->sources[pe].answered : freed_by(p, pe);
+        if (done < e->last)
             break;
         atomic_store_explicit(&p->retired, retired + 1, memory_order_release);
     }
