@@ -17,6 +17,7 @@
 #include "symcoll_launch_protocol.h"
 #include "liveness.h"
 #include "nodes.h"
+#include "nodes_transport.h"
 #include "topology_probe.h"
 
 symcoll_state_t symcoll_g = {.my_pe = -1, .n_pes = -1};
@@ -228,6 +229,10 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
     st = exchange_nodes(nodes, same_host, same_node);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_liveness_init(symcoll_g.boot, same_host);
+    /* Before any GPU work: a job across nodes that cannot have its transport fails at once. */
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_nodes_transport_create(symcoll_g.boot, nodes, (uint64_t)e->timeout_ms,
+                                            &symcoll_g.ucx);
     if (st == SYMCOLL_SUCCESS)
         st = agree_on_job(&job);
     if (st == SYMCOLL_SUCCESS)
@@ -281,11 +286,20 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
     return SYMCOLL_SUCCESS;
 }
 
+/* NULL once destroyed, so that finalize's collective teardown is not followed by another. */
+static symcoll_status_t close_transport(int abort) {
+    symcoll_status_t st = symcoll_nodes_transport_destroy(symcoll_g.ucx, abort);
+    symcoll_g.ucx = NULL;
+    return st;
+}
+
 /* The bootstrap goes first: after a failure its NCCL kernels may still wait for a missing PE,
- * and freeing memory would wait for them forever; aborting the communicator ends them. */
+ * and freeing memory would wait for them forever; aborting the communicator ends them. Only the
+ * transport goes before it, since it uses the bootstrap to its end; it waits on no GPU work. */
 static void release_runtime(int abort) {
     /* An init that failed between launch detection and the bootstrap left it set. */
     symcoll_launch_restore_env();
+    close_transport(abort);
     if (symcoll_g.boot)
         symcoll_g.boot->destroy(symcoll_g.boot, abort);
     if (pmix_launcher && pmix_launcher != symcoll_g.boot)
@@ -362,6 +376,13 @@ symcoll_status_t symcoll_finalize(void) {
     if (st == SYMCOLL_SUCCESS) {
         symcoll_status_t broken = symcoll_teams_check_broken("symcoll_finalize");
         st = broken != SYMCOLL_SUCCESS ? broken : synced;
+        snprintf(reason, sizeof reason, "%s", symcoll_last_error());
+    }
+    /* Collective (every transfer completed, then a barrier) unless this PE has failed: a peer
+     * may be gone then, and nothing may wait on it. */
+    symcoll_status_t closed = close_transport(st != SYMCOLL_SUCCESS);
+    if (st == SYMCOLL_SUCCESS && closed != SYMCOLL_SUCCESS) {
+        st = closed;
         snprintf(reason, sizeof reason, "%s", symcoll_last_error());
     }
     release_runtime(st != SYMCOLL_SUCCESS);

@@ -30,6 +30,7 @@ typedef struct {
 } symcoll_team_state_t;
 
 struct symcoll_bootstrap;
+struct symcoll_ucx;
 
 typedef struct {
     bool initialized;
@@ -45,6 +46,7 @@ typedef struct {
     uint64_t reachable; /* bit p: WORLD PE p is mapped and load/store reachable */
     uint64_t timeout_ns;
     struct symcoll_bootstrap *boot;
+    struct symcoll_ucx *ucx; /* the transport to the PEs of other nodes; NULL on one node */
     struct symcoll_heap *heap;
     symcoll_topology_t topo;
     symcoll_tuning_file_t tuning_file; /* SYMCOLL_TUNING_FILE's rows; none when n_rows is 0 */

@@ -27,3 +27,15 @@ void symcoll_nodes_group(const unsigned long long *ids, int n, int me, int *same
     *local_rank = contiguous ? before : 0;
     *local_size = contiguous ? count : 1;
 }
+
+int symcoll_nodes_others(const unsigned long long *ids, int n, int me, bool *other) {
+    int n_nodes = 0;
+    for (int pe = 0; pe < n; pe++) {
+        other[pe] = ids[pe] != ids[me];
+        int first_of_its_node = 1;
+        for (int before = 0; before < pe && first_of_its_node; before++)
+            first_of_its_node = ids[before] != ids[pe];
+        n_nodes += first_of_its_node;
+    }
+    return n_nodes;
+}

@@ -4,6 +4,8 @@
 #ifndef SYMCOLL_NODES_H
 #define SYMCOLL_NODES_H
 
+#include <stdbool.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -16,6 +18,11 @@ unsigned long long symcoll_node_identity(unsigned long long host, int node_id);
  * and 1 (the NODE team is then this PE alone). */
 void symcoll_nodes_group(const unsigned long long *ids, int n, int me, int *same, int *local_rank,
                          int *local_size);
+
+/* From every PE's identity (n PEs, this one me): other[pe] (pe is on another node, reachable
+ * only through a transport); returns the number of nodes. Every PE has the same ids, so every PE
+ * comes to the same count: the transport is created collectively or not at all. */
+int symcoll_nodes_others(const unsigned long long *ids, int n, int me, bool *other);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,26 @@ endforeach()
 symcoll_cpu_test(core_init_fake_gpu_test ${CMAKE_CURRENT_LIST_DIR}/core_init_fake_gpu_test.cpp)
 target_link_options(core_init_fake_gpu_test PRIVATE -Wl,--wrap=cudaGetDeviceCount
                     -Wl,--wrap=cudaSetDevice -Wl,--wrap=cudaStreamCreateWithFlags)
+# Init across simulated nodes (forked PEs, socket bootstrap) up to the SM share, which the test
+# wraps to stop it: with the real UCX transport over TCP where it is built, its creation and
+# destruction wrapped to see what init asks; and, in every build, with a src/nodes_transport.c
+# compiled without UCX, which the test's own object provides, so that libsymcoll_internal's is
+# never linked.
+set(init_nodes_wraps -Wl,--wrap=cudaGetDeviceCount -Wl,--wrap=cudaSetDevice
+    -Wl,--wrap=symcoll_gpu_share_agree)
+symcoll_cpu_test(core_init_nodes_without_ucx_test ${CMAKE_CURRENT_LIST_DIR}/core_init_nodes_test.cpp
+                 ${PROJECT_SOURCE_DIR}/src/nodes_transport.c)
+target_link_options(core_init_nodes_without_ucx_test PRIVATE ${init_nodes_wraps})
+# As the library's layers compile it (CMakeLists.txt, symcoll_layer).
+target_compile_definitions(core_init_nodes_without_ucx_test PRIVATE _GNU_SOURCE)
+if(UCX_INCLUDE_DIR)
+  symcoll_cpu_test(core_init_nodes_test ${CMAKE_CURRENT_LIST_DIR}/core_init_nodes_test.cpp)
+  target_include_directories(core_init_nodes_test PRIVATE ${UCX_INCLUDE_DIR})
+  target_compile_definitions(core_init_nodes_test PRIVATE SYMCOLL_HAVE_UCX=1)
+  target_link_options(core_init_nodes_test PRIVATE ${init_nodes_wraps}
+                      -Wl,--wrap=symcoll_ucx_create -Wl,--wrap=symcoll_ucx_destroy)
+  set_tests_properties(core_init_nodes_test PROPERTIES ENVIRONMENT UCX_TLS=tcp)
+endif()
 symcoll_cpu_test(core_uninitialized_test ${CMAKE_CURRENT_LIST_DIR}/core_uninitialized_test.cpp
                  PUBLIC_API SKIPPABLE Init.WithoutAGpuSaysWhichPartIsMissing)
 target_compile_definitions(core_uninitialized_test PRIVATE

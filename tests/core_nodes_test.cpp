@@ -1,5 +1,6 @@
 // Nodes (src/nodes.c): which PEs share this PE's node, from every PE's identity, and this
-// PE's rank and count in it; SYMCOLL_NODE_ID splits one host's identity.
+// PE's rank and count in it; which PEs are on other nodes, and how many nodes there are;
+// SYMCOLL_NODE_ID splits one host's identity.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -50,6 +51,24 @@ TEST(Nodes, InterleavedNodesLeaveNodeThePeAlone) {
     EXPECT_EQ(g.same, (std::vector<int>{1, 0, 1, 0}));
     EXPECT_EQ(g.local_rank, 0);
     EXPECT_EQ(g.local_size, 1);
+}
+
+// The PEs of other nodes, interleaved or not, and how many nodes there are: three here, the
+// first two sharing an identity with PEs after them.
+TEST(Nodes, OthersAreThePesOfOtherNodes) {
+    const std::vector<unsigned long long> ids = {7, 9, 7, 11, 9};
+    bool other[5];
+    EXPECT_EQ(symcoll_nodes_others(ids.data(), 5, 1, other), 3);
+    EXPECT_EQ(std::vector<bool>(other, other + 5), (std::vector<bool>{1, 0, 1, 1, 0}));
+    EXPECT_EQ(symcoll_nodes_others(ids.data(), 5, 3, other), 3);
+    EXPECT_EQ(std::vector<bool>(other, other + 5), (std::vector<bool>{1, 1, 1, 0, 1}));
+}
+
+TEST(Nodes, OnOneNodeNoPeIsOther) {
+    const std::vector<unsigned long long> ids = {5, 5, 5};
+    bool other[3] = {true, true, true};
+    EXPECT_EQ(symcoll_nodes_others(ids.data(), 3, 2, other), 1);
+    EXPECT_EQ(std::vector<bool>(other, other + 3), (std::vector<bool>{0, 0, 0}));
 }
 
 TEST(Nodes, OnePeIsItsOwnNode) {

@@ -1,53 +1,18 @@
 // The socket bootstrap and the program-provided (callbacks) bootstrap in a fake job of forked
 // processes on the CPU: every exchange gives every PE every PE's bytes, PEs out of step are
 // named, and a PE that fails or stops calling fails the others instead of hanging them.
-#include <sys/wait.h>
 #include <unistd.h>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <functional>
 #include <string>
 #include <vector>
 #include <gtest/gtest.h>
 #include "bootstrap/bootstrap.h"
+#include "forked_job.h"
 #include "internal.h"
 
 namespace {
-
-std::string fresh_name() {
-    static int job;
-    return "symcoll-test." + std::to_string(getpid()) + "." + std::to_string(job++);
-}
-
-// Runs body(rank) in n forked processes; returns each one's exit code (body's return value).
-std::vector<int> run_job(int n, const std::function<int(int)> &body) {
-    std::vector<pid_t> pids;
-    for (int rank = 0; rank < n; rank++) {
-        pid_t pid = fork();
-        if (pid == 0)
-            _exit(body(rank));
-        pids.push_back(pid);
-    }
-    std::vector<int> codes;
-    for (pid_t pid : pids) {
-        int status = 0;
-        waitpid(pid, &status, 0);
-        codes.push_back(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-    }
-    return codes;
-}
-
-// In a child: 0 when st is expected, else says why and returns 1.
-int expect_status(int rank, symcoll_status_t st, symcoll_status_t expected, const char *what,
-                  const char *text = nullptr) {
-    if (st == expected && (!text || std::strstr(symcoll_last_error(), text)))
-        return 0;
-    std::fprintf(stderr, "PE %d: %s gave %s (%s), expected %s%s%s\n", rank, what,
-                 symcoll_status_string(st), symcoll_last_error(), symcoll_status_string(expected),
-                 text ? " with " : "", text ? text : "");
-    return 1;
-}
 
 // Allgathers of several sizes (0 and odd among them) and barriers; every byte checked.
 int exchange_everything(symcoll_bootstrap_t *b) {

@@ -1,0 +1,46 @@
+/* The UCX transport to the PEs of other nodes, or why this build cannot have one. */
+#include <stdio.h>
+#include "internal.h"
+#include "nodes.h"
+#include "nodes_transport.h"
+
+symcoll_status_t symcoll_nodes_transport_create(symcoll_bootstrap_t *boot,
+                                                const unsigned long long *nodes,
+                                                uint64_t timeout_ms, symcoll_ucx_t **out) {
+    bool other[SYMCOLL_MAX_PES];
+    int n_nodes = symcoll_nodes_others(nodes, boot->size, boot->rank, other);
+    *out = NULL;
+    if (n_nodes == 1)
+        return SYMCOLL_SUCCESS;
+#ifdef SYMCOLL_HAVE_UCX
+    /* Another node's PE is reached by no other path, so every one of them gets an endpoint;
+     * other[] is symmetric, as creation requires. */
+    symcoll_status_t st = symcoll_ucx_create(boot, other, timeout_ms, out);
+    if (st != SYMCOLL_SUCCESS) {
+        char reason[512];
+        snprintf(reason, sizeof reason, "%s", symcoll_last_error());
+        symcoll_set_error(st, "symcoll_init: PEs on %d nodes need the UCX transport: %s", n_nodes,
+                          reason);
+    }
+    return st;
+#else
+    (void)timeout_ms;
+    return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
+                             "symcoll_init: PEs on %d nodes need the UCX transport, but this "
+                             "symcoll was built without the UCX headers: install them (Debian "
+                             "and Ubuntu: apt-get install libucx-dev; elsewhere set UCX_ROOT to a "
+                             "UCX install) and build symcoll again",
+                             n_nodes);
+#endif
+}
+
+symcoll_status_t symcoll_nodes_transport_destroy(symcoll_ucx_t *t, int abort) {
+#ifdef SYMCOLL_HAVE_UCX
+    return t ? symcoll_ucx_destroy(t, abort) : SYMCOLL_SUCCESS;
+#else
+    /* Without UCX no transport was ever created. */
+    (void)t;
+    (void)abort;
+    return SYMCOLL_SUCCESS;
+#endif
+}
