@@ -3,7 +3,7 @@
 # with 2 and 3 PEs; exit 77 (skipped) without PMIx or UCX. Built only where the UCX headers are
 # (the transport is built only there).
 if(UCX_INCLUDE_DIR)
-  foreach(program transport_ucx_test transport_proxy_test)
+  foreach(program transport_ucx_test transport_proxy_test transport_proxy_bandwidth)
     symcoll_test_target(${program} ${CMAKE_CURRENT_LIST_DIR}/${program}.cpp)
     target_include_directories(${program} PRIVATE ${UCX_INCLUDE_DIR})
   endforeach()
@@ -31,6 +31,14 @@ if(UCX_INCLUDE_DIR AND SYMCOLL_MPIRUN)
                    $<TARGET_FILE:transport_ucx_test> --gtest_filter=UcxTimeout.*)
   set_tests_properties(transport_ucx_timeout PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60
                        LABELS "mpirun;ucx")
+  # What staging costs beside plain UCX puts (small sizes here: a run that completes and
+  # delivers the right bytes; the figures come from a run by hand, perf/NOTES.md).
+  add_test(NAME transport_proxy_bandwidth
+           COMMAND ${SYMCOLL_MPIRUN} ${SYMCOLL_MPIRUN_FLAGS} -np 2 -x UCX_TLS=sm
+                   $<TARGET_FILE:transport_proxy_bandwidth> 1048576 8388608)
+  set_tests_properties(transport_proxy_bandwidth PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60
+                       LABELS "mpirun;ucx")
+  list(APPEND ucx_tests transport_proxy_bandwidth)
   # PE 1 stops applying records: PE 0's proxy quiet gives up, naming it.
   add_test(NAME transport_proxy_timeout
            COMMAND ${SYMCOLL_MPIRUN} ${SYMCOLL_MPIRUN_FLAGS} -np 2 -x UCX_TLS=tcp

@@ -1,0 +1,133 @@
+// What staging costs: PE 0 puts to PE 1, first straight over the UCX transport (registered host
+// memory to registered host memory), then through the proxy (heap to staging slot, put into
+// the window, record, copy into the heap), at each size; the bandwidth of each and their ratio.
+// Run under mpirun -np 2 (UCX_TLS picks the transport); the last put of each size is checked at
+// PE 1, so a wrong copy fails the run.
+//
+//   mpirun -np 2 -x UCX_TLS=tcp transport_proxy_bandwidth [max_bytes] [total_bytes]
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "internal.h"
+#include "pmix_test_bootstrap.h"
+#include "proxy_host_heap.h"
+#include "transport/ucx/ucx_transport.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Seconds for PE 0 to issue `count` transfers and complete them (PE 1 takes part in the
+// barriers only: the transport's own while it carries plain puts, since over TCP they complete
+// only while PE 1 progresses, and the bootstrap's while the proxy threads progress).
+template <typename Barrier, typename Issue, typename Quiet>
+double timed(symcoll_bootstrap_t *boot, Barrier barrier, int count, Issue issue, Quiet quiet) {
+    if (barrier() != SYMCOLL_SUCCESS)
+        return -1;
+    auto start = Clock::now();
+    bool ok = true;
+    if (boot->rank == 0) {
+        for (int i = 0; i < count && ok; i++)
+            ok = issue() == SYMCOLL_SUCCESS;
+        ok = ok && quiet() == SYMCOLL_SUCCESS;
+    }
+    double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    if (!ok)
+        std::fprintf(stderr, "PE 0: %s\n", symcoll_last_error());
+    return ok ? seconds : -1;
+}
+
+template <typename Barrier>
+bool check(symcoll_bootstrap_t *boot, Barrier barrier, const char *what, const char *got,
+           size_t bytes, int seed) {
+    if (barrier() != SYMCOLL_SUCCESS)
+        return false;
+    if (boot->rank != 1)
+        return true;
+    for (size_t i = 0; i < bytes; i++)
+        if ((uint8_t)got[i] != (uint8_t)(i * 131 + seed)) {
+            std::fprintf(stderr, "PE 1: %s of %zu bytes: byte %zu wrong\n", what, bytes, i);
+            return false;
+        }
+    return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    size_t max_bytes = argc > 1 ? std::strtoull(argv[1], nullptr, 0) : 64u << 20;
+    size_t total = argc > 2 ? std::strtoull(argv[2], nullptr, 0) : 512u << 20;
+    symcoll_bootstrap_t *boot = nullptr;
+    if (int rc = start_pmix_bootstrap(&boot))
+        return rc;
+    symcoll_ucx_t *t = nullptr;
+    symcoll_status_t st = symcoll_ucx_create(boot, nullptr, 60000, &t);
+    if (st != SYMCOLL_SUCCESS || boot->size != 2) {
+        std::fprintf(stderr, "needs UCX and 2 PEs: %s\n", symcoll_last_error());
+        boot->destroy(boot, 1);
+        return st == SYMCOLL_ERROR_UNSUPPORTED ? 77 : 1;
+    }
+    std::vector<uint64_t> storage(2 * max_bytes / 8 + 8);
+    char *heap = reinterpret_cast<char *>(storage.data()), *src = heap + max_bytes;
+    std::vector<size_t> sizes;
+    for (size_t bytes = 64 << 10; bytes <= max_bytes; bytes *= 4)
+        sizes.push_back(bytes);
+    std::vector<double> raw(sizes.size()), proxied(sizes.size());
+    bool ok = true;
+    auto ucx_barrier = [&] { return symcoll_ucx_barrier(t); };
+    auto boot_barrier = [&] { return boot->barrier(boot); };
+
+    symcoll_ucx_region_t *region = nullptr;
+    ok = symcoll_ucx_region_map(t, heap, 2 * max_bytes, &region) == SYMCOLL_SUCCESS;
+    for (size_t s = 0; s < sizes.size() && ok; s++) {
+        size_t bytes = sizes[s];
+        for (size_t i = 0; i < bytes; i++)
+            src[i] = (char)(i * 131 + 1);
+        int count = (int)(total / bytes) + 1;
+        raw[s] = timed(
+            boot, ucx_barrier, count, [&] { return symcoll_ucx_put(t, region, 1, 0, src, bytes); },
+            [&] { return symcoll_ucx_quiet(t); });
+        ok = raw[s] > 0 && check(boot, ucx_barrier, "a UCX put", heap, bytes, 1);
+    }
+    if (region)
+        ok = symcoll_ucx_region_unmap(t, region) == SYMCOLL_SUCCESS && ok;
+
+    HostHeap memory;
+    symcoll_proxy_memory_t ops = memory.ops();
+    symcoll_proxy_t *proxy = nullptr;
+    ok = ok && symcoll_proxy_create(boot, t, heap, 2 * max_bytes, &ops, nullptr, 60000, &proxy) ==
+                   SYMCOLL_SUCCESS;
+    for (size_t s = 0; s < sizes.size() && ok; s++) {
+        size_t bytes = sizes[s];
+        for (size_t i = 0; i < bytes; i++)
+            src[i] = (char)(i * 131 + 2);
+        symcoll_proxy_put_t put = {1, 0, src, bytes, false, 0, 0, SYMCOLL_UCX_SIGNAL_ADD};
+        int count = (int)(total / bytes) + 1;
+        proxied[s] = timed(
+            boot, boot_barrier, count, [&] { return symcoll_proxy_put(proxy, &put); },
+            [&] { return symcoll_proxy_quiet(proxy); });
+        ok = proxied[s] > 0 && check(boot, boot_barrier, "a proxy put", heap, bytes, 2);
+    }
+    if (proxy)
+        ok = symcoll_proxy_destroy(proxy, !ok) == SYMCOLL_SUCCESS && ok;
+    if (!ok)
+        std::fprintf(stderr, "PE %d: %s\n", boot->rank, symcoll_last_error());
+
+    if (ok && boot->rank == 0) {
+        std::printf("# PE 0 to PE 1, UCX_TLS=%s: bandwidth in GB/s (1e9 bytes/s)\n",
+                    std::getenv("UCX_TLS") ? std::getenv("UCX_TLS") : "(unset)");
+        std::printf("%12s %10s %10s %8s\n", "bytes", "ucx_put", "proxy_put", "ratio");
+        for (size_t s = 0; s < sizes.size(); s++) {
+            double n = (double)((total / sizes[s]) + 1) * (double)sizes[s];
+            std::printf("%12zu %10.2f %10.2f %8.2f\n", sizes[s], n / raw[s] / 1e9,
+                        n / proxied[s] / 1e9, raw[s] / proxied[s]);
+        }
+    }
+    st = symcoll_ucx_destroy(t, !ok);
+    boot->destroy(boot, !ok);
+    return ok && st == SYMCOLL_SUCCESS ? 0 : 1;
+}
