@@ -3,6 +3,7 @@
 #ifndef SYMCOLL_PROXY_HOST_HEAP_H
 #define SYMCOLL_PROXY_HOST_HEAP_H
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -22,10 +23,10 @@ struct HostHeap {
     static symcoll_status_t from_host(void *context, void *heap, const void *host, size_t bytes) {
         auto *self = static_cast<HostHeap *>(context);
         if (self->stall_ms) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(self->stall_ms));
+            std::this_thread::sleep_for(std::chrono::milliseconds(self->stall_ms.load()));
             self->stall_ms = 0;
         }
-        std::this_thread::sleep_for(std::chrono::microseconds(self->copy_delay_us));
+        std::this_thread::sleep_for(std::chrono::microseconds(self->copy_delay_us.load()));
         std::memcpy(heap, host, bytes);
         return SYMCOLL_SUCCESS;
     }
@@ -47,7 +48,8 @@ struct HostHeap {
         std::free(p);
     }
 
-    unsigned stall_ms = 0, copy_delay_us = 0;
+    // Set by the test's thread while the proxy's may be copying.
+    std::atomic<unsigned> stall_ms{0}, copy_delay_us{0};
     symcoll_proxy_memory_t ops() {
         return {this, to_host, from_host, signal, host_alloc, host_free};
     }

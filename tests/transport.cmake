@@ -39,9 +39,10 @@ if(UCX_INCLUDE_DIR AND SYMCOLL_MPIRUN)
   set_tests_properties(transport_proxy_bandwidth PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60
                        LABELS "mpirun;ucx")
   list(APPEND ucx_tests transport_proxy_bandwidth)
-  # PE 1 stops applying records: PE 0's proxy quiet gives up, naming it.
+  # PE 1 stops applying records: PE 0's proxy quiet gives up, naming it, while PE 2 keeps
+  # putting into PE 0.
   add_test(NAME transport_proxy_timeout
-           COMMAND ${SYMCOLL_MPIRUN} ${SYMCOLL_MPIRUN_FLAGS} -np 2 -x UCX_TLS=tcp
+           COMMAND ${SYMCOLL_MPIRUN} ${SYMCOLL_MPIRUN_FLAGS} -np 3 -x UCX_TLS=tcp
                    $<TARGET_FILE:transport_proxy_test> --gtest_filter=ProxyTimeout.*)
   set_tests_properties(transport_proxy_timeout PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60
                        LABELS "mpirun;ucx")

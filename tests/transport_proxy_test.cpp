@@ -6,6 +6,7 @@
 // slots and every burst wait for room. Exit 77 without PMIx or UCX.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -67,9 +68,11 @@ class Proxy : public ::testing::Test {
     // Waits until this PE's signal word i reaches value; false after the test's timeout.
     bool wait_signal(int i, uint64_t value) {
         auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTimeoutMs);
-        while (__atomic_load_n(signal_word(i), __ATOMIC_ACQUIRE) < value)
+        while (__atomic_load_n(signal_word(i), __ATOMIC_ACQUIRE) < value) {
             if (std::chrono::steady_clock::now() > deadline)
                 return false;
+            std::this_thread::yield(); // PEs' threads outnumber the cores
+        }
         return true;
     }
     symcoll_status_t put(size_t dst, const void *src, size_t bytes, bool signal = false,
@@ -202,6 +205,35 @@ TEST_F(Proxy, GetsAndPutsInterleavedPastTheRing) {
     }
 }
 
+// Four threads post at once, each its own words, with quiets between: every word lands once.
+TEST_F(Proxy, ThreadsPostAtOnce) {
+    const int threads = 4, per_thread = 300;
+    auto *words = reinterpret_cast<uint64_t *>(heap + kHalf);
+    for (int i = 0; i < threads * per_thread; i++)
+        words[i] = (uint64_t)rank << 32 | (uint64_t)i;
+    std::vector<std::thread> posters;
+    std::atomic<int> failures{0};
+    for (int t = 0; t < threads; t++)
+        posters.emplace_back([&, t] {
+            for (int k = 0; k < per_thread; k++) {
+                int i = t * per_thread + k;
+                symcoll_proxy_put_t p = {right, 8 * (size_t)i,         &words[i], 8, false, 0,
+                                         0,     SYMCOLL_UCX_SIGNAL_ADD};
+                if (symcoll_proxy_put(proxy, &p) != SYMCOLL_SUCCESS ||
+                    (k % 50 == 49 && symcoll_proxy_quiet(proxy) != SYMCOLL_SUCCESS))
+                    failures++;
+            }
+        });
+    for (auto &poster : posters)
+        poster.join();
+    EXPECT_EQ(failures.load(), 0) << symcoll_last_error();
+    ASSERT_EQ(symcoll_proxy_quiet(proxy), SYMCOLL_SUCCESS) << symcoll_last_error();
+    ASSERT_EQ(boot->barrier(boot), SYMCOLL_SUCCESS) << symcoll_last_error();
+    auto *got = reinterpret_cast<const uint64_t *>(heap);
+    for (int i = 0; i < threads * per_thread; i++)
+        ASSERT_EQ(got[i], (uint64_t)left << 32 | (uint64_t)i) << "word " << i;
+}
+
 TEST_F(Proxy, RefusesWhatItCannotCarryNamingIt) {
     auto refused = [&](symcoll_proxy_put_t p, const char *says) {
         EXPECT_EQ(symcoll_proxy_put(proxy, &p), SYMCOLL_ERROR_INVALID_ARGUMENT) << says;
@@ -228,11 +260,35 @@ TEST_F(Proxy, RefusesWhatItCannotCarryNamingIt) {
     EXPECT_EQ(symcoll_proxy_get(proxy, &g), SYMCOLL_ERROR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(symcoll_last_error()).find("dst"), std::string::npos);
     EXPECT_EQ(symcoll_proxy_get(proxy, nullptr), SYMCOLL_ERROR_INVALID_ARGUMENT);
+    // A get of nothing is checked, not sent: a NULL dst is fine, a bad PE is not.
+    g = {right, 0, nullptr, 0};
+    EXPECT_EQ(symcoll_proxy_get(proxy, &g), SYMCOLL_SUCCESS) << symcoll_last_error();
+    g = {rank, 0, nullptr, 0};
+    EXPECT_EQ(symcoll_proxy_get(proxy, &g), SYMCOLL_ERROR_INVALID_ARGUMENT);
     EXPECT_EQ(symcoll_proxy_quiet(proxy), SYMCOLL_SUCCESS) << symcoll_last_error();
 }
 
+// Heaps of different sizes would let one PE accept offsets that another refuses: create says so
+// on every PE, and the transport stays usable.
+TEST(ProxyCreate, HeapsOfDifferentSizesAreRefusedEverywhere) {
+    std::vector<uint64_t> storage(kHeapBytes / 8 + 8);
+    HostHeap memory;
+    symcoll_proxy_memory_t ops = memory.ops();
+    symcoll_proxy_t *proxy = nullptr;
+    size_t bytes = kHeapBytes + (boot->rank == 0 ? 64 : 0);
+    EXPECT_EQ(symcoll_proxy_create(boot, ucx, reinterpret_cast<char *>(storage.data()), bytes, &ops,
+                                   nullptr, kTimeoutMs, &proxy),
+              SYMCOLL_ERROR_SYMMETRY);
+    std::string why = symcoll_last_error();
+    EXPECT_NE(why.find("-byte heap"), std::string::npos) << why;
+    EXPECT_EQ(proxy, nullptr);
+    EXPECT_EQ(symcoll_ucx_barrier(ucx), SYMCOLL_SUCCESS) << symcoll_last_error();
+}
+
 // PE 1 stops applying records (its copy into the heap sleeps 3 s): PE 0's quiet gives up after
-// the proxy's 500 ms, naming PE 1. Its own transport, as a TIMEOUT leaves one only to destroy.
+// the proxy's 500 ms, naming PE 1, even while PE 2 (with 3 PEs) keeps putting into PE 0: other
+// traffic is no progress of the request that waits. Its own transport, as a TIMEOUT leaves one
+// only to destroy.
 TEST(ProxyTimeout, QuietNamesThePeThatStoppedApplying) {
     ASSERT_GE(boot->size, 2);
     symcoll_ucx_t *t = nullptr;
@@ -263,6 +319,14 @@ TEST(ProxyTimeout, QuietNamesThePeThatStoppedApplying) {
         EXPECT_LT(waited, 2.5);
         // A failed proxy keeps failing.
         EXPECT_EQ(symcoll_proxy_put(proxy, &p), SYMCOLL_ERROR_TIMEOUT);
+    } else if (boot->rank == 2) {
+        // Until PE 0's proxy fails, and then its own: failures are expected here.
+        symcoll_proxy_put_t p = {0, kHalf, heap + kHalf, 64, false, 0, 0, SYMCOLL_UCX_SIGNAL_ADD};
+        auto end = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+        while (std::chrono::steady_clock::now() < end && symcoll_proxy_put(proxy, &p) == 0 &&
+               symcoll_proxy_quiet(proxy) == 0)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        std::this_thread::sleep_until(end + std::chrono::seconds(1));
     } else {
         std::this_thread::sleep_for(std::chrono::seconds(4));
     }

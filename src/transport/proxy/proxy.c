@@ -56,10 +56,32 @@ static symcoll_status_t stalled(symcoll_proxy_t *p) {
         (unsigned long long)p->targets[pe].staged, (unsigned long long)p->timeout_ms);
 }
 
+/* Where the oldest incomplete request stands: it has moved when any of these changed (other
+ * traffic through this PE must not pass for its progress). */
+typedef struct {
+    uint64_t retired, taken, taken_bytes, staged, done;
+} oldest_t;
+
+static oldest_t oldest(const symcoll_proxy_t *p) {
+    oldest_t o = {atomic_load_explicit(&p->retired, memory_order_relaxed), p->taken, p->taken_bytes,
+                  0, 0};
+    const proxy_entry_t *e = &p->ring[o.retired % p->ring_entries];
+    if (atomic_load_explicit(&e->ready, memory_order_acquire) == o.retired + 1) {
+        int pe = e->request.pe;
+        const proxy_layout_t *l = &p->layout;
+        o.staged = p->targets[pe].staged;
+        o.done = e->request.kind == PROXY_GET
+                     ? p->sources[pe].answered
+                     : proxy_counter(p, proxy_outbox(l, pe) + proxy_count(l));
+    }
+    return o;
+}
+
 static void *proxy_thread(void *arg) {
     symcoll_proxy_t *p = arg;
     symcoll_status_t st = SYMCOLL_SUCCESS;
     uint64_t moved_ms = symcoll_bootstrap_now_ms();
+    oldest_t seen = oldest(p);
     while (!atomic_load_explicit(&p->stop, memory_order_acquire)) {
         bool did = proxy_stage(p, &st);
         if (st == SYMCOLL_SUCCESS)
@@ -74,9 +96,11 @@ static void *proxy_thread(void *arg) {
         uint64_t now = symcoll_bootstrap_now_ms();
         bool waiting = atomic_load_explicit(&p->retired, memory_order_relaxed) <
                        atomic_load_explicit(&p->posted, memory_order_acquire);
-        if (did || !waiting)
+        oldest_t o = oldest(p);
+        if (!waiting || memcmp(&o, &seen, sizeof o)) {
             moved_ms = now;
-        else if (p->timeout_ms && now - moved_ms > p->timeout_ms) {
+            seen = o;
+        } else if (p->timeout_ms && now - moved_ms > p->timeout_ms) {
             st = stalled(p);
             break;
         }
@@ -103,8 +127,9 @@ static symcoll_status_t check_request(const symcoll_proxy_t *p, const char *fn,
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
                                  "%s: %s %zu and bytes %zu overrun the %zu-byte heap", fn, remote,
                                  r->remote_offset, r->bytes, heap);
-    if (r->bytes && (r->local < p->heap || r->local > p->heap + heap ||
-                     r->bytes > (size_t)(p->heap + heap - r->local)))
+    uintptr_t local_at = (uintptr_t)r->local, heap_at = (uintptr_t)p->heap;
+    if (r->bytes &&
+        (local_at < heap_at || local_at - heap_at > heap || r->bytes > heap - (local_at - heap_at)))
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
                                  "%s: %s %p and bytes %zu are not inside this PE's heap", fn, local,
                                  (void *)r->local, r->bytes);
@@ -128,18 +153,11 @@ static symcoll_status_t post(symcoll_proxy_t *p, const char *fn, const proxy_req
     if (st != SYMCOLL_SUCCESS)
         return st;
     uint64_t index = atomic_fetch_add_explicit(&p->posted, 1, memory_order_acq_rel);
-    uint64_t start = symcoll_bootstrap_now_ms();
+    /* No clock of its own: while the entry it needs is in use, the proxy thread watches that
+     * request and fails the proxy when it stalls. */
     while (index - atomic_load_explicit(&p->retired, memory_order_acquire) >= p->ring_entries) {
         if ((st = proxy_failure(p)) != SYMCOLL_SUCCESS)
             return st;
-        if (p->timeout_ms && symcoll_bootstrap_now_ms() - start > p->timeout_ms) {
-            /* The reserved entry stays empty: the proxy can take nothing after it. */
-            st = symcoll_set_error(SYMCOLL_ERROR_TIMEOUT,
-                                   "%s: the %u requests before it stayed incomplete for %llu ms",
-                                   fn, p->ring_entries, (unsigned long long)p->timeout_ms);
-            proxy_fail(p, st);
-            return st;
-        }
         sched_yield();
     }
     proxy_entry_t *e = &p->ring[index % p->ring_entries];
@@ -165,6 +183,10 @@ symcoll_status_t symcoll_proxy_get(symcoll_proxy_t *p, const symcoll_proxy_get_t
                          .remote_offset = get->src_offset,
                          .local = get->dst,
                          .bytes = get->bytes};
+    if (r.bytes == 0) { /* nothing to bring (and dst may be NULL): checked, not posted */
+        symcoll_status_t st = proxy_failure(p);
+        return st == SYMCOLL_SUCCESS ? check_request(p, "symcoll_proxy_get", &r) : st;
+    }
     return post(p, "symcoll_proxy_get", &r);
 }
 
@@ -220,23 +242,38 @@ symcoll_status_t symcoll_proxy_destroy(symcoll_proxy_t *p, int abort) {
 }
 
 /* The configuration with defaults, the same on every PE (compared over the bootstrap). */
+#define MAX_SLOT_BYTES ((size_t)1 << 30)
+#define MAX_SLOTS 1024u
+#define MAX_RING_ENTRIES (1u << 20)
+
+/* The configuration with defaults, within bounds, and with the heap's size the same on every
+ * PE (compared over the bootstrap: offsets checked here must hold there). */
 static symcoll_status_t configure(symcoll_proxy_t *p, const symcoll_proxy_config_t *config) {
     const char *fn = "symcoll_proxy_create";
     size_t slot_bytes = config && config->slot_bytes ? config->slot_bytes : DEFAULT_SLOT_BYTES;
     unsigned slots = config && config->slots ? config->slots : DEFAULT_SLOTS;
     p->ring_entries = config && config->ring_entries ? config->ring_entries : DEFAULT_RING_ENTRIES;
-    uint64_t mine[2] = {slot_bytes, slots};
+    symcoll_status_t st = SYMCOLL_SUCCESS;
+    if (slot_bytes > MAX_SLOT_BYTES || slots > MAX_SLOTS || p->ring_entries > MAX_RING_ENTRIES)
+        st = symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                               "%s: slot_bytes %zu, slots %u and ring_entries %u must be at most "
+                               "%zu, %u and %u",
+                               fn, slot_bytes, slots, p->ring_entries, MAX_SLOT_BYTES, MAX_SLOTS,
+                               MAX_RING_ENTRIES);
+    uint64_t mine[3] = {slot_bytes, slots, p->heap_bytes};
     uint64_t *all = calloc((size_t)p->boot->size, sizeof mine);
     if (!all)
         return symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, "%s: no host memory", fn);
-    symcoll_status_t st = p->boot->allgather(p->boot, mine, all, sizeof mine);
+    symcoll_status_t exchanged = p->boot->allgather(p->boot, mine, all, sizeof mine);
+    st = st == SYMCOLL_SUCCESS ? exchanged : st;
     for (int pe = 0; pe < p->boot->size && st == SYMCOLL_SUCCESS; pe++)
-        if (all[2 * pe] != slot_bytes || all[2 * pe + 1] != slots)
-            st = symcoll_set_error(SYMCOLL_ERROR_SYMMETRY,
-                                   "%s: PE %d has slot_bytes %llu and slots %llu, this PE %zu "
-                                   "and %u",
-                                   fn, pe, (unsigned long long)all[2 * pe],
-                                   (unsigned long long)all[2 * pe + 1], slot_bytes, slots);
+        if (memcmp(&all[3 * pe], mine, sizeof mine))
+            st = symcoll_set_error(
+                SYMCOLL_ERROR_SYMMETRY,
+                "%s: PE %d has slot_bytes %llu, slots %llu and a %llu-byte "
+                "heap, this PE %zu, %u and %zu",
+                fn, pe, (unsigned long long)all[3 * pe], (unsigned long long)all[3 * pe + 1],
+                (unsigned long long)all[3 * pe + 2], slot_bytes, slots, p->heap_bytes);
     free(all);
     proxy_layout_t *l = &p->layout;
     l->slot_bytes = (slot_bytes + 63) & ~(size_t)63; /* records and counters stay aligned */

@@ -13,9 +13,12 @@
  * A get is a record that asks the target's proxy to stage the bytes back as replies, which the
  * requester's proxy copies into its heap.
  *
- * Requests are taken in the order they were posted, and each target applies the records of one
- * sender in that order: a signal is seen only after the data of every earlier put to the same
- * PE. Callers post from any thread; only the proxy thread calls the transport while it runs. */
+ * Requests are taken in the order they were posted, and each target applies the puts and
+ * signals of one sender in that order: a signal is seen only after the data of every earlier
+ * put to the same PE. A get reads its source when the target stages its replies, which may be
+ * after later puts of the same PE have landed: as OpenSHMEM's non-blocking gets, it is ordered
+ * with them only by a quiet. Callers post from any thread; only the proxy thread calls the
+ * transport while it runs. */
 #ifndef SYMCOLL_PROXY_H
 #define SYMCOLL_PROXY_H
 
@@ -34,7 +37,8 @@ typedef struct symcoll_proxy symcoll_proxy_t;
 
 /* How the proxy reaches this PE's heap and allocates its staging, whatever memory the heap is
  * (the library: CUDA copies; the CPU tests: memcpy). Called on the proxy thread; each returns
- * a status with the error set. */
+ * a status with the error set, and only once its work is complete: the proxy reuses the
+ * staging slot or frees the window slot as soon as the call returns. */
 typedef struct {
     void *context;
     symcoll_status_t (*to_host)(void *context, void *host, const void *heap, size_t bytes);
@@ -49,7 +53,7 @@ typedef struct {
     void (*host_free)(void *context, void *p);
 } symcoll_proxy_memory_t;
 
-/* The same on every PE. 0 picks the default. */
+/* The same on every PE (as is the heap's size). 0 picks the default. */
 typedef struct {
     size_t slot_bytes;     /* the staging chunk: a put moves in pieces of this size (1 MiB) */
     unsigned slots;        /* chunks in flight from one PE to another (4) */
@@ -100,7 +104,8 @@ symcoll_status_t symcoll_proxy_get(symcoll_proxy_t *p, const symcoll_proxy_get_t
 symcoll_status_t symcoll_proxy_quiet(symcoll_proxy_t *p);
 
 /* Collective unless abort: quiet, waits until every PE is done, stops the thread, unmaps and
- * frees. With abort nothing waits on another PE. Frees p either way. */
+ * frees. With abort nothing waits for a quiet or for another PE, but the thread may first
+ * have to leave a transport wait, bounded by the transport's timeout. Frees p either way. */
 symcoll_status_t symcoll_proxy_destroy(symcoll_proxy_t *p, int abort);
 
 #ifdef __cplusplus

@@ -49,7 +49,8 @@ static bool stage_request(symcoll_proxy_t *p, const proxy_request_t *r, symcoll_
     size_t left = r->bytes - p->taken_bytes;
     size_t len = left < p->layout.slot_bytes ? left : p->layout.slot_bytes;
     bool last = len == left;
-    *st = stage_record(p, r->pe, r->local + p->taken_bytes, len,
+    /* A signal alone has no source (NULL, not to be offset). */
+    *st = stage_record(p, r->pe, len ? r->local + p->taken_bytes : NULL, len,
                        (proxy_record_t){.kind = PROXY_PUT,
                                         .offset = r->remote_offset + p->taken_bytes,
                                         .bytes = len,
