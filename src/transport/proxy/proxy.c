@@ -29,8 +29,8 @@ symcoll_status_t proxy_failure(symcoll_proxy_t *p) {
     return st;
 }
 
-/* A request that has waited timeout_ms without any step of the proxy moving: named by the PE
- * it waits for. */
+/* The oldest incomplete request has not moved for timeout_ms: the failure names the PE it
+ * waits for. */
 static symcoll_status_t stalled(symcoll_proxy_t *p) {
     uint64_t retired = atomic_load_explicit(&p->retired, memory_order_relaxed);
     const proxy_entry_t *e = &p->ring[retired % p->ring_entries];

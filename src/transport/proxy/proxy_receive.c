@@ -59,6 +59,15 @@ bool proxy_receive(symcoll_proxy_t *p, symcoll_status_t *st) {
         proxy_source_t *source = &p->sources[from];
         uint64_t posted = proxy_counter(p, proxy_inbox(l, from) + proxy_count(l));
         uint64_t start = source->consumed;
+        if (posted - start > l->slots) { /* a sender never has more records out than slots */
+            *st = symcoll_set_error(SYMCOLL_ERROR_INTERNAL,
+                                    "symcoll_proxy: PE %d announced %llu records, %llu beyond "
+                                    "the %llu this PE applied, with %u slots",
+                                    from, (unsigned long long)posted,
+                                    (unsigned long long)(posted - start), (unsigned long long)start,
+                                    l->slots);
+            break;
+        }
         while (source->consumed < posted && *st == SYMCOLL_SUCCESS)
             if ((*st = apply(p, from, source->consumed)) == SYMCOLL_SUCCESS)
                 source->consumed++;
