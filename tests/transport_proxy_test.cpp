@@ -35,6 +35,17 @@ constexpr size_t kHeapBytes = 2 * kHalf + 64; // and signal words at the end
 constexpr size_t kSignal = 2 * kHalf;         // this PE's signal words (8 of them)
 constexpr uint8_t kPoison = 0xee;
 
+// Odd sizes at odd offsets, one after the other: within a slot, across slot boundaries, and
+// many times the slots in flight.
+const size_t kSizes[] = {1, 7, kSlotBytes - 1, kSlotBytes + 1, 3 * kSlotBytes + 5, (1u << 20) + 3};
+size_t offset_of(int index) {
+    size_t offset = 3;
+    for (int i = 0; i < index; i++)
+        offset += kSizes[i] + 5;
+    return offset;
+}
+constexpr int kNumSizes = sizeof kSizes / sizeof kSizes[0];
+
 class Proxy : public ::testing::Test {
   protected:
     std::vector<uint64_t> storage = std::vector<uint64_t>(kHeapBytes / 8);
@@ -75,6 +86,23 @@ class Proxy : public ::testing::Test {
         }
         return true;
     }
+    // Each size's data of this PE, at its offset of the outgoing half.
+    void stage_sizes() {
+        for (int i = 0; i < kNumSizes; i++) {
+            std::vector<uint8_t> mine = data_of(rank, i, kSizes[i]);
+            std::memcpy(heap + kHalf + offset_of(i), mine.data(), kSizes[i]);
+        }
+    }
+    // Each size's data of PE writer at its offset of the incoming half, and nothing after it.
+    void expect_sizes_from(int writer) {
+        for (int i = 0; i < kNumSizes; i++) {
+            std::vector<uint8_t> want = data_of(writer, i, kSizes[i]);
+            EXPECT_EQ(std::memcmp(heap + offset_of(i), want.data(), want.size()), 0)
+                << kSizes[i] << " bytes at offset " << offset_of(i) << " from PE " << writer;
+            for (size_t gap = 0; gap < 5; gap++)
+                EXPECT_EQ((uint8_t)heap[offset_of(i) + kSizes[i] + gap], kPoison);
+        }
+    }
     symcoll_status_t put(size_t dst, const void *src, size_t bytes, bool signal = false,
                          int word = 0, uint64_t value = 0,
                          symcoll_ucx_signal_op_t op = SYMCOLL_UCX_SIGNAL_ADD) {
@@ -84,35 +112,15 @@ class Proxy : public ::testing::Test {
     }
 };
 
-// Odd sizes at odd offsets, one after the other: within a slot, across slot boundaries, and
-// many times the slots in flight.
-const size_t kSizes[] = {1, 7, kSlotBytes - 1, kSlotBytes + 1, 3 * kSlotBytes + 5, (1u << 20) + 3};
-size_t offset_of(int index) {
-    size_t offset = 3;
-    for (int i = 0; i < index; i++)
-        offset += kSizes[i] + 5;
-    return offset;
-}
-constexpr int kNumSizes = sizeof kSizes / sizeof kSizes[0];
-
 TEST_F(Proxy, PutsOfEverySizeLandBeforeTheSignalAndNothingElseChanges) {
-    std::vector<std::vector<uint8_t>> sent;
-    for (int i = 0; i < kNumSizes; i++) {
-        sent.push_back(data_of(rank, i, kSizes[i]));
-        std::memcpy(heap + kHalf + offset_of(i), sent[i].data(), kSizes[i]);
+    stage_sizes();
+    for (int i = 0; i < kNumSizes; i++)
         ASSERT_EQ(put(offset_of(i), heap + kHalf + offset_of(i), kSizes[i]), SYMCOLL_SUCCESS)
             << symcoll_last_error();
-    }
     ASSERT_EQ(put(0, nullptr, 0, true, 0, 1), SYMCOLL_SUCCESS) << symcoll_last_error();
     ASSERT_TRUE(wait_signal(0, 1)) << "no signal from PE " << left;
     // Everything from the left arrived before its signal, and only where it was put.
-    for (int i = 0; i < kNumSizes; i++) {
-        std::vector<uint8_t> want = data_of(left, i, kSizes[i]);
-        EXPECT_EQ(std::memcmp(heap + offset_of(i), want.data(), want.size()), 0)
-            << kSizes[i] << " bytes at offset " << offset_of(i) << " from PE " << left;
-        for (size_t gap = 0; gap < 5; gap++)
-            EXPECT_EQ((uint8_t)heap[offset_of(i) + kSizes[i] + gap], kPoison);
-    }
+    expect_sizes_from(left);
     for (size_t b = 0; b < 3; b++)
         EXPECT_EQ((uint8_t)heap[b], kPoison);
     EXPECT_EQ(symcoll_proxy_quiet(proxy), SYMCOLL_SUCCESS) << symcoll_last_error();
@@ -159,23 +167,14 @@ TEST_F(Proxy, BurstsLongerThanTheRingWaitForRoomAndQuietCompletesThem) {
 }
 
 TEST_F(Proxy, GetsOfEverySizeBringTheRightBytesAndNothingElse) {
-    for (int i = 0; i < kNumSizes; i++) {
-        std::vector<uint8_t> mine = data_of(rank, i, kSizes[i]);
-        std::memcpy(heap + kHalf + offset_of(i), mine.data(), kSizes[i]);
-    }
+    stage_sizes();
     ASSERT_EQ(boot->barrier(boot), SYMCOLL_SUCCESS) << symcoll_last_error();
     for (int i = 0; i < kNumSizes; i++) {
         symcoll_proxy_get_t g = {right, kHalf + offset_of(i), heap + offset_of(i), kSizes[i]};
         ASSERT_EQ(symcoll_proxy_get(proxy, &g), SYMCOLL_SUCCESS) << symcoll_last_error();
     }
     ASSERT_EQ(symcoll_proxy_quiet(proxy), SYMCOLL_SUCCESS) << symcoll_last_error();
-    for (int i = 0; i < kNumSizes; i++) {
-        std::vector<uint8_t> want = data_of(right, i, kSizes[i]);
-        EXPECT_EQ(std::memcmp(heap + offset_of(i), want.data(), want.size()), 0)
-            << kSizes[i] << " bytes at offset " << offset_of(i) << " from PE " << right;
-        for (size_t gap = 0; gap < 5; gap++)
-            EXPECT_EQ((uint8_t)heap[offset_of(i) + kSizes[i] + gap], kPoison);
-    }
+    expect_sizes_from(right);
     // The right PE's heap is read, not written: its source is as it was.
     std::vector<uint8_t> mine = data_of(rank, kNumSizes - 1, kSizes[kNumSizes - 1]);
     EXPECT_EQ(std::memcmp(heap + kHalf + offset_of(kNumSizes - 1), mine.data(), mine.size()), 0);

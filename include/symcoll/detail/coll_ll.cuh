@@ -121,37 +121,41 @@ SYMCOLL_DEV void symcoll_coll_ll_piece(const symcoll_dev_group_t &g, size_t byte
     *len = bytes - *offset < SYMCOLL_LL_PAYLOAD ? bytes - *offset : SYMCOLL_LL_PAYLOAD;
 }
 
-/* Before a producer writes epoch's buffers: waits until every peer has acknowledged
- * epoch - 2, the last use of the same buffers. Whole group; false on timeout. (For producers
- * whose lanes do not each send to every peer; symcoll_coll_ll_send checks its own.) */
+/* The credit to write epoch's buffers at member: member's ack of epoch - 2, the last use of the
+ * same buffers, waited for; false on timeout. One thread. The ack's first load does not wait
+ * for epoch, so that it is in flight beside the epoch's own load. */
+SYMCOLL_DEV bool symcoll_coll_ll_credit(const symcoll_device_t &h, int slot, int member,
+                                        uint64_t epoch, int collective) {
+    const uint64_t *ack = symcoll_dev_ll_ack(h, slot, member);
+    uint64_t acked = symcoll_dev_load_relaxed(ack);
+    return epoch <= 2 || acked >= epoch - 2 ||
+           symcoll_dev_wait_relaxed(h, ack, SYMCOLL_CMP_GE, epoch - 2, collective,
+                                    symcoll_dev_team_to_world(h, member));
+}
+
+/* Before a producer writes epoch's buffers: every peer's credit. Whole group; false on timeout.
+ * (For producers whose lanes do not each send to every peer; symcoll_coll_ll_send checks its
+ * own.) */
 SYMCOLL_DEV bool symcoll_coll_ll_wait_credit(const symcoll_dev_group_t &g,
                                              const symcoll_device_t &h, uint64_t epoch,
                                              int collective) {
     bool ok = true;
-    if (epoch > 2)
-        for (int m = g.lane; m < h.team_size; m += g.lanes)
-            if (m != h.team_my_pe)
-                ok = ok && symcoll_dev_wait_relaxed(h, symcoll_dev_ll_ack(h, g.slot, m),
-                                                    SYMCOLL_CMP_GE, epoch - 2, collective,
-                                                    symcoll_dev_team_to_world(h, m));
+    for (int m = g.lane; m < h.team_size; m += g.lanes)
+        if (m != h.team_my_pe)
+            ok = ok && symcoll_coll_ll_credit(h, g.slot, m, epoch, collective);
     return symcoll_dev_group_all(g, ok);
 }
 
 /* Writes len bytes of src as packets of epoch into member's buffer from this PE. Each lane that
- * stores waits first for member's credit, its ack of epoch - 2 (the last use of the same
- * buffer): the lane's own observation orders its stores after member's reads, so no group
- * barrier stands between the credit and the stores, and the ack's load is in flight at once,
- * beside the epoch's. False when the credit timed out (this lane then stores nothing). */
+ * stores takes member's credit first: the lane's own observation orders its stores after
+ * member's reads, so no group barrier stands between the credit and the stores. False when the
+ * credit timed out (this lane then stores nothing). */
 SYMCOLL_DEV bool symcoll_coll_ll_send(const symcoll_dev_group_t &g, const symcoll_device_t &h,
                                       int member, uint64_t epoch, const char *src, size_t len,
                                       int collective) {
     if ((size_t)g.lane * 8 >= len)
         return true;
-    const uint64_t *credit = symcoll_dev_ll_ack(h, g.slot, member);
-    uint64_t acked = symcoll_dev_load_relaxed(credit);
-    if (epoch > 2 && acked < epoch - 2 &&
-        !symcoll_dev_wait_relaxed(h, credit, SYMCOLL_CMP_GE, epoch - 2, collective,
-                                  symcoll_dev_team_to_world(h, member)))
+    if (!symcoll_coll_ll_credit(h, g.slot, member, epoch, collective))
         return false;
     char *buffer =
         symcoll_coll_member_ptr(h, symcoll_dev_ll_buffer(h, g.slot, h.team_my_pe, epoch), member);
