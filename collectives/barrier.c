@@ -1,6 +1,44 @@
-/* Team barrier on a stream: one kernel (kernels/barrier.cu), quiet included. */
+/* Team barrier on a stream: one kernel (kernels/barrier.cu), quiet included. WORLD across nodes:
+ * the node's barrier, the nodes' first PEs meet through the proxy, the node's barrier again. */
 #include "barrier_launch.h"
 #include "internal.h"
+#include "rma_launch.h"
+#include "rma_remote.h"
+
+/* The leaders' meeting: each adds 1 to every other leader's arrivals (through the proxy, in
+ * stream order) and waits for one round of arrivals from all of them. Its transfers to other
+ * nodes, enqueued before on this stream, completed in stream order before it; the node's
+ * barrier before it holds every PE of the node until theirs have too. */
+static symcoll_status_t leaders_meet(const char *fn, cudaStream_t stream) {
+    uint64_t *arrivals = &symcoll_g.nodes_sync[0], *rounds = &symcoll_g.nodes_sync[1];
+    symcoll_status_t st = symcoll_rma_remote_usable();
+    for (int k = 0; k < symcoll_g.n_nodes && st == SYMCOLL_SUCCESS; k++)
+        if (symcoll_g.node_leaders[k] != symcoll_g.my_pe)
+            st = symcoll_rma_remote_put(fn, NULL, NULL, 0, arrivals, 1, SYMCOLL_SIGNAL_ADD,
+                                        symcoll_g.node_leaders[k], stream);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    return symcoll_cuda_status(
+        symcoll_arrivals_wait_launch(symcoll_team_device(&symcoll_g.teams[SYMCOLL_TEAM_WORLD]),
+                                     arrivals, rounds, (uint64_t)(symcoll_g.n_nodes - 1), stream),
+        fn, "wait kernel launch");
+}
+
+static symcoll_status_t barrier_across_nodes(const char *fn, cudaStream_t stream) {
+    if (symcoll_g.n_nodes == 0)
+        return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
+                                 "%s: the PEs of a node are not contiguous in rank, which a "
+                                 "barrier across nodes needs",
+                                 fn);
+    symcoll_device_t node = symcoll_team_device(&symcoll_g.teams[SYMCOLL_TEAM_NODE]);
+    symcoll_status_t st =
+        symcoll_cuda_status(symcoll_barrier_launch(node, stream), fn, "barrier kernel launch");
+    if (st == SYMCOLL_SUCCESS && symcoll_g.local_rank == 0)
+        st = leaders_meet(fn, stream);
+    return st == SYMCOLL_SUCCESS ? symcoll_cuda_status(symcoll_barrier_launch(node, stream), fn,
+                                                       "barrier kernel launch")
+                                 : st;
+}
 
 symcoll_status_t symcoll_barrier_on_stream(symcoll_team_t team, cudaStream_t stream) {
     static const char fn[] = "symcoll_barrier_on_stream";
@@ -8,6 +46,8 @@ symcoll_status_t symcoll_barrier_on_stream(symcoll_team_t team, cudaStream_t str
     symcoll_status_t st = symcoll_team_for_call(fn, team, &t);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_check_stream(fn, stream);
+    if (st == SYMCOLL_SUCCESS && team == SYMCOLL_TEAM_WORLD && symcoll_g.proxy)
+        return barrier_across_nodes(fn, stream);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_check_team_p2p(fn, t);
     if (st != SYMCOLL_SUCCESS)

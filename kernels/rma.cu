@@ -20,6 +20,12 @@ static __global__ void signal_wait_kernel(symcoll_device_t h, const uint64_t *si
     symcoll_dev_wait(h, sig, cmp, value, SYMCOLL_COLL_SIGNAL_WAIT, -1);
 }
 
+static __global__ void arrivals_wait_kernel(symcoll_device_t h, const uint64_t *arrivals,
+                                            uint64_t *rounds, uint64_t per_round) {
+    uint64_t round = ++*rounds;
+    symcoll_dev_wait(h, arrivals, SYMCOLL_CMP_GE, round * per_round, SYMCOLL_COLL_BARRIER, -1);
+}
+
 extern "C" cudaError_t symcoll_put_signal_launch(void *peer_dst, const void *src, size_t bytes,
                                                  uint64_t *peer_sig, uint64_t value,
                                                  symcoll_signal_op_t op, cudaStream_t stream) {
@@ -36,7 +42,17 @@ extern "C" cudaError_t symcoll_signal_wait_launch(symcoll_device_t h, const uint
     return cudaLaunchKernel((const void *)signal_wait_kernel, dim3(1), dim3(1), params, 0, stream);
 }
 
+extern "C" cudaError_t symcoll_arrivals_wait_launch(symcoll_device_t h, const uint64_t *arrivals,
+                                                    uint64_t *rounds, uint64_t per_round,
+                                                    cudaStream_t stream) {
+    void *params[] = {&h, &arrivals, &rounds, &per_round};
+    return cudaLaunchKernel((const void *)arrivals_wait_kernel, dim3(1), dim3(1), params, 0,
+                            stream);
+}
+
 extern "C" cudaError_t symcoll_rma_kernels_load(void) {
     cudaError_t err = symcoll_kernel_load((const void *)put_signal_kernel);
+    if (err == cudaSuccess)
+        err = symcoll_kernel_load((const void *)arrivals_wait_kernel);
     return err != cudaSuccess ? err : symcoll_kernel_load((const void *)signal_wait_kernel);
 }

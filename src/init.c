@@ -108,7 +108,27 @@ static symcoll_status_t exchange_nodes(unsigned long long *nodes, int *same_host
     symcoll_nodes_group(hosts, b->size, b->rank, same_host, &host_rank, &host_size);
     symcoll_nodes_group(nodes, b->size, b->rank, same_node, &symcoll_g.local_rank,
                         &symcoll_g.local_size);
+    /* Every node contiguous in rank: one run per node (every PE comes to the same answer). */
+    int runs = 1;
+    for (int pe = 1; pe < b->size; pe++)
+        runs += nodes[pe] != nodes[pe - 1];
+    int n_nodes = symcoll_nodes_leaders(nodes, b->size, symcoll_g.node_leaders);
+    symcoll_g.n_nodes = runs == n_nodes ? n_nodes : 0;
     return SYMCOLL_SUCCESS;
+}
+
+/* The words of the barrier across nodes, zero on every PE before any PE can signal them: each
+ * PE's memset is complete before it agrees over the bootstrap, and the others wait for that. */
+static symcoll_status_t create_nodes_sync(void) {
+    const size_t bytes = 2 * sizeof(uint64_t);
+    symcoll_status_t st = symcoll_heap_alloc("symcoll_init", bytes, (void **)&symcoll_g.nodes_sync);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_cuda_status(cudaMemset(symcoll_g.nodes_sync, 0, bytes), "symcoll_init",
+                                 "cudaMemset of the barrier across nodes");
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_cuda_status(cudaDeviceSynchronize(), "symcoll_init",
+                                 "cudaMemset of the barrier across nodes");
+    return symcoll_bootstrap_agree(symcoll_g.boot, "symcoll_init", st);
 }
 
 /* INVALID_ARGUMENT naming the first PE that would choose collective kernels or grids other
@@ -266,10 +286,17 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
     st = symcoll_bootstrap_agree(
         symcoll_g.boot, "symcoll_init",
         symcoll_cuda_status(symcoll_kernels_load(), "symcoll_init", "loading the kernels"));
+    /* After the kernels: the proxy applies signals with one of them. */
+    if (st == SYMCOLL_SUCCESS && symcoll_g.ucx)
+        st = symcoll_nodes_proxy_create(symcoll_g.boot, symcoll_g.ucx, symcoll_g.device,
+                                        symcoll_g.heap_base, symcoll_g.heap_size,
+                                        (uint64_t)e->timeout_ms, &symcoll_g.proxy);
     if (st != SYMCOLL_SUCCESS)
         return st;
     symcoll_g.initialized = true;
     st = symcoll_teams_create_builtin();
+    if (st == SYMCOLL_SUCCESS && symcoll_g.proxy)
+        st = create_nodes_sync();
     if (st != SYMCOLL_SUCCESS)
         return st;
     const symcoll_gpu_sharing_t *sharing = &symcoll_g.sharing;
@@ -286,11 +313,15 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
     return SYMCOLL_SUCCESS;
 }
 
-/* NULL once destroyed, so that finalize's collective teardown is not followed by another. */
+/* The proxy, then the transport it uses. NULL once destroyed, so that finalize's collective
+ * teardown is not followed by another. */
 static symcoll_status_t close_transport(int abort) {
-    symcoll_status_t st = symcoll_nodes_transport_destroy(symcoll_g.ucx, abort);
+    symcoll_status_t st = symcoll_nodes_proxy_destroy(symcoll_g.proxy, abort);
+    symcoll_g.proxy = NULL;
+    symcoll_status_t closed =
+        symcoll_nodes_transport_destroy(symcoll_g.ucx, abort || st != SYMCOLL_SUCCESS);
     symcoll_g.ucx = NULL;
-    return st;
+    return st != SYMCOLL_SUCCESS ? st : closed;
 }
 
 /* The bootstrap goes first: after a failure its NCCL kernels may still wait for a missing PE,

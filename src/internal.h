@@ -31,6 +31,7 @@ typedef struct {
 
 struct symcoll_bootstrap;
 struct symcoll_ucx;
+struct symcoll_proxy;
 
 typedef struct {
     bool initialized;
@@ -46,7 +47,13 @@ typedef struct {
     uint64_t reachable; /* bit p: WORLD PE p is mapped and load/store reachable */
     uint64_t timeout_ns;
     struct symcoll_bootstrap *boot;
-    struct symcoll_ucx *ucx; /* the transport to the PEs of other nodes; NULL on one node */
+    struct symcoll_ucx *ucx;     /* the transport to the PEs of other nodes; NULL on one node */
+    struct symcoll_proxy *proxy; /* RMA to them over ucx (src/rma_remote.c); NULL on one node */
+    /* Where every node's PEs are contiguous in rank (the NODE team is the whole node): the
+     * nodes' first PEs, which meet for a barrier across nodes; n_nodes 0 otherwise. */
+    int n_nodes;
+    int node_leaders[SYMCOLL_MAX_PES];
+    uint64_t *nodes_sync; /* symmetric: leaders' arrivals, then this PE's count of barriers */
     struct symcoll_heap *heap;
     symcoll_topology_t topo;
     symcoll_tuning_file_t tuning_file; /* SYMCOLL_TUNING_FILE's rows; none when n_rows is 0 */

@@ -1,4 +1,5 @@
 #include "nodes.h"
+#include <stddef.h>
 
 unsigned long long symcoll_node_identity(unsigned long long host, int node_id) {
     if (node_id < 0)
@@ -28,14 +29,21 @@ void symcoll_nodes_group(const unsigned long long *ids, int n, int me, int *same
     *local_size = contiguous ? count : 1;
 }
 
-int symcoll_nodes_others(const unsigned long long *ids, int n, int me, bool *other) {
+int symcoll_nodes_leaders(const unsigned long long *ids, int n, int *leaders) {
     int n_nodes = 0;
     for (int pe = 0; pe < n; pe++) {
-        other[pe] = ids[pe] != ids[me];
         int first_of_its_node = 1;
         for (int before = 0; before < pe && first_of_its_node; before++)
             first_of_its_node = ids[before] != ids[pe];
+        if (first_of_its_node && leaders)
+            leaders[n_nodes] = pe;
         n_nodes += first_of_its_node;
     }
     return n_nodes;
+}
+
+int symcoll_nodes_others(const unsigned long long *ids, int n, int me, bool *other) {
+    for (int pe = 0; pe < n; pe++)
+        other[pe] = ids[pe] != ids[me];
+    return symcoll_nodes_leaders(ids, n, NULL);
 }

@@ -24,6 +24,9 @@ void symcoll_nodes_group(const unsigned long long *ids, int n, int me, int *same
  * comes to the same count: the transport is created collectively or not at all. */
 int symcoll_nodes_others(const unsigned long long *ids, int n, int me, bool *other);
 
+/* The number of nodes, and into leaders (unless NULL) each node's first PE, in rank order. */
+int symcoll_nodes_leaders(const unsigned long long *ids, int n, int *leaders);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,7 +1,9 @@
-/* The UCX transport to the PEs of other nodes, or why this build cannot have one. */
+/* The UCX transport to the PEs of other nodes and the proxy over it, or why this build cannot
+ * have them. */
 #include <stdio.h>
 #include "internal.h"
 #include "nodes.h"
+#include "nodes_proxy_memory.h"
 #include "nodes_transport.h"
 
 symcoll_status_t symcoll_nodes_transport_create(symcoll_bootstrap_t *boot,
@@ -40,6 +42,46 @@ symcoll_status_t symcoll_nodes_transport_destroy(symcoll_ucx_t *t, int abort) {
 #else
     /* Without UCX no transport was ever created. */
     (void)t;
+    (void)abort;
+    return SYMCOLL_SUCCESS;
+#endif
+}
+
+symcoll_status_t symcoll_nodes_proxy_create(symcoll_bootstrap_t *boot, symcoll_ucx_t *t, int device,
+                                            char *heap, size_t heap_bytes, uint64_t timeout_ms,
+                                            symcoll_proxy_t **out) {
+    *out = NULL;
+#ifdef SYMCOLL_HAVE_UCX
+    symcoll_proxy_memory_t memory;
+    symcoll_status_t st = symcoll_nodes_proxy_memory_open(device, &memory);
+    /* Every PE creates it (or all give up together), as creation is collective. */
+    st = symcoll_bootstrap_agree(boot, "symcoll_init", st);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_proxy_create(boot, t, heap, heap_bytes, &memory, NULL, timeout_ms, out);
+    if (st != SYMCOLL_SUCCESS)
+        symcoll_nodes_proxy_memory_close();
+    return st;
+#else
+    /* Without UCX there is no transport, and init has failed before. */
+    (void)boot;
+    (void)t;
+    (void)device;
+    (void)heap;
+    (void)heap_bytes;
+    (void)timeout_ms;
+    return SYMCOLL_SUCCESS;
+#endif
+}
+
+symcoll_status_t symcoll_nodes_proxy_destroy(symcoll_proxy_t *p, int abort) {
+#ifdef SYMCOLL_HAVE_UCX
+    if (!p)
+        return SYMCOLL_SUCCESS;
+    symcoll_status_t st = symcoll_proxy_destroy(p, abort);
+    symcoll_nodes_proxy_memory_close();
+    return st;
+#else
+    (void)p;
     (void)abort;
     return SYMCOLL_SUCCESS;
 #endif

@@ -1,11 +1,12 @@
 /* Host-side one-sided RMA on a stream: put and get are copy-engine copies on the peer
  * mapping; put_signal adds one small kernel that publishes the signal; signal_wait_until is
- * one kernel that spins under the WORLD team's timeout. Arguments are checked host-only
- * first and the stream last. A transfer of 0 bytes enqueues nothing and does not look at
- * its data pointers. */
+ * one kernel that spins under the WORLD team's timeout. A PE of another node is reached through
+ * the proxy instead (rma_remote.c). Arguments are checked host-only first and the stream last.
+ * A transfer of 0 bytes enqueues nothing and does not look at its data pointers. */
 #include <stdint.h>
 #include "internal.h"
 #include "rma_launch.h"
+#include "rma_remote.h"
 
 /* A buffer of this PE's GPU that need not be symmetric: not NULL, and its range does not
  * wrap around the address space. */
@@ -31,19 +32,24 @@ static symcoll_status_t check_signal(const char *fn, const uint64_t *sig) {
     return SYMCOLL_SUCCESS;
 }
 
-/* Initialized and pe a reachable WORLD PE: checked first by every transfer. */
-static symcoll_status_t check_pe(const char *fn, int pe) {
+/* Initialized and pe a reachable WORLD PE, or one of another node (*remote) while the proxy
+ * works: checked first by every transfer. */
+static symcoll_status_t check_pe(const char *fn, int pe, bool *remote) {
     symcoll_status_t st = symcoll_check_initialized(fn);
+    *remote = st == SYMCOLL_SUCCESS && symcoll_rma_remote(pe);
+    if (*remote)
+        return symcoll_rma_remote_usable();
     return st == SYMCOLL_SUCCESS ? symcoll_check_pe(fn, pe) : st;
 }
 
-/* The data of a put: dst symmetric, src local, and src clear of pe's copy of dst. */
+/* The data of a put: dst symmetric, src local, and src clear of pe's copy of dst (which is in
+ * another node's memory when remote). */
 static symcoll_status_t check_put_data(const char *fn, const void *dst, const void *src,
-                                       size_t bytes, int pe) {
+                                       size_t bytes, int pe, bool remote) {
     symcoll_status_t st = symcoll_check_symmetric(fn, "dst", dst, bytes);
     if (st == SYMCOLL_SUCCESS)
         st = check_local(fn, "src", src, bytes);
-    if (st == SYMCOLL_SUCCESS)
+    if (st == SYMCOLL_SUCCESS && !remote)
         st = symcoll_check_no_overlap(fn, "src", src, bytes, "pe's copy of dst",
                                       symcoll_peer_address(dst, pe), bytes);
     return st;
@@ -52,13 +58,16 @@ static symcoll_status_t check_put_data(const char *fn, const void *dst, const vo
 symcoll_status_t symcoll_put_on_stream(void *dst, const void *src, size_t bytes, int pe,
                                        cudaStream_t stream) {
     static const char fn[] = "symcoll_put_on_stream";
-    symcoll_status_t st = check_pe(fn, pe);
+    bool remote;
+    symcoll_status_t st = check_pe(fn, pe, &remote);
     if (st == SYMCOLL_SUCCESS && bytes > 0)
-        st = check_put_data(fn, dst, src, bytes, pe);
+        st = check_put_data(fn, dst, src, bytes, pe, remote);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_check_stream(fn, stream);
     if (st != SYMCOLL_SUCCESS || bytes == 0)
         return st;
+    if (remote)
+        return symcoll_rma_remote_put(fn, dst, src, bytes, NULL, 0, SYMCOLL_SIGNAL_SET, pe, stream);
     return symcoll_cuda_status(cudaMemcpyAsync(symcoll_peer_address(dst, pe), src, bytes,
                                                cudaMemcpyDeviceToDevice, stream),
                                fn, "cudaMemcpyAsync to the peer");
@@ -67,18 +76,21 @@ symcoll_status_t symcoll_put_on_stream(void *dst, const void *src, size_t bytes,
 symcoll_status_t symcoll_get_on_stream(void *dst, const void *src, size_t bytes, int pe,
                                        cudaStream_t stream) {
     static const char fn[] = "symcoll_get_on_stream";
-    symcoll_status_t st = check_pe(fn, pe);
+    bool remote;
+    symcoll_status_t st = check_pe(fn, pe, &remote);
     if (st == SYMCOLL_SUCCESS && bytes > 0)
         st = symcoll_check_symmetric(fn, "src", src, bytes);
     if (st == SYMCOLL_SUCCESS && bytes > 0)
         st = check_local(fn, "dst", dst, bytes);
-    if (st == SYMCOLL_SUCCESS && bytes > 0)
+    if (st == SYMCOLL_SUCCESS && bytes > 0 && !remote)
         st = symcoll_check_no_overlap(fn, "dst", dst, bytes, "pe's copy of src",
                                       symcoll_peer_address(src, pe), bytes);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_check_stream(fn, stream);
     if (st != SYMCOLL_SUCCESS || bytes == 0)
         return st;
+    if (remote)
+        return symcoll_rma_remote_get(fn, dst, src, bytes, pe, stream);
     return symcoll_cuda_status(cudaMemcpyAsync(dst, symcoll_peer_address(src, pe), bytes,
                                                cudaMemcpyDeviceToDevice, stream),
                                fn, "cudaMemcpyAsync from the peer");
@@ -88,7 +100,8 @@ symcoll_status_t symcoll_put_signal_on_stream(void *dst, const void *src, size_t
                                               uint64_t *sig, uint64_t value, symcoll_signal_op_t op,
                                               int pe, cudaStream_t stream) {
     static const char fn[] = "symcoll_put_signal_on_stream";
-    symcoll_status_t st = check_pe(fn, pe);
+    bool remote;
+    symcoll_status_t st = check_pe(fn, pe, &remote);
     if (st == SYMCOLL_SUCCESS && op != SYMCOLL_SIGNAL_SET && op != SYMCOLL_SIGNAL_ADD)
         st = symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
                                "%s: op %d is neither SYMCOLL_SIGNAL_SET nor SYMCOLL_SIGNAL_ADD", fn,
@@ -96,13 +109,15 @@ symcoll_status_t symcoll_put_signal_on_stream(void *dst, const void *src, size_t
     if (st == SYMCOLL_SUCCESS)
         st = check_signal(fn, sig);
     if (st == SYMCOLL_SUCCESS && bytes > 0)
-        st = check_put_data(fn, dst, src, bytes, pe);
+        st = check_put_data(fn, dst, src, bytes, pe, remote);
     if (st == SYMCOLL_SUCCESS && bytes > 0)
         st = symcoll_check_no_overlap(fn, "dst", dst, bytes, "sig", sig, sizeof *sig);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_check_stream(fn, stream);
     if (st != SYMCOLL_SUCCESS)
         return st;
+    if (remote)
+        return symcoll_rma_remote_put(fn, dst, src, bytes, sig, value, op, pe, stream);
 
     void *peer_dst = bytes > 0 ? symcoll_peer_address(dst, pe) : NULL;
     size_t kernel_bytes = bytes;

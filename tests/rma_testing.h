@@ -40,7 +40,8 @@ inline uint64_t mix(uint64_t a, uint64_t b) {
 }
 
 // The same seed on every PE, new for every run (SYMCOLL_TEST_SEED repeats one): PE 0 draws
-// it and stores it into every PE's copy of a symmetric word before a barrier.
+// it and puts it into every PE's copy of a symmetric word (of its node or of another) before a
+// barrier.
 inline uint64_t run_seed() {
     static uint64_t seed = [] {
         uint64_t s = 0;
@@ -53,9 +54,10 @@ inline uint64_t run_seed() {
         }
         if (symcoll_my_pe() == 0) {
             s = ((uint64_t)std::random_device{}() << 32) ^ std::random_device{}();
-            for (int pe = 0; pe < symcoll_n_pes(); pe++)
-                EXPECT_EQ(cudaMemcpy(symcoll_ptr(word, pe), &s, sizeof s, cudaMemcpyHostToDevice),
-                          cudaSuccess);
+            EXPECT_EQ(cudaMemcpy(word, &s, sizeof s, cudaMemcpyHostToDevice), cudaSuccess);
+            for (int pe = 1; pe < symcoll_n_pes(); pe++)
+                EXPECT_EQ(symcoll_put_on_stream(word, word, sizeof s, pe, 0), SYMCOLL_SUCCESS)
+                    << symcoll_last_error();
         }
         EXPECT_EQ(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, 0), SYMCOLL_SUCCESS);
         EXPECT_EQ(cudaStreamSynchronize(0), cudaSuccess);

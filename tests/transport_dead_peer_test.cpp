@@ -63,7 +63,7 @@ int dead_peer(const std::string &socket, int rank, bool proxied) {
     auto start = std::chrono::steady_clock::now();
     if (proxied) {
         symcoll_proxy_put_t put = {1, 0, heap + kBytes, kBytes, true, 0, 1, SYMCOLL_UCX_SIGNAL_ADD};
-        st = symcoll_proxy_put(proxy, &put);
+        st = symcoll_proxy_put(proxy, &put, nullptr);
         if (st == SYMCOLL_SUCCESS)
             st = symcoll_proxy_quiet(proxy);
     } else {

@@ -108,7 +108,7 @@ int main(int argc, char **argv) {
         symcoll_proxy_put_t put = {1, 0, src, bytes, false, 0, 0, SYMCOLL_UCX_SIGNAL_ADD};
         int count = (int)(total / bytes) + 1;
         proxied[s] = timed(
-            boot, boot_barrier, count, [&] { return symcoll_proxy_put(proxy, &put); },
+            boot, boot_barrier, count, [&] { return symcoll_proxy_put(proxy, &put, nullptr); },
             [&] { return symcoll_proxy_quiet(proxy); });
         ok = proxied[s] > 0 && check(boot, boot_barrier, "a proxy put", heap, bytes, 2);
     }

@@ -108,7 +108,7 @@ class Proxy : public ::testing::Test {
                          symcoll_ucx_signal_op_t op = SYMCOLL_UCX_SIGNAL_ADD) {
         symcoll_proxy_put_t p = {right, dst, src, bytes, signal, kSignal + 8 * (size_t)word,
                                  value, op};
-        return symcoll_proxy_put(proxy, &p);
+        return symcoll_proxy_put(proxy, &p, nullptr);
     }
 };
 
@@ -171,7 +171,7 @@ TEST_F(Proxy, GetsOfEverySizeBringTheRightBytesAndNothingElse) {
     ASSERT_EQ(boot->barrier(boot), SYMCOLL_SUCCESS) << symcoll_last_error();
     for (int i = 0; i < kNumSizes; i++) {
         symcoll_proxy_get_t g = {right, kHalf + offset_of(i), heap + offset_of(i), kSizes[i]};
-        ASSERT_EQ(symcoll_proxy_get(proxy, &g), SYMCOLL_SUCCESS) << symcoll_last_error();
+        ASSERT_EQ(symcoll_proxy_get(proxy, &g, nullptr), SYMCOLL_SUCCESS) << symcoll_last_error();
     }
     ASSERT_EQ(symcoll_proxy_quiet(proxy), SYMCOLL_SUCCESS) << symcoll_last_error();
     expect_sizes_from(right);
@@ -192,7 +192,7 @@ TEST_F(Proxy, GetsAndPutsInterleavedPastTheRing) {
     auto *got = reinterpret_cast<uint64_t *>(heap + kHalf / 2);
     for (int i = 0; i < n; i++) {
         symcoll_proxy_get_t g = {left, kHalf + 8 * (size_t)i, &got[i], 8};
-        ASSERT_EQ(symcoll_proxy_get(proxy, &g), SYMCOLL_SUCCESS) << symcoll_last_error();
+        ASSERT_EQ(symcoll_proxy_get(proxy, &g, nullptr), SYMCOLL_SUCCESS) << symcoll_last_error();
         ASSERT_EQ(put(8 * (size_t)i, &outgoing[i], 8), SYMCOLL_SUCCESS) << symcoll_last_error();
     }
     ASSERT_EQ(symcoll_proxy_quiet(proxy), SYMCOLL_SUCCESS) << symcoll_last_error();
@@ -218,7 +218,7 @@ TEST_F(Proxy, ThreadsPostAtOnce) {
                 int i = t * per_thread + k;
                 symcoll_proxy_put_t p = {right, 8 * (size_t)i,         &words[i], 8, false, 0,
                                          0,     SYMCOLL_UCX_SIGNAL_ADD};
-                if (symcoll_proxy_put(proxy, &p) != SYMCOLL_SUCCESS ||
+                if (symcoll_proxy_put(proxy, &p, nullptr) != SYMCOLL_SUCCESS ||
                     (k % 50 == 49 && symcoll_proxy_quiet(proxy) != SYMCOLL_SUCCESS))
                     failures++;
             }
@@ -235,7 +235,7 @@ TEST_F(Proxy, ThreadsPostAtOnce) {
 
 TEST_F(Proxy, RefusesWhatItCannotCarryNamingIt) {
     auto refused = [&](symcoll_proxy_put_t p, const char *says) {
-        EXPECT_EQ(symcoll_proxy_put(proxy, &p), SYMCOLL_ERROR_INVALID_ARGUMENT) << says;
+        EXPECT_EQ(symcoll_proxy_put(proxy, &p, nullptr), SYMCOLL_ERROR_INVALID_ARGUMENT) << says;
         std::string why = symcoll_last_error();
         EXPECT_NE(why.find(says), std::string::npos) << why;
     };
@@ -251,19 +251,19 @@ TEST_F(Proxy, RefusesWhatItCannotCarryNamingIt) {
     refused({right, 0, nullptr, 0, true, kHeapBytes - 4, 1, set}, "signal_offset");
     refused({right, 0, nullptr, 0, true, kSignal, 1, (symcoll_ucx_signal_op_t)7},
             "op 7 is neither SET nor ADD");
-    EXPECT_EQ(symcoll_proxy_put(proxy, nullptr), SYMCOLL_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(symcoll_proxy_put(proxy, nullptr, nullptr), SYMCOLL_ERROR_INVALID_ARGUMENT);
     symcoll_proxy_get_t g = {right, kHeapBytes - 4, heap, 8};
-    EXPECT_EQ(symcoll_proxy_get(proxy, &g), SYMCOLL_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(symcoll_proxy_get(proxy, &g, nullptr), SYMCOLL_ERROR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(symcoll_last_error()).find("src_offset"), std::string::npos);
     g = {right, 0, const_cast<uint8_t *>(&outside), 1};
-    EXPECT_EQ(symcoll_proxy_get(proxy, &g), SYMCOLL_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(symcoll_proxy_get(proxy, &g, nullptr), SYMCOLL_ERROR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(symcoll_last_error()).find("dst"), std::string::npos);
-    EXPECT_EQ(symcoll_proxy_get(proxy, nullptr), SYMCOLL_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(symcoll_proxy_get(proxy, nullptr, nullptr), SYMCOLL_ERROR_INVALID_ARGUMENT);
     // A get of nothing is checked, not sent: a NULL dst is fine, a bad PE is not.
     g = {right, 0, nullptr, 0};
-    EXPECT_EQ(symcoll_proxy_get(proxy, &g), SYMCOLL_SUCCESS) << symcoll_last_error();
+    EXPECT_EQ(symcoll_proxy_get(proxy, &g, nullptr), SYMCOLL_SUCCESS) << symcoll_last_error();
     g = {rank, 0, nullptr, 0};
-    EXPECT_EQ(symcoll_proxy_get(proxy, &g), SYMCOLL_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(symcoll_proxy_get(proxy, &g, nullptr), SYMCOLL_ERROR_INVALID_ARGUMENT);
     EXPECT_EQ(symcoll_proxy_quiet(proxy), SYMCOLL_SUCCESS) << symcoll_last_error();
 }
 
@@ -306,7 +306,7 @@ TEST(ProxyTimeout, QuietNamesThePeThatStoppedApplying) {
         auto start = std::chrono::steady_clock::now();
         symcoll_proxy_put_t p = {1, 0, heap + kHalf,          kSlotBytes, false,
                                  0, 0, SYMCOLL_UCX_SIGNAL_ADD};
-        symcoll_status_t st = symcoll_proxy_put(proxy, &p);
+        symcoll_status_t st = symcoll_proxy_put(proxy, &p, nullptr);
         if (st == SYMCOLL_SUCCESS)
             st = symcoll_proxy_quiet(proxy);
         double waited =
@@ -317,13 +317,13 @@ TEST(ProxyTimeout, QuietNamesThePeThatStoppedApplying) {
         EXPECT_GE(waited, 0.45);
         EXPECT_LT(waited, 2.5);
         // A failed proxy keeps failing.
-        EXPECT_EQ(symcoll_proxy_put(proxy, &p), SYMCOLL_ERROR_TIMEOUT);
+        EXPECT_EQ(symcoll_proxy_put(proxy, &p, nullptr), SYMCOLL_ERROR_TIMEOUT);
     } else if (boot->rank == 2) {
         // Until PE 0's proxy fails, and then its own: failures are expected here.
         symcoll_proxy_put_t p = {0, kHalf, heap + kHalf, 64, false, 0, 0, SYMCOLL_UCX_SIGNAL_ADD};
         auto end = std::chrono::steady_clock::now() + std::chrono::seconds(3);
-        while (std::chrono::steady_clock::now() < end && symcoll_proxy_put(proxy, &p) == 0 &&
-               symcoll_proxy_quiet(proxy) == 0)
+        while (std::chrono::steady_clock::now() < end &&
+               symcoll_proxy_put(proxy, &p, nullptr) == 0 && symcoll_proxy_quiet(proxy) == 0)
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
         std::this_thread::sleep_until(end + std::chrono::seconds(1));
     } else {

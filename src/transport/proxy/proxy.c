@@ -128,7 +128,7 @@ static symcoll_status_t check_request(const symcoll_proxy_t *p, const char *fn,
                                  "%s: %s %zu and bytes %zu overrun the %zu-byte heap", fn, remote,
                                  r->remote_offset, r->bytes, heap);
     uintptr_t local_at = (uintptr_t)r->local, heap_at = (uintptr_t)p->heap;
-    if (r->bytes &&
+    if (r->bytes && !p->memory.any_local &&
         (local_at < heap_at || local_at - heap_at > heap || r->bytes > heap - (local_at - heap_at)))
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
                                  "%s: %s %p and bytes %zu are not inside this PE's heap", fn, local,
@@ -145,8 +145,10 @@ static symcoll_status_t check_request(const symcoll_proxy_t *p, const char *fn,
     return SYMCOLL_SUCCESS;
 }
 
-/* Reserves an entry (waiting for room) and publishes r in it. */
-static symcoll_status_t post(symcoll_proxy_t *p, const char *fn, const proxy_request_t *r) {
+/* Reserves an entry (waiting for room) and publishes r in it; its ticket is the count of
+ * requests retired once it is. */
+static symcoll_status_t post(symcoll_proxy_t *p, const char *fn, const proxy_request_t *r,
+                             uint64_t *ticket) {
     symcoll_status_t st = proxy_failure(p);
     if (st == SYMCOLL_SUCCESS)
         st = check_request(p, fn, r);
@@ -163,19 +165,23 @@ static symcoll_status_t post(symcoll_proxy_t *p, const char *fn, const proxy_req
     proxy_entry_t *e = &p->ring[index % p->ring_entries];
     e->request = *r;
     atomic_store_explicit(&e->ready, index + 1, memory_order_release);
+    if (ticket)
+        *ticket = index + 1;
     return SYMCOLL_SUCCESS;
 }
 
-symcoll_status_t symcoll_proxy_put(symcoll_proxy_t *p, const symcoll_proxy_put_t *put) {
+symcoll_status_t symcoll_proxy_put(symcoll_proxy_t *p, const symcoll_proxy_put_t *put,
+                                   uint64_t *ticket) {
     if (!put)
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "symcoll_proxy_put: put is NULL");
     proxy_request_t r = {PROXY_PUT,          put->pe,    put->dst_offset,
                          (char *)put->src,   put->bytes, put->signal,
                          put->signal_offset, put->value, put->op};
-    return post(p, "symcoll_proxy_put", &r);
+    return post(p, "symcoll_proxy_put", &r, ticket);
 }
 
-symcoll_status_t symcoll_proxy_get(symcoll_proxy_t *p, const symcoll_proxy_get_t *get) {
+symcoll_status_t symcoll_proxy_get(symcoll_proxy_t *p, const symcoll_proxy_get_t *get,
+                                   uint64_t *ticket) {
     if (!get)
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "symcoll_proxy_get: get is NULL");
     proxy_request_t r = {.kind = PROXY_GET,
@@ -184,21 +190,26 @@ symcoll_status_t symcoll_proxy_get(symcoll_proxy_t *p, const symcoll_proxy_get_t
                          .local = get->dst,
                          .bytes = get->bytes};
     if (r.bytes == 0) { /* nothing to bring (and dst may be NULL): checked, not posted */
+        if (ticket)
+            *ticket = 0;
         symcoll_status_t st = proxy_failure(p);
         return st == SYMCOLL_SUCCESS ? check_request(p, "symcoll_proxy_get", &r) : st;
     }
-    return post(p, "symcoll_proxy_get", &r);
+    return post(p, "symcoll_proxy_get", &r, ticket);
 }
 
-symcoll_status_t symcoll_proxy_quiet(symcoll_proxy_t *p) {
-    uint64_t posted = atomic_load_explicit(&p->posted, memory_order_acquire);
-    while (atomic_load_explicit(&p->retired, memory_order_acquire) < posted) {
+symcoll_status_t symcoll_proxy_wait(symcoll_proxy_t *p, uint64_t ticket) {
+    while (atomic_load_explicit(&p->retired, memory_order_acquire) < ticket) {
         symcoll_status_t st = proxy_failure(p);
         if (st != SYMCOLL_SUCCESS)
             return st;
         sched_yield();
     }
     return proxy_failure(p);
+}
+
+symcoll_status_t symcoll_proxy_quiet(symcoll_proxy_t *p) {
+    return symcoll_proxy_wait(p, atomic_load_explicit(&p->posted, memory_order_acquire));
 }
 
 /* Stops and joins the thread; the transport is the caller's again. */

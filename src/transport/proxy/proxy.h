@@ -5,10 +5,11 @@
  *   sender: the source goes from the heap into a staging slot (memory.to_host), ucp_put takes
  *   it into the target's receive window, and once a batch is complete at the target (a flush
  *   of the endpoint) its mailbox records (offset, length, signal, value, op) follow, announced
- *   by an atomic add on the target's count of records from this PE;
+ *   by a put of the new total of the target's count of records from this PE;
  *   target: its proxy copies each record's data from the window into its heap
  *   (memory.from_host), only then applies the record's signal (memory.signal), and returns the
- *   slots to the sender with an atomic add on the sender's count of freed records.
+ *   slots to the sender with a put of the new total of the sender's count of freed records.
+ * Each count has one writer, so no remote atomics are needed.
  *
  * A get is a record that asks the target's proxy to stage the bytes back as replies, which the
  * requester's proxy copies into its heap.
@@ -51,6 +52,9 @@ typedef struct {
      * of memory. */
     void *(*host_alloc)(void *context, size_t bytes);
     void (*host_free)(void *context, void *p);
+    /* to_host and from_host reach any memory of this PE, not only its heap: the source of a
+     * put and the destination of a get may lie anywhere (the library's GPU buffers). */
+    bool any_local;
 } symcoll_proxy_memory_t;
 
 /* The same on every PE (as is the heap's size). 0 picks the default. */
@@ -90,13 +94,21 @@ symcoll_status_t symcoll_proxy_create(symcoll_bootstrap_t *boot, symcoll_ucx_t *
                                       const symcoll_proxy_config_t *config, uint64_t timeout_ms,
                                       symcoll_proxy_t **out);
 
-/* Posts a put (returns before it is done: src must stay unchanged until a quiet returns).
- * INVALID_ARGUMENT names what is wrong; a failure of the proxy is returned by the next post or
- * quiet. */
-symcoll_status_t symcoll_proxy_put(symcoll_proxy_t *p, const symcoll_proxy_put_t *put);
+/* Posts a put (returns before it is done: src must stay unchanged until a quiet, or a wait
+ * for its ticket, returns). ticket (may be NULL): what symcoll_proxy_wait takes for this request.
+ * INVALID_ARGUMENT names what is wrong; a failure of the proxy is returned by the next post,
+ * wait or quiet. */
+symcoll_status_t symcoll_proxy_put(symcoll_proxy_t *p, const symcoll_proxy_put_t *put,
+                                   uint64_t *ticket);
 
-/* Posts a get (returns before it is done: dst holds the data once a quiet returns). */
-symcoll_status_t symcoll_proxy_get(symcoll_proxy_t *p, const symcoll_proxy_get_t *get);
+/* Posts a get (returns before it is done: dst holds the data once a quiet, or a wait for its
+ * ticket, returns). */
+symcoll_status_t symcoll_proxy_get(symcoll_proxy_t *p, const symcoll_proxy_get_t *get,
+                                   uint64_t *ticket);
+
+/* The request of ticket is complete, as after a quiet, and so is every request posted before it
+ * (requests complete in the order they were posted). */
+symcoll_status_t symcoll_proxy_wait(symcoll_proxy_t *p, uint64_t ticket);
 
 /* Every request posted before is complete: a put's data is in the target's heap and its signal
  * applied, a get's data in dst. TIMEOUT names the PE that did not take or apply them in time; after

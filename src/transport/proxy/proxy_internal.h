@@ -27,8 +27,8 @@ _Static_assert(sizeof(proxy_record_t) == 64, "a record is one 64-byte line");
  *   inbox q  (written by PE q):  window[slots][slot_bytes], records[slots], posted count
  *   outbox q (staged for PE q):  staging[slots][slot_bytes], records[slots], freed count
  * Record i from PE q to this PE uses slot i % slots of both boxes. posted: records PE q has
- * announced to this PE (PE q adds to it); freed: records of this PE that PE q has applied
- * (PE q adds to it). Every PE's layout is the same, so an offset here is one there. */
+ * announced to this PE (PE q puts its total); freed: records of this PE that PE q has applied
+ * (PE q puts its total). Every PE's layout is the same, so an offset here is one there. */
 typedef struct {
     size_t slot_bytes, box_bytes;
     unsigned slots;
@@ -128,9 +128,19 @@ void proxy_fail(symcoll_proxy_t *p, symcoll_status_t st);
 /* The recorded failure as this thread's error; SUCCESS when there is none. */
 symcoll_status_t proxy_failure(symcoll_proxy_t *p);
 
-/* An 8-byte counter of the mapped memory, read with acquire (a remote atomic wrote it). */
+/* An 8-byte counter of the mapped memory, read with acquire (its one writer, another PE, put
+ * it there after what it counts). */
 static inline uint64_t proxy_counter(const symcoll_proxy_t *p, size_t offset) {
     return __atomic_load_n((const uint64_t *)(p->host + offset), __ATOMIC_ACQUIRE);
+}
+
+/* Every counter has one writer, which puts its new total (*count, 8 bytes that only grow): a put
+ * works over every transport, where remote atomics do not (UCX 1.16 over TCP has no protocol for
+ * them), and it does not wait for a round trip. A put still in flight that reads a later total
+ * carries a count whose work is done as well. */
+static inline symcoll_status_t proxy_put_count(symcoll_proxy_t *p, int pe, size_t offset,
+                                               const uint64_t *count) {
+    return symcoll_ucx_put(p->t, p->region, pe, offset, count, sizeof *count);
 }
 
 /* ---- the proxy thread's steps; each returns true when it did something ---- */

@@ -11,7 +11,8 @@ static bool inside(uint64_t offset, uint64_t bytes, size_t heap) {
 static symcoll_status_t check_record(const symcoll_proxy_t *p, const proxy_record_t *r, int from,
                                      uint64_t index) {
     size_t heap = p->heap_bytes;
-    bool ok = inside(r->offset, r->bytes, heap);
+    /* A reply lands where this PE's own get asked, which may be outside its heap. */
+    bool ok = (r->kind == PROXY_REPLY && p->memory.any_local) || inside(r->offset, r->bytes, heap);
     if (r->kind == PROXY_PUT || r->kind == PROXY_REPLY)
         ok = ok && r->bytes <= p->layout.slot_bytes;
     if (r->kind == PROXY_PUT && r->has_signal)
@@ -40,7 +41,7 @@ static symcoll_status_t apply(symcoll_proxy_t *p, int from, uint64_t index) {
         return proxy_queue_reply(p, from, &reply);
     }
     if (r->bytes)
-        st = p->memory.from_host(p->memory.context, p->heap + r->offset,
+        st = p->memory.from_host(p->memory.context, (char *)((uintptr_t)p->heap + r->offset),
                                  inbox + proxy_slot(l, index), r->bytes);
     if (st == SYMCOLL_SUCCESS && r->has_signal && r->kind == PROXY_PUT)
         st = p->memory.signal(p->memory.context, (uint64_t *)(p->heap + r->signal_offset), r->value,
@@ -73,9 +74,8 @@ bool proxy_receive(symcoll_proxy_t *p, symcoll_status_t *st) {
                 source->consumed++;
         /* The slots go back to the sender: its outbox for this PE counts them. */
         if (source->consumed != start && *st == SYMCOLL_SUCCESS) {
-            *st = symcoll_ucx_signal(p->t, p->region, from,
-                                     proxy_outbox(l, p->boot->rank) + proxy_count(l),
-                                     source->consumed - start, SYMCOLL_UCX_SIGNAL_ADD);
+            *st = proxy_put_count(p, from, proxy_outbox(l, p->boot->rank) + proxy_count(l),
+                                  &source->consumed);
             did = true;
         }
     }

@@ -38,11 +38,12 @@ static symcoll_status_t stage_record(symcoll_proxy_t *p, int pe, const char *src
  * is staged. */
 static bool stage_request(symcoll_proxy_t *p, const proxy_request_t *r, symcoll_status_t *st) {
     if (r->kind == PROXY_GET) {
-        *st = stage_record(p, r->pe, NULL, 0,
-                           (proxy_record_t){.kind = PROXY_GET,
-                                            .offset = r->remote_offset,
-                                            .bytes = r->bytes,
-                                            .reply_offset = (uint64_t)(r->local - p->heap)});
+        *st = stage_record(
+            p, r->pe, NULL, 0,
+            (proxy_record_t){.kind = PROXY_GET,
+                             .offset = r->remote_offset,
+                             .bytes = r->bytes,
+                             .reply_offset = (uint64_t)((uintptr_t)r->local - (uintptr_t)p->heap)});
         p->targets[r->pe].gets++;
         return *st == SYMCOLL_SUCCESS;
     }
@@ -148,10 +149,9 @@ bool proxy_announce(symcoll_proxy_t *p, symcoll_status_t *st) {
         /* Data and records complete at the target before the count that announces them. */
         if (*st == SYMCOLL_SUCCESS)
             *st = symcoll_ucx_quiet_pe(p->t, pe);
-        if (*st == SYMCOLL_SUCCESS)
-            *st = symcoll_ucx_signal(p->t, p->region, pe, proxy_inbox(l, me) + proxy_count(l),
-                                     target->staged - target->announced, SYMCOLL_UCX_SIGNAL_ADD);
         target->announced = target->staged;
+        if (*st == SYMCOLL_SUCCESS)
+            *st = proxy_put_count(p, pe, proxy_inbox(l, me) + proxy_count(l), &target->announced);
         did = true;
     }
     return did;

@@ -52,10 +52,26 @@ symcoll_status_t symcoll_ucx_wait(symcoll_ucx_t *t, ucs_status_ptr_t sp, const c
     return st;
 }
 
+/* Frees the kept requests that completed well; a failed one stays for the next quiet to report.
+ * A PE that only ever puts counts to another, and never quiets it, keeps few. */
+static void drop_completed(symcoll_ucx_t *t) {
+    size_t kept = 0;
+    for (size_t i = 0; i < t->n_pending; i++) {
+        symcoll_ucx_pending_t *q = &t->pending[i];
+        if (t->lib.ucp_request_check_status(q->request) == UCS_OK)
+            t->lib.ucp_request_free(q->request);
+        else
+            t->pending[kept++] = *q;
+    }
+    t->n_pending = kept;
+}
+
 symcoll_status_t symcoll_ucx_track(symcoll_ucx_t *t, ucs_status_ptr_t sp, const char *call,
                                    int pe) {
     if (sp == NULL || UCS_PTR_IS_ERR(sp))
         return symcoll_ucx_wait(t, sp, call, pe, 0);
+    if (t->n_pending == t->pending_capacity)
+        drop_completed(t);
     if (t->n_pending == t->pending_capacity) {
         size_t capacity = t->pending_capacity ? 2 * t->pending_capacity : 64;
         symcoll_ucx_pending_t *grown = realloc(t->pending, capacity * sizeof *grown);

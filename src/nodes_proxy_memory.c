@@ -1,0 +1,99 @@
+/* How the proxy (src/transport/proxy) reaches this PE's GPU: copies between its staging in
+ * pinned host memory and any memory of the GPU, and signals applied by the signal kernel, all on
+ * one stream of the proxy's own. That stream does not synchronize with the legacy default
+ * stream: a host function on a user's stream 0 waits for the proxy, which must not wait for it. */
+#include <string.h>
+#include "internal.h"
+#include "nodes_proxy_memory.h"
+#include "rma_launch.h"
+
+typedef struct {
+    int device;
+    cudaStream_t stream;
+} proxy_gpu_t;
+
+static proxy_gpu_t proxy_gpu;
+
+/* The proxy thread's calls run on this PE's device, whichever thread makes them. */
+static symcoll_status_t on_device(const proxy_gpu_t *g, const char *what) {
+    return symcoll_cuda_status(cudaSetDevice(g->device), "symcoll_proxy", what);
+}
+
+static symcoll_status_t copy(const proxy_gpu_t *g, void *dst, const void *src, size_t bytes,
+                             const char *what) {
+    symcoll_status_t st = on_device(g, what);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_cuda_status(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, g->stream),
+                                 "symcoll_proxy", what);
+    return st == SYMCOLL_SUCCESS
+               ? symcoll_cuda_status(cudaStreamSynchronize(g->stream), "symcoll_proxy", what)
+               : st;
+}
+
+static symcoll_status_t to_host(void *context, void *host, const void *gpu, size_t bytes) {
+    return copy(context, host, gpu, bytes, "staging a put's data");
+}
+
+static symcoll_status_t from_host(void *context, void *gpu, const void *host, size_t bytes) {
+    return copy(context, gpu, host, bytes, "copying received data into the GPU");
+}
+
+/* After the data that from_host copied, in stream order: the kernel's release makes the signal
+ * visible only with it. */
+static symcoll_status_t apply_signal(void *context, uint64_t *word, uint64_t value,
+                                     symcoll_ucx_signal_op_t op) {
+    const proxy_gpu_t *g = context;
+    const char *what = "applying a received signal";
+    symcoll_status_t st = on_device(g, what);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_cuda_status(
+            symcoll_put_signal_launch(
+                NULL, NULL, 0, word, value,
+                op == SYMCOLL_UCX_SIGNAL_ADD ? SYMCOLL_SIGNAL_ADD : SYMCOLL_SIGNAL_SET, g->stream),
+            "symcoll_proxy", what);
+    return st == SYMCOLL_SUCCESS
+               ? symcoll_cuda_status(cudaStreamSynchronize(g->stream), "symcoll_proxy", what)
+               : st;
+}
+
+static void *host_alloc(void *context, size_t bytes) {
+    void *p = NULL;
+    if (on_device(context, "allocating staging") != SYMCOLL_SUCCESS)
+        return NULL;
+    cudaError_t err = cudaHostAlloc(&p, bytes, cudaHostAllocPortable);
+    if (err != cudaSuccess) {
+        symcoll_cuda_status(err, "symcoll_proxy", "cudaHostAlloc of the staging");
+        return NULL;
+    }
+    memset(p, 0, bytes);
+    return p;
+}
+
+static void host_free(void *context, void *p) {
+    (void)context;
+    symcoll_cuda_status(cudaFreeHost(p), "symcoll_proxy", "freeing the staging");
+}
+
+symcoll_status_t symcoll_nodes_proxy_memory_open(int device, symcoll_proxy_memory_t *out) {
+    proxy_gpu = (proxy_gpu_t){.device = device};
+    symcoll_status_t st =
+        symcoll_cuda_status(cudaStreamCreateWithFlags(&proxy_gpu.stream, cudaStreamNonBlocking),
+                            "symcoll_init", "creating the proxy's stream");
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    *out = (symcoll_proxy_memory_t){.context = &proxy_gpu,
+                                    .to_host = to_host,
+                                    .from_host = from_host,
+                                    .signal = apply_signal,
+                                    .host_alloc = host_alloc,
+                                    .host_free = host_free,
+                                    .any_local = true};
+    return SYMCOLL_SUCCESS;
+}
+
+void symcoll_nodes_proxy_memory_close(void) {
+    if (proxy_gpu.stream)
+        symcoll_cuda_status(cudaStreamDestroy(proxy_gpu.stream), "symcoll_finalize",
+                            "destroying the proxy's stream");
+    proxy_gpu.stream = NULL;
+}

@@ -1,0 +1,21 @@
+/* The proxy's way into this PE's GPU (src/nodes_proxy_memory.c): CUDA copies and the signal
+ * kernel on a stream of its own, staging in pinned host memory. One per process, as the PE. */
+#ifndef SYMCOLL_NODES_PROXY_MEMORY_H
+#define SYMCOLL_NODES_PROXY_MEMORY_H
+
+#include "transport/proxy/proxy.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Creates the stream on device and fills *out (any_local: the proxy copies from and to any
+ * memory of the GPU). */
+symcoll_status_t symcoll_nodes_proxy_memory_open(int device, symcoll_proxy_memory_t *out);
+/* Destroys the stream, once the proxy is gone. */
+void symcoll_nodes_proxy_memory_close(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
