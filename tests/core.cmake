@@ -73,6 +73,15 @@ foreach(pes 2 4)
 endforeach()
 set_tests_properties(nodes_gpu_test_2pe PROPERTIES LABELS gpu)
 set_tests_properties(nodes_gpu_test_4pe PROPERTIES LABELS 4pe)
+# What staging costs on the GPU (its table in perf/NOTES.md comes from larger sizes): as a test,
+# the check of each size's last put, at small sizes.
+if(UCX_INCLUDE_DIR)
+  symcoll_test_target(nodes_put_bandwidth ${CMAKE_CURRENT_LIST_DIR}/nodes_put_bandwidth.cpp)
+  target_link_libraries(nodes_put_bandwidth PRIVATE CUDA::cudart_static)
+  add_test(NAME nodes_put_bandwidth COMMAND symcoll-run -n 2 --nodes 2 --tag-output --timeout 120
+           $<TARGET_FILE:nodes_put_bandwidth> 1048576 8388608)
+  set_tests_properties(nodes_put_bandwidth PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 200 LABELS gpu)
+endif()
 
 # Launch paths: each program inits its own way, checks the heap across PEs and finalizes.
 add_library(core_init_check STATIC ${CMAKE_CURRENT_LIST_DIR}/init_check.cpp)

@@ -5,58 +5,20 @@
 // PE 1, so a wrong copy fails the run.
 //
 //   mpirun -np 2 -x UCX_TLS=tcp transport_proxy_bandwidth [max_bytes] [total_bytes]
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
+#include "bandwidth_timing.h"
 #include "internal.h"
 #include "pmix_test_bootstrap.h"
 #include "proxy_host_heap.h"
 #include "transport/ucx/ucx_transport.h"
 
-namespace {
 
-using Clock = std::chrono::steady_clock;
-
-// Seconds for PE 0 to issue `count` transfers and complete them (PE 1 takes part in the
-// barriers only: the transport's own while it carries plain puts, since over TCP they complete
-// only while PE 1 progresses, and the bootstrap's while the proxy threads progress).
-template <typename Barrier, typename Issue, typename Quiet>
-double timed(symcoll_bootstrap_t *boot, Barrier barrier, int count, Issue issue, Quiet quiet) {
-    if (barrier() != SYMCOLL_SUCCESS)
-        return -1;
-    auto start = Clock::now();
-    bool ok = true;
-    if (boot->rank == 0) {
-        for (int i = 0; i < count && ok; i++)
-            ok = issue() == SYMCOLL_SUCCESS;
-        ok = ok && quiet() == SYMCOLL_SUCCESS;
-    }
-    double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    if (!ok)
-        std::fprintf(stderr, "PE 0: %s\n", symcoll_last_error());
-    return ok ? seconds : -1;
-}
-
-template <typename Barrier>
-bool check(symcoll_bootstrap_t *boot, Barrier barrier, const char *what, const char *got,
-           size_t bytes, int seed) {
-    if (barrier() != SYMCOLL_SUCCESS)
-        return false;
-    if (boot->rank != 1)
-        return true;
-    for (size_t i = 0; i < bytes; i++)
-        if ((uint8_t)got[i] != (uint8_t)(i * 131 + seed)) {
-            std::fprintf(stderr, "PE 1: %s of %zu bytes: byte %zu wrong\n", what, bytes, i);
-            return false;
-        }
-    return true;
-}
-
-} // namespace
+using namespace bandwidth_timing;
 
 int main(int argc, char **argv) {
     size_t max_bytes = argc > 1 ? std::strtoull(argv[1], nullptr, 0) : 64u << 20;

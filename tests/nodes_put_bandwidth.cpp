@@ -1,0 +1,134 @@
+// What staging costs on the GPU: PE 0 puts to PE 1 of another (simulated) node, first straight
+// over a UCX transport of its own (pinned host memory to pinned host memory), then with
+// symcoll_put_on_stream from GPU memory into PE 1's symmetric heap through the proxy (heap to
+// staging, put into the window, record, copy into PE 1's GPU); the bandwidth of each and their
+// ratio at each size. The last put of each size is checked at PE 1, so a wrong copy fails the
+// run; exit 77 (skipped) without a GPU, UCX, or 2 PEs on 2 nodes.
+//
+//   symcoll-run -n 2 --nodes 2 nodes_put_bandwidth [max_bytes] [total_bytes]
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "bandwidth_timing.h"
+#include "internal.h"
+#include "transport/ucx/ucx_transport.h"
+
+using namespace bandwidth_timing;
+
+namespace {
+
+int skip(const char *why) {
+    std::printf("skipped: %s\n", why);
+    return 77;
+}
+
+// Plain UCX puts of pinned host memory, into *seconds per size; the fill pattern's seed is 1.
+bool time_ucx(symcoll_bootstrap_t *boot, const std::vector<size_t> &sizes, size_t max_bytes,
+              size_t total, std::vector<double> *seconds) {
+    bool other[SYMCOLL_MAX_PES] = {};
+    other[1 - boot->rank] = true;
+    symcoll_ucx_t *t = nullptr;
+    if (symcoll_ucx_create(boot, other, 60000, &t) != SYMCOLL_SUCCESS)
+        return false;
+    char *heap = nullptr;
+    bool ok = cudaHostAlloc((void **)&heap, 2 * max_bytes, cudaHostAllocDefault) == cudaSuccess;
+    symcoll_ucx_region_t *region = nullptr;
+    ok = symcoll_bootstrap_agree(boot, "nodes_put_bandwidth", ok ? SYMCOLL_SUCCESS
+                                                                 : SYMCOLL_ERROR_OUT_OF_MEMORY) ==
+             SYMCOLL_SUCCESS &&
+         symcoll_ucx_region_map(t, heap, 2 * max_bytes, &region) == SYMCOLL_SUCCESS;
+    char *src = heap + max_bytes;
+    auto barrier = [&] { return symcoll_ucx_barrier(t); };
+    for (size_t s = 0; s < sizes.size() && ok; s++) {
+        size_t bytes = sizes[s];
+        for (size_t i = 0; i < bytes; i++)
+            src[i] = (char)(i * 131 + 1);
+        (*seconds)[s] = timed(
+            boot, barrier, (int)(total / bytes) + 1,
+            [&] { return symcoll_ucx_put(t, region, 1, 0, src, bytes); },
+            [&] { return symcoll_ucx_quiet(t); });
+        ok = (*seconds)[s] > 0 && check(boot, barrier, "a UCX put", heap, bytes, 1);
+    }
+    if (region)
+        ok = symcoll_ucx_region_unmap(t, region) == SYMCOLL_SUCCESS && ok;
+    cudaFreeHost(heap);
+    return symcoll_ucx_destroy(t, !ok) == SYMCOLL_SUCCESS && ok;
+}
+
+// symcoll_put_on_stream from GPU memory to PE 1's heap; the fill pattern's seed is 2.
+bool time_proxy(symcoll_bootstrap_t *boot, const std::vector<size_t> &sizes, size_t max_bytes,
+                size_t total, std::vector<double> *seconds) {
+    char *dst = (char *)symcoll_malloc(max_bytes), *src = nullptr;
+    cudaStream_t stream = nullptr;
+    bool ok = dst && cudaMalloc((void **)&src, max_bytes) == cudaSuccess &&
+              cudaStreamCreate(&stream) == cudaSuccess;
+    std::vector<char> host(max_bytes);
+    auto barrier = [&] { return boot->barrier(boot); };
+    for (size_t s = 0; s < sizes.size() && ok; s++) {
+        size_t bytes = sizes[s];
+        for (size_t i = 0; i < bytes; i++)
+            host[i] = (char)(i * 131 + 2);
+        ok = cudaMemcpy(src, host.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess &&
+             cudaMemset(dst, 0, bytes) == cudaSuccess;
+        (*seconds)[s] = timed(
+            boot, barrier, (int)(total / bytes) + 1,
+            [&] { return symcoll_put_on_stream(dst, src, bytes, 1, stream); },
+            [&] {
+                return symcoll_cuda_status(cudaStreamSynchronize(stream), "nodes_put_bandwidth",
+                                           "the puts");
+            });
+        ok = ok && (*seconds)[s] > 0 &&
+             cudaMemcpy(host.data(), dst, bytes, cudaMemcpyDeviceToHost) == cudaSuccess &&
+             check(boot, barrier, "a proxy put", host.data(), bytes, 2);
+    }
+    if (stream)
+        cudaStreamDestroy(stream);
+    cudaFree(src);
+    symcoll_free(dst);
+    return ok;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    size_t max_bytes = argc > 1 ? std::strtoull(argv[1], nullptr, 0) : 64u << 20;
+    size_t total = argc > 2 ? std::strtoull(argv[2], nullptr, 0) : 512u << 20;
+    int gpus = 0;
+    if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus == 0)
+        return skip("no GPU");
+    symcoll_status_t st = symcoll_init(nullptr);
+    if (st == SYMCOLL_ERROR_UNSUPPORTED)
+        return skip(symcoll_last_error());
+    if (st != SYMCOLL_SUCCESS) {
+        std::fprintf(stderr, "symcoll_init: %s\n", symcoll_last_error());
+        return 1;
+    }
+    if (symcoll_n_pes() != 2 || !symcoll_g.proxy) {
+        symcoll_finalize();
+        return skip("needs 2 PEs on 2 nodes (symcoll-run -n 2 --nodes 2)");
+    }
+    std::vector<size_t> sizes;
+    for (size_t bytes = 64 << 10; bytes <= max_bytes; bytes *= 4)
+        sizes.push_back(bytes);
+    std::vector<double> raw(sizes.size()), proxied(sizes.size());
+    symcoll_bootstrap_t *boot = symcoll_g.boot;
+    bool ok = time_ucx(boot, sizes, max_bytes, total, &raw) &&
+              time_proxy(boot, sizes, max_bytes, total, &proxied);
+    if (!ok)
+        std::fprintf(stderr, "PE %d: %s\n", boot->rank, symcoll_last_error());
+    if (ok && boot->rank == 0) {
+        std::printf("# PE 0 to PE 1 of another node, UCX_TLS=%s: bandwidth in GB/s (1e9 bytes/s);"
+                    " ucx_put: pinned host to pinned host, proxy_put: GPU to GPU\n",
+                    std::getenv("UCX_TLS") ? std::getenv("UCX_TLS") : "(unset)");
+        std::printf("%12s %10s %10s %8s\n", "bytes", "ucx_put", "proxy_put", "ratio");
+        for (size_t s = 0; s < sizes.size(); s++) {
+            double n = (double)((total / sizes[s]) + 1) * (double)sizes[s];
+            std::printf("%12zu %10.2f %10.2f %8.2f\n", sizes[s], n / raw[s] / 1e9,
+                        n / proxied[s] / 1e9, raw[s] / proxied[s]);
+        }
+    }
+    st = symcoll_finalize();
+    return ok && st == SYMCOLL_SUCCESS ? 0 : 1;
+}
