@@ -1,14 +1,14 @@
 /* Team barrier on a stream: one kernel (kernels/barrier.cu), quiet included. WORLD across nodes:
- * the node's barrier, the nodes' first PEs meet through the proxy, the node's barrier again. */
+ * a quiet of the proxy, the node's barrier, the nodes' first PEs meet through the proxy, the
+ * node's barrier again. */
 #include "barrier_launch.h"
 #include "internal.h"
 #include "rma_launch.h"
 #include "rma_remote.h"
 
 /* The leaders' meeting: each adds 1 to every other leader's arrivals (through the proxy, in
- * stream order) and waits for one round of arrivals from all of them. Its transfers to other
- * nodes, enqueued before on this stream, completed in stream order before it; the node's
- * barrier before it holds every PE of the node until theirs have too. */
+ * stream order) and waits for one round of arrivals from all of them. The node's barrier before
+ * it holds every PE of the node until its quiet is done. */
 static symcoll_status_t leaders_meet(const char *fn, cudaStream_t stream) {
     uint64_t *arrivals = &symcoll_g.nodes_sync[0], *rounds = &symcoll_g.nodes_sync[1];
     symcoll_status_t st = symcoll_rma_remote_usable();
@@ -31,8 +31,10 @@ static symcoll_status_t barrier_across_nodes(const char *fn, cudaStream_t stream
                                  "barrier across nodes needs",
                                  fn);
     symcoll_device_t node = symcoll_team_device(&symcoll_g.teams[SYMCOLL_TEAM_NODE]);
-    symcoll_status_t st =
-        symcoll_cuda_status(symcoll_barrier_launch(node, stream), fn, "barrier kernel launch");
+    /* Every PE's puts to other nodes are complete there before it arrives. */
+    symcoll_status_t st = symcoll_rma_remote_quiet(fn, stream);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_cuda_status(symcoll_barrier_launch(node, stream), fn, "barrier kernel launch");
     if (st == SYMCOLL_SUCCESS && symcoll_g.local_rank == 0)
         st = leaders_meet(fn, stream);
     return st == SYMCOLL_SUCCESS ? symcoll_cuda_status(symcoll_barrier_launch(node, stream), fn,

@@ -2,6 +2,7 @@
  * pinned host memory and any memory of the GPU, and signals applied by the signal kernel, all on
  * one stream of the proxy's own. That stream does not synchronize with the legacy default
  * stream: a host function on a user's stream 0 waits for the proxy, which must not wait for it. */
+#include <stdatomic.h>
 #include <string.h>
 #include "internal.h"
 #include "nodes_proxy_memory.h"
@@ -10,6 +11,7 @@
 typedef struct {
     int device;
     cudaStream_t stream;
+    symcoll_proxy_t *_Atomic proxy; /* once created: progressed while a copy runs */
 } proxy_gpu_t;
 
 static proxy_gpu_t proxy_gpu;
@@ -19,15 +21,25 @@ static symcoll_status_t on_device(const proxy_gpu_t *g, const char *what) {
     return symcoll_cuda_status(cudaSetDevice(g->device), "symcoll_proxy", what);
 }
 
-static symcoll_status_t copy(const proxy_gpu_t *g, void *dst, const void *src, size_t bytes,
+/* The proxy's stream is done. Meanwhile the transport progresses, as the proxy thread would:
+ * over TCP the puts already posted move only then, so the network and the copies overlap. */
+static symcoll_status_t finish(proxy_gpu_t *g, const char *what) {
+    cudaError_t err;
+    while ((err = cudaStreamQuery(g->stream)) == cudaErrorNotReady) {
+        symcoll_proxy_t *proxy = atomic_load_explicit(&g->proxy, memory_order_acquire);
+        if (proxy)
+            symcoll_proxy_progress(proxy);
+    }
+    return symcoll_cuda_status(err, "symcoll_proxy", what);
+}
+
+static symcoll_status_t copy(proxy_gpu_t *g, void *dst, const void *src, size_t bytes,
                              const char *what) {
     symcoll_status_t st = on_device(g, what);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_cuda_status(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, g->stream),
                                  "symcoll_proxy", what);
-    return st == SYMCOLL_SUCCESS
-               ? symcoll_cuda_status(cudaStreamSynchronize(g->stream), "symcoll_proxy", what)
-               : st;
+    return st == SYMCOLL_SUCCESS ? finish(g, what) : st;
 }
 
 static symcoll_status_t to_host(void *context, void *host, const void *gpu, size_t bytes) {
@@ -42,7 +54,7 @@ static symcoll_status_t from_host(void *context, void *gpu, const void *host, si
  * visible only with it. */
 static symcoll_status_t apply_signal(void *context, uint64_t *word, uint64_t value,
                                      symcoll_ucx_signal_op_t op) {
-    const proxy_gpu_t *g = context;
+    proxy_gpu_t *g = context;
     const char *what = "applying a received signal";
     symcoll_status_t st = on_device(g, what);
     if (st == SYMCOLL_SUCCESS)
@@ -51,9 +63,7 @@ static symcoll_status_t apply_signal(void *context, uint64_t *word, uint64_t val
                 NULL, NULL, 0, word, value,
                 op == SYMCOLL_UCX_SIGNAL_ADD ? SYMCOLL_SIGNAL_ADD : SYMCOLL_SIGNAL_SET, g->stream),
             "symcoll_proxy", what);
-    return st == SYMCOLL_SUCCESS
-               ? symcoll_cuda_status(cudaStreamSynchronize(g->stream), "symcoll_proxy", what)
-               : st;
+    return st == SYMCOLL_SUCCESS ? finish(g, what) : st;
 }
 
 static void *host_alloc(void *context, size_t bytes) {
@@ -89,6 +99,10 @@ symcoll_status_t symcoll_nodes_proxy_memory_open(int device, symcoll_proxy_memor
                                     .host_free = host_free,
                                     .any_local = true};
     return SYMCOLL_SUCCESS;
+}
+
+void symcoll_nodes_proxy_memory_attach(symcoll_proxy_t *p) {
+    atomic_store_explicit(&proxy_gpu.proxy, p, memory_order_release);
 }
 
 void symcoll_nodes_proxy_memory_close(void) {

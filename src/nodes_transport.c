@@ -58,7 +58,9 @@ symcoll_status_t symcoll_nodes_proxy_create(symcoll_bootstrap_t *boot, symcoll_u
     st = symcoll_bootstrap_agree(boot, "symcoll_init", st);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_proxy_create(boot, t, heap, heap_bytes, &memory, NULL, timeout_ms, out);
-    if (st != SYMCOLL_SUCCESS)
+    if (st == SYMCOLL_SUCCESS)
+        symcoll_nodes_proxy_memory_attach(*out);
+    else
         symcoll_nodes_proxy_memory_close();
     return st;
 #else
@@ -77,6 +79,7 @@ symcoll_status_t symcoll_nodes_proxy_destroy(symcoll_proxy_t *p, int abort) {
 #ifdef SYMCOLL_HAVE_UCX
     if (!p)
         return SYMCOLL_SUCCESS;
+    symcoll_nodes_proxy_memory_attach(NULL);
     symcoll_status_t st = symcoll_proxy_destroy(p, abort);
     symcoll_nodes_proxy_memory_close();
     return st;

@@ -1,8 +1,8 @@
 /* RMA to the PEs of other nodes: a host function on the caller's stream hands the request to the
- * proxy (src/transport/proxy) and returns once it is complete. The stream's later work therefore
- * sees a get's data and may reuse a put's source, and a captured graph replays the request each
- * time it runs. The proxy reaches the GPU on a stream of its own (nodes_proxy_memory.c), so the
- * host function's wait does not hold up the copies it waits for. */
+ * proxy (src/transport/proxy) and returns once a put's source is staged (the stream's later work
+ * may reuse it) or a get's data is here; a quiet waits for every request before it. A captured
+ * graph replays the request each time it runs. The proxy reaches the GPU on a stream of its own
+ * (nodes_proxy_memory.c), so the host function's wait does not hold up the copies it waits for. */
 #include <stdlib.h>
 #include "internal.h"
 #include "rma_remote.h"
@@ -10,9 +10,11 @@
 
 #ifdef SYMCOLL_HAVE_UCX
 
+typedef enum { REMOTE_PUT, REMOTE_GET, REMOTE_QUIET } remote_kind_t;
+
 typedef struct {
     symcoll_proxy_t *proxy;
-    bool is_get;
+    remote_kind_t kind;
     symcoll_proxy_put_t put;
     symcoll_proxy_get_t get;
     bool in_graph; /* a graph's host node owns it: freed with the graph, not after a run */
@@ -31,10 +33,14 @@ symcoll_status_t symcoll_rma_remote_usable(void) {
 static void CUDART_CB run(void *arg) {
     remote_op_t *op = arg;
     uint64_t ticket = 0;
-    symcoll_status_t st = op->is_get ? symcoll_proxy_get(op->proxy, &op->get, &ticket)
-                                     : symcoll_proxy_put(op->proxy, &op->put, &ticket);
-    if (st == SYMCOLL_SUCCESS)
+    if (op->kind == REMOTE_PUT &&
+        symcoll_proxy_put(op->proxy, &op->put, &ticket) == SYMCOLL_SUCCESS)
+        symcoll_proxy_wait_staged(op->proxy, ticket);
+    if (op->kind == REMOTE_GET &&
+        symcoll_proxy_get(op->proxy, &op->get, &ticket) == SYMCOLL_SUCCESS)
         symcoll_proxy_wait(op->proxy, ticket);
+    if (op->kind == REMOTE_QUIET)
+        symcoll_proxy_quiet(op->proxy);
     if (!op->in_graph)
         free(op);
 }
@@ -89,6 +95,7 @@ symcoll_status_t symcoll_rma_remote_put(const char *fn, void *dst, const void *s
                                         const uint64_t *sig, uint64_t value, symcoll_signal_op_t op,
                                         int pe, cudaStream_t stream) {
     remote_op_t request = {
+        .kind = REMOTE_PUT,
         .put = {.pe = pe,
                 .dst_offset = bytes ? heap_offset(dst) : 0,
                 .src = src,
@@ -103,8 +110,13 @@ symcoll_status_t symcoll_rma_remote_put(const char *fn, void *dst, const void *s
 symcoll_status_t symcoll_rma_remote_get(const char *fn, void *dst, const void *src, size_t bytes,
                                         int pe, cudaStream_t stream) {
     remote_op_t request = {
-        .is_get = true,
+        .kind = REMOTE_GET,
         .get = {.pe = pe, .src_offset = heap_offset(src), .dst = dst, .bytes = bytes}};
+    return enqueue(fn, &request, stream);
+}
+
+symcoll_status_t symcoll_rma_remote_quiet(const char *fn, cudaStream_t stream) {
+    remote_op_t request = {.kind = REMOTE_QUIET};
     return enqueue(fn, &request, stream);
 }
 
@@ -137,6 +149,11 @@ symcoll_status_t symcoll_rma_remote_put(const char *fn, void *dst, const void *s
 symcoll_status_t symcoll_rma_remote_get(const char *fn, void *dst, const void *src, size_t bytes,
                                         int pe, cudaStream_t stream) {
     (void)dst, (void)src, (void)bytes, (void)pe, (void)stream;
+    return no_proxy(fn);
+}
+
+symcoll_status_t symcoll_rma_remote_quiet(const char *fn, cudaStream_t stream) {
+    (void)stream;
     return no_proxy(fn);
 }
 #endif

@@ -20,8 +20,8 @@ symcoll_status_t symcoll_rma_remote_usable(void);
 
 /* Enqueues on stream a put of bytes from src (any memory of this GPU) to pe's copy of the
  * symmetric dst, then, where sig is not NULL, pe's copy of sig set to or increased by value. In
- * stream order it completes once the data is in pe's heap and the signal applied. The arguments
- * are checked by the caller. */
+ * stream order it completes once src is staged (may be reused); pe sees the data before the
+ * signal, and after a quiet. The arguments are checked by the caller. */
 symcoll_status_t symcoll_rma_remote_put(const char *fn, void *dst, const void *src, size_t bytes,
                                         const uint64_t *sig, uint64_t value, symcoll_signal_op_t op,
                                         int pe, cudaStream_t stream);
@@ -30,6 +30,10 @@ symcoll_status_t symcoll_rma_remote_put(const char *fn, void *dst, const void *s
  * in stream order it completes once the data is in dst. */
 symcoll_status_t symcoll_rma_remote_get(const char *fn, void *dst, const void *src, size_t bytes,
                                         int pe, cudaStream_t stream);
+
+/* Enqueues a quiet: in stream order, every transfer to another node that this PE enqueued before
+ * (on any stream) is complete at its target. */
+symcoll_status_t symcoll_rma_remote_quiet(const char *fn, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

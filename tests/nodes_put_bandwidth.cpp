@@ -35,8 +35,8 @@ bool time_ucx(symcoll_bootstrap_t *boot, const std::vector<size_t> &sizes, size_
     char *heap = nullptr;
     bool ok = cudaHostAlloc((void **)&heap, 2 * max_bytes, cudaHostAllocDefault) == cudaSuccess;
     symcoll_ucx_region_t *region = nullptr;
-    ok = symcoll_bootstrap_agree(boot, "nodes_put_bandwidth", ok ? SYMCOLL_SUCCESS
-                                                                 : SYMCOLL_ERROR_OUT_OF_MEMORY) ==
+    ok = symcoll_bootstrap_agree(boot, "nodes_put_bandwidth",
+                                 ok ? SYMCOLL_SUCCESS : SYMCOLL_ERROR_OUT_OF_MEMORY) ==
              SYMCOLL_SUCCESS &&
          symcoll_ucx_region_map(t, heap, 2 * max_bytes, &region) == SYMCOLL_SUCCESS;
     char *src = heap + max_bytes;
@@ -79,7 +79,8 @@ bool time_proxy(symcoll_bootstrap_t *boot, const std::vector<size_t> &sizes, siz
                 return symcoll_cuda_status(cudaStreamSynchronize(stream), "nodes_put_bandwidth",
                                            "the puts");
             });
-        ok = ok && (*seconds)[s] > 0 &&
+        // PE 1 reads its heap once PE 0's puts are complete.
+        ok = ok && (*seconds)[s] > 0 && barrier() == SYMCOLL_SUCCESS &&
              cudaMemcpy(host.data(), dst, bytes, cudaMemcpyDeviceToHost) == cudaSuccess &&
              check(boot, barrier, "a proxy put", host.data(), bytes, 2);
     }

@@ -17,7 +17,6 @@
 #include "proxy_host_heap.h"
 #include "transport/ucx/ucx_transport.h"
 
-
 using namespace bandwidth_timing;
 
 int main(int argc, char **argv) {

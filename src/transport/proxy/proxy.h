@@ -110,6 +110,14 @@ symcoll_status_t symcoll_proxy_get(symcoll_proxy_t *p, const symcoll_proxy_get_t
  * (requests complete in the order they were posted). */
 symcoll_status_t symcoll_proxy_wait(symcoll_proxy_t *p, uint64_t ticket);
 
+/* The source of the put of ticket (and of every request before it) is staged: it may change,
+ * and the put still lands as it was. A get is complete only after symcoll_proxy_wait. */
+symcoll_status_t symcoll_proxy_wait_staged(symcoll_proxy_t *p, uint64_t ticket);
+
+/* For the memory callbacks, on the proxy thread, while they wait for a copy: one pass of the
+ * transport's progress (over TCP a put moves only while its sender progresses). */
+void symcoll_proxy_progress(symcoll_proxy_t *p);
+
 /* Every request posted before is complete: a put's data is in the target's heap and its signal
  * applied, a get's data in dst. TIMEOUT names the PE that did not take or apply them in time; after
  * a failure only symcoll_proxy_destroy(p, 1) is valid. */

@@ -109,6 +109,7 @@ struct symcoll_proxy {
     unsigned ring_entries;
     _Atomic uint64_t posted;  /* requests reserved by posters */
     _Atomic uint64_t retired; /* requests complete: the entries below are free */
+    _Atomic uint64_t staged;  /* requests whose sources are staged in full (taken, published) */
     uint64_t taken;           /* proxy: requests staged in full */
     uint64_t taken_bytes;     /* proxy: bytes of request `taken` staged so far */
     proxy_target_t *targets;

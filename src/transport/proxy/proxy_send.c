@@ -124,6 +124,7 @@ bool proxy_stage(symcoll_proxy_t *p, symcoll_status_t *st) {
             return did;
         e->last = r->kind == PROXY_GET ? p->targets[r->pe].gets : p->targets[r->pe].staged;
         p->taken++;
+        atomic_store_explicit(&p->staged, p->taken, memory_order_release);
     }
     return did;
 }
