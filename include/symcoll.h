@@ -209,7 +209,12 @@ SYMCOLL_API void *symcoll_ptr(const void *sym_addr, int pe);
  * pointer may be any memory of this PE's GPU. The range [ptr, ptr+bytes) must stay inside
  * one allocation. pe: a WORLD PE. The operation is complete when it completes in stream
  * order on this PE (remote writes are visible to pe after a later barrier or signal).
- * Errors: INVALID_ARGUMENT, NOT_INITIALIZED, UNSUPPORTED (pe not reachable), CUDA. */
+ * A PE of another node is reached through the UCX proxy: the stream then runs a host function
+ * that waits for the proxy (a put until its source is staged, a get until its data is here),
+ * and the call allocates a small host record (freed with the graph when captured); a failure of
+ * the proxy is returned by the next such call.
+ * Errors: INVALID_ARGUMENT, NOT_INITIALIZED, UNSUPPORTED (pe not reachable), TIMEOUT (the
+ * proxy gave up on a PE of another node), CUDA. */
 SYMCOLL_API symcoll_status_t symcoll_put_on_stream(void *dst, const void *src, size_t bytes, int pe,
                                                    cudaStream_t stream);
 SYMCOLL_API symcoll_status_t symcoll_get_on_stream(void *dst, const void *src, size_t bytes, int pe,
@@ -228,9 +233,10 @@ SYMCOLL_API symcoll_status_t symcoll_signal_wait_until_on_stream(uint64_t *sig, 
 
 /* Team barrier on a stream: one kernel; also a quiet (puts issued before it on this PE,
  * from the host on earlier stream work or from earlier kernels, are complete and visible on
- * every PE of the team after it). Errors: INVALID_ARGUMENT, NOT_INITIALIZED, UNSUPPORTED
- * (members without a P2P path between them), TIMEOUT (the team is broken by an earlier
- * timeout), CUDA. */
+ * every PE of the team after it). WORLD across nodes: the proxy's quiet, the NODE barrier, the
+ * nodes' first PEs meeting through the proxy, the NODE barrier (not beside a NODE collective).
+ * Errors: INVALID_ARGUMENT, NOT_INITIALIZED, UNSUPPORTED (members without a P2P path between
+ * them), TIMEOUT (the team is broken by an earlier timeout), CUDA. */
 SYMCOLL_API symcoll_status_t symcoll_barrier_on_stream(symcoll_team_t team, cudaStream_t stream);
 
 /* Collectives. dst and src are symmetric; dst == src (in place) is allowed for broadcast
