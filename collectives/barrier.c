@@ -11,7 +11,7 @@
  * it holds every PE of the node until its quiet is done. */
 static symcoll_status_t leaders_meet(const char *fn, cudaStream_t stream) {
     uint64_t *arrivals = &symcoll_g.nodes_sync[0], *rounds = &symcoll_g.nodes_sync[1];
-    symcoll_status_t st = symcoll_rma_remote_usable();
+    symcoll_status_t st = SYMCOLL_SUCCESS;
     for (int k = 0; k < symcoll_g.n_nodes && st == SYMCOLL_SUCCESS; k++)
         if (symcoll_g.node_leaders[k] != symcoll_g.my_pe)
             st = symcoll_rma_remote_put(fn, NULL, NULL, 0, arrivals, 1, SYMCOLL_SIGNAL_ADD,
@@ -31,8 +31,10 @@ static symcoll_status_t barrier_across_nodes(const char *fn, cudaStream_t stream
                                  "barrier across nodes needs",
                                  fn);
     symcoll_device_t node = symcoll_team_device(&symcoll_g.teams[SYMCOLL_TEAM_NODE]);
+    symcoll_status_t st = symcoll_rma_remote_usable();
     /* Every PE's puts to other nodes are complete there before it arrives. */
-    symcoll_status_t st = symcoll_rma_remote_quiet(fn, stream);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_rma_remote_quiet(fn, stream);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_cuda_status(symcoll_barrier_launch(node, stream), fn, "barrier kernel launch");
     if (st == SYMCOLL_SUCCESS && symcoll_g.local_rank == 0)

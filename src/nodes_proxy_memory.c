@@ -106,6 +106,7 @@ void symcoll_nodes_proxy_memory_attach(symcoll_proxy_t *p) {
 }
 
 void symcoll_nodes_proxy_memory_close(void) {
+    symcoll_nodes_proxy_memory_attach(NULL);
     if (proxy_gpu.stream)
         symcoll_cuda_status(cudaStreamDestroy(proxy_gpu.stream), "symcoll_finalize",
                             "destroying the proxy's stream");

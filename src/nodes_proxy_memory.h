@@ -12,10 +12,9 @@ extern "C" {
 /* Creates the stream on device and fills *out (any_local: the proxy copies from and to any
  * memory of the GPU). */
 symcoll_status_t symcoll_nodes_proxy_memory_open(int device, symcoll_proxy_memory_t *out);
-/* The proxy these copies serve, once created (NULL before it is destroyed): its transport
- * progresses while they run. */
+/* The proxy these copies serve, once created: its transport progresses while they run. */
 void symcoll_nodes_proxy_memory_attach(symcoll_proxy_t *p);
-/* Destroys the stream, once the proxy is gone. */
+/* Forgets the proxy and destroys the stream, once the proxy is gone. */
 void symcoll_nodes_proxy_memory_close(void);
 
 #ifdef __cplusplus

@@ -79,7 +79,6 @@ symcoll_status_t symcoll_nodes_proxy_destroy(symcoll_proxy_t *p, int abort) {
 #ifdef SYMCOLL_HAVE_UCX
     if (!p)
         return SYMCOLL_SUCCESS;
-    symcoll_nodes_proxy_memory_attach(NULL);
     symcoll_status_t st = symcoll_proxy_destroy(p, abort);
     symcoll_nodes_proxy_memory_close();
     return st;

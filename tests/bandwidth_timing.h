@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <vector>
 
 #include "bootstrap/bootstrap.h"
 #include "symcoll.h"
@@ -47,6 +49,20 @@ bool check(symcoll_bootstrap_t *boot, Barrier barrier, const char *what, const c
             return false;
         }
     return true;
+}
+
+// PE 0's table: per size, the GB/s (1e9 bytes/s) of count = total / bytes + 1 transfers in
+// raw and proxied seconds, and their ratio.
+inline void print_bandwidth(const char *heading, const std::vector<size_t> &sizes, size_t total,
+                            const std::vector<double> &raw, const std::vector<double> &proxied) {
+    std::printf("# %s, UCX_TLS=%s: bandwidth in GB/s (1e9 bytes/s)\n", heading,
+                std::getenv("UCX_TLS") ? std::getenv("UCX_TLS") : "(unset)");
+    std::printf("%12s %10s %10s %8s\n", "bytes", "ucx_put", "proxy_put", "ratio");
+    for (size_t s = 0; s < sizes.size(); s++) {
+        double n = (double)((total / sizes[s]) + 1) * (double)sizes[s];
+        std::printf("%12zu %10.2f %10.2f %8.2f\n", sizes[s], n / raw[s] / 1e9, n / proxied[s] / 1e9,
+                    raw[s] / proxied[s]);
+    }
 }
 
 } // namespace bandwidth_timing

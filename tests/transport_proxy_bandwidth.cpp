@@ -78,16 +78,8 @@ int main(int argc, char **argv) {
     if (!ok)
         std::fprintf(stderr, "PE %d: %s\n", boot->rank, symcoll_last_error());
 
-    if (ok && boot->rank == 0) {
-        std::printf("# PE 0 to PE 1, UCX_TLS=%s: bandwidth in GB/s (1e9 bytes/s)\n",
-                    std::getenv("UCX_TLS") ? std::getenv("UCX_TLS") : "(unset)");
-        std::printf("%12s %10s %10s %8s\n", "bytes", "ucx_put", "proxy_put", "ratio");
-        for (size_t s = 0; s < sizes.size(); s++) {
-            double n = (double)((total / sizes[s]) + 1) * (double)sizes[s];
-            std::printf("%12zu %10.2f %10.2f %8.2f\n", sizes[s], n / raw[s] / 1e9,
-                        n / proxied[s] / 1e9, raw[s] / proxied[s]);
-        }
-    }
+    if (ok && boot->rank == 0)
+        print_bandwidth("PE 0 to PE 1", sizes, total, raw, proxied);
     st = symcoll_ucx_destroy(t, !ok);
     boot->destroy(boot, !ok);
     return ok && st == SYMCOLL_SUCCESS ? 0 : 1;
