@@ -3,6 +3,7 @@
  * node's barrier again. */
 #include "barrier_launch.h"
 #include "internal.h"
+#include "nodes_plan.h"
 #include "rma_launch.h"
 #include "rma_remote.h"
 
@@ -10,7 +11,8 @@
  * stream order) and waits for one round of arrivals from all of them. The node's barrier before
  * it holds every PE of the node until its quiet is done. */
 static symcoll_status_t leaders_meet(const char *fn, cudaStream_t stream) {
-    uint64_t *arrivals = &symcoll_g.nodes_sync[0], *rounds = &symcoll_g.nodes_sync[1];
+    uint64_t *arrivals = &symcoll_g.nodes_sync[SYMCOLL_NODES_BARRIER_ARRIVALS];
+    uint64_t *awaited = &symcoll_g.nodes_sync[SYMCOLL_NODES_BARRIER_AWAITED];
     symcoll_status_t st = SYMCOLL_SUCCESS;
     for (int k = 0; k < symcoll_g.n_nodes && st == SYMCOLL_SUCCESS; k++)
         if (symcoll_g.node_leaders[k] != symcoll_g.my_pe)
@@ -20,11 +22,12 @@ static symcoll_status_t leaders_meet(const char *fn, cudaStream_t stream) {
         return st;
     return symcoll_cuda_status(
         symcoll_arrivals_wait_launch(symcoll_team_device(&symcoll_g.teams[SYMCOLL_TEAM_WORLD]),
-                                     arrivals, rounds, (uint64_t)(symcoll_g.n_nodes - 1), stream),
+                                     arrivals, awaited, (uint64_t)(symcoll_g.n_nodes - 1),
+                                     SYMCOLL_COLL_BARRIER, stream),
         fn, "wait kernel launch");
 }
 
-static symcoll_status_t barrier_across_nodes(const char *fn, cudaStream_t stream) {
+symcoll_status_t symcoll_barrier_across_nodes(const char *fn, cudaStream_t stream) {
     if (symcoll_g.n_nodes == 0)
         return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
                                  "%s: the PEs of a node are not contiguous in rank, which a "
@@ -51,7 +54,7 @@ symcoll_status_t symcoll_barrier_on_stream(symcoll_team_t team, cudaStream_t str
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_check_stream(fn, stream);
     if (st == SYMCOLL_SUCCESS && team == SYMCOLL_TEAM_WORLD && symcoll_g.proxy)
-        return barrier_across_nodes(fn, stream);
+        return symcoll_barrier_across_nodes(fn, stream);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_check_team_p2p(fn, t);
     if (st != SYMCOLL_SUCCESS)

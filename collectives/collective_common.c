@@ -85,10 +85,9 @@ symcoll_status_t symcoll_coll_launched(const symcoll_coll_call_t *call, cudaErro
     return symcoll_cuda_status(err, call->fn, "kernel launch");
 }
 
-symcoll_status_t symcoll_coll_prepare_counted(const symcoll_coll_call_t *call, void *dst,
-                                              const void *src, size_t count, int root,
-                                              size_t *bytes, symcoll_coll_args_t *args,
-                                              symcoll_choice_t *choice) {
+symcoll_status_t symcoll_coll_check_counted(const symcoll_coll_call_t *call, void *dst,
+                                            const void *src, size_t count, int root,
+                                            size_t *bytes) {
     *bytes = 0;
     symcoll_status_t st = symcoll_coll_bytes(call, "count", count, 1, bytes);
     if (st == SYMCOLL_SUCCESS)
@@ -97,13 +96,8 @@ symcoll_status_t symcoll_coll_prepare_counted(const symcoll_coll_call_t *call, v
         st = symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
                                "%s: root %d out of range for team %d of %d PEs", call->fn, root,
                                (int)call->team->handle, call->team->size);
-    if (st != SYMCOLL_SUCCESS || *bytes == 0) {
+    if (st != SYMCOLL_SUCCESS)
         *bytes = 0;
-        return st;
-    }
-    st = symcoll_coll_prepare(call, *bytes, dst, src, *bytes, args, choice);
-    if (st == SYMCOLL_SUCCESS)
-        args->root = root;
     return st;
 }
 

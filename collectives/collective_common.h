@@ -59,12 +59,10 @@ symcoll_status_t symcoll_coll_check_reduction(const symcoll_coll_call_t *call,
 symcoll_status_t symcoll_coll_launched(const symcoll_coll_call_t *call, cudaError_t err);
 
 /* broadcast and reduce after their own checks: dst and src hold count elements each (dst ==
- * src allowed) and root (0 for reduce) is a team member; then the algorithm and the kernel
- * arguments. *bytes is 0 when there is nothing to move (nothing prepared). */
-symcoll_status_t symcoll_coll_prepare_counted(const symcoll_coll_call_t *call, void *dst,
-                                              const void *src, size_t count, int root,
-                                              size_t *bytes, symcoll_coll_args_t *args,
-                                              symcoll_choice_t *choice);
+ * src allowed) and root (0 for reduce) is a team member. *bytes is 0 when there is nothing to
+ * move. */
+symcoll_status_t symcoll_coll_check_counted(const symcoll_coll_call_t *call, void *dst,
+                                            const void *src, size_t count, int root, size_t *bytes);
 
 typedef cudaError_t (*symcoll_exchange_launch_t)(const symcoll_coll_args_t *args, int blocks,
                                                  int threads, cudaStream_t stream);

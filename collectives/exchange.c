@@ -1,6 +1,6 @@
 /* fcollect and alltoall: the same checks and steps, apart from how much src holds and which
  * kernel moves the blocks. */
-#include "collective_common.h"
+#include "nodes_plan.h"
 
 symcoll_status_t symcoll_coll_exchange(const char *fn, symcoll_collective_t collective,
                                        symcoll_team_t team, void *dst, const void *src,
@@ -18,6 +18,10 @@ symcoll_status_t symcoll_coll_exchange(const char *fn, symcoll_collective_t coll
         st = symcoll_coll_check_buffers(&call, dst, total, src, src_bytes, false);
     if (st != SYMCOLL_SUCCESS || block == 0)
         return st;
+    if (symcoll_nodes_spans(call.team))
+        return collective == SYMCOLL_COLL_ALLTOALL
+                   ? symcoll_nodes_alltoall(&call, dst, src, block, stream)
+                   : symcoll_nodes_fcollect(&call, dst, src, block, stream);
     symcoll_coll_args_t args;
     symcoll_choice_t choice;
     st = symcoll_coll_prepare(&call, total, dst, src, block, &args, &choice);

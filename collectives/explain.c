@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "collective_common.h"
 #include "env.h"
+#include "nodes_plan.h"
 
 #define FN "symcoll_explain"
 
@@ -18,6 +18,7 @@ typedef struct {
     const symcoll_tuning_file_t *file;
     const char *env_forced; /* SYMCOLL_ALGO_<COLLECTIVE> of those settings, "" for none */
     char whose[32];         /* the team in messages: "team 3", "the described job" */
+    int nodes; /* WORLD across nodes: how many (size and topo are then one node's); else 0 */
 } team_view_t;
 
 static symcoll_status_t bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -113,7 +114,34 @@ static symcoll_status_t job_team(symcoll_team_t team, symcoll_collective_t colle
         .env_forced = symcoll_env_algo(collective),
     };
     snprintf(view->whose, sizeof view->whose, "team %d", (int)t->handle);
+    if (symcoll_nodes_spans(t)) {
+        const symcoll_team_state_t *node = &symcoll_g.teams[SYMCOLL_TEAM_NODE];
+        view->nodes = symcoll_g.n_nodes;
+        view->size = node->size;
+        view->topo = node->topo_class;
+    }
     return SYMCOLL_SUCCESS;
+}
+
+/* The plan of a collective on WORLD across nodes (collectives/nodes_*.c), NULL where there is
+ * none. */
+static const char *nodes_plan(symcoll_collective_t collective) {
+    switch (collective) {
+    case SYMCOLL_COLL_BARRIER:
+        return "node barrier, leaders meet through the proxy, node barrier";
+    case SYMCOLL_COLL_BROADCAST:
+        return "root to its peer on each node, then each node broadcasts";
+    case SYMCOLL_COLL_REDUCE:
+        return "node reduce, shards swapped with peers and combined, node shares them";
+    case SYMCOLL_COLL_REDUCE_SCATTER:
+        return "node reduce_scatter per node, parts to peers, combined";
+    case SYMCOLL_COLL_FCOLLECT:
+        return "blocks to peers of other nodes, node fcollects";
+    case SYMCOLL_COLL_ALLTOALL:
+        return "blocks straight to other nodes' PEs, node alltoall";
+    default:
+        return NULL;
+    }
 }
 
 /* Bytes in the convention tuning decides by (collective_common.h's tuning_bytes). */
@@ -160,7 +188,8 @@ static symcoll_status_t choose(const symcoll_explain_query_t *q, const team_view
         describe(view, "", 0, 0, SYMCOLL_CHOICE_FIXED, "nothing to move (count 0)", out);
         return SYMCOLL_SUCCESS;
     }
-    st = symcoll_check_p2p(FN, view->whose, view->topo);
+    const char *plan = view->nodes ? nodes_plan(q->collective) : NULL;
+    st = symcoll_check_p2p(FN, view->whose, view->nodes && !plan ? TOPO_NO_P2P : view->topo);
     if (st != SYMCOLL_SUCCESS)
         return st;
     size_t elem_size = bytes ? symcoll_datatype_size(q->type) : 0;
@@ -171,7 +200,12 @@ static symcoll_status_t choose(const symcoll_explain_query_t *q, const team_view
     st = symcoll_tuning_select(&query, &choice);
     if (st != SYMCOLL_SUCCESS)
         return symcoll_set_error(st, FN ": %s", choice.why);
-    describe(view, choice.name, choice.blocks, choice.threads, choice.source, choice.why, out);
+    char why[sizeof out->why];
+    if (plan)
+        snprintf(why, sizeof why, "across %d nodes (%s); in each node: %s", view->nodes, plan,
+                 choice.why);
+    describe(view, choice.name, choice.blocks, choice.threads, choice.source,
+             plan ? why : choice.why, out);
     return SYMCOLL_SUCCESS;
 }
 

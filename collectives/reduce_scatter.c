@@ -1,7 +1,7 @@
 /* reduce_scatter (ncclReduceScatter semantics): this PE's dst (count_per_pe elements) = op
  * over every member's block me of src (count_per_pe * n elements); in place when dst is
  * block me of src. The reduce kernels run it. */
-#include "collective_common.h"
+#include "nodes_plan.h"
 
 symcoll_status_t symcoll_reduce_scatter_on_stream(symcoll_team_t team, void *dst, const void *src,
                                                   size_t count_per_pe, symcoll_datatype_t type,
@@ -33,6 +33,8 @@ symcoll_status_t symcoll_reduce_scatter_on_stream(symcoll_team_t team, void *dst
         st = symcoll_check_no_overlap(call.fn, "dst", dst, block, "src", src, total);
     if (st != SYMCOLL_SUCCESS || block == 0)
         return st;
+    if (symcoll_nodes_spans(call.team))
+        return symcoll_nodes_reduce_scatter(&call, dst, src, count_per_pe, type, op, stream);
     symcoll_coll_args_t args;
     symcoll_choice_t choice;
     st = symcoll_coll_prepare(&call, total, dst, src, block, &args, &choice);

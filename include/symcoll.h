@@ -254,8 +254,12 @@ SYMCOLL_API symcoll_status_t symcoll_barrier_on_stream(symcoll_team_t team, cuda
  *   op of reduce, with its rules (NaN, alignment); in place when dst is block me of src
  *   (dst == src + me * count_per_pe elements), on every PE or none. dst == src on every PE is
  *   not in place: PE 0 would take it as such and wait for the others, which refuse it.
+ * WORLD across nodes (nodes of equal size, contiguous in rank): the node's kernels and puts
+ * through the proxy between nodes, every call entered by the barrier across nodes; reduce and
+ * reduce_scatter use SYMCOLL_NODES_SCRATCH per PE, larger messages in rounds (not beside a NODE
+ * collective).
  * Errors: INVALID_ARGUMENT (names the argument), NOT_INITIALIZED, UNSUPPORTED (members without
- * a P2P path between them), TIMEOUT, CUDA. */
+ * a P2P path between them, other than WORLD across nodes), TIMEOUT, CUDA. */
 SYMCOLL_API symcoll_status_t symcoll_broadcast_on_stream(symcoll_team_t team, void *dst,
                                                          const void *src, size_t count,
                                                          symcoll_datatype_t type, int root,
@@ -505,7 +509,9 @@ typedef struct {
  * names it and its value), NOT_INITIALIZED (a
  * team before init), TIMEOUT (a team broken by a timeout), UNSUPPORTED (a call that would
  * move data or synchronize over a team, or described job, whose slowest link is "no-p2p":
- * the call itself fails so). */
+ * the call itself fails so). WORLD across nodes, for the calls that run there (barrier,
+ * broadcast, reduce, reduce_scatter, fcollect, alltoall): the choice for the node's steps, link
+ * the node's, and why starts "across N nodes (the plan)". */
 SYMCOLL_API symcoll_status_t symcoll_explain(const symcoll_explain_query_t *query,
                                              symcoll_explanation_t *out);
 

@@ -21,9 +21,10 @@ static __global__ void signal_wait_kernel(symcoll_device_t h, const uint64_t *si
 }
 
 static __global__ void arrivals_wait_kernel(symcoll_device_t h, const uint64_t *arrivals,
-                                            uint64_t *rounds, uint64_t per_round) {
-    uint64_t round = ++*rounds;
-    symcoll_dev_wait(h, arrivals, SYMCOLL_CMP_GE, round * per_round, SYMCOLL_COLL_BARRIER, -1);
+                                            uint64_t *awaited, uint64_t expected,
+                                            symcoll_collective_t collective) {
+    uint64_t total = *awaited += expected;
+    symcoll_dev_wait(h, arrivals, SYMCOLL_CMP_GE, total, collective, -1);
 }
 
 extern "C" cudaError_t symcoll_put_signal_launch(void *peer_dst, const void *src, size_t bytes,
@@ -43,9 +44,10 @@ extern "C" cudaError_t symcoll_signal_wait_launch(symcoll_device_t h, const uint
 }
 
 extern "C" cudaError_t symcoll_arrivals_wait_launch(symcoll_device_t h, const uint64_t *arrivals,
-                                                    uint64_t *rounds, uint64_t per_round,
+                                                    uint64_t *awaited, uint64_t expected,
+                                                    symcoll_collective_t collective,
                                                     cudaStream_t stream) {
-    void *params[] = {&h, &arrivals, &rounds, &per_round};
+    void *params[] = {&h, &arrivals, &awaited, &expected, &collective};
     return cudaLaunchKernel((const void *)arrivals_wait_kernel, dim3(1), dim3(1), params, 0,
                             stream);
 }

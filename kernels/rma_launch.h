@@ -24,11 +24,12 @@ cudaError_t symcoll_put_signal_launch(void *peer_dst, const void *src, size_t by
 cudaError_t symcoll_signal_wait_launch(symcoll_device_t h, const uint64_t *sig, symcoll_cmp_t cmp,
                                        uint64_t value, cudaStream_t stream);
 
-/* One single-thread kernel: adds 1 to *rounds (this PE's count, in its GPU memory), then waits
- * until *arrivals >= *rounds * per_round under h's timeout. Replayed in a graph, each run waits
- * for its own round. */
+/* One single-thread kernel: adds expected to *awaited (this PE's running total, in its GPU
+ * memory), then waits until *arrivals >= *awaited under h's timeout, a timeout naming
+ * collective. Replayed in a graph, each run waits for its own arrivals. */
 cudaError_t symcoll_arrivals_wait_launch(symcoll_device_t h, const uint64_t *arrivals,
-                                         uint64_t *rounds, uint64_t per_round, cudaStream_t stream);
+                                         uint64_t *awaited, uint64_t expected,
+                                         symcoll_collective_t collective, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -100,8 +100,9 @@ symcoll_status_t symcoll_check_p2p(const char *fn, const char *whose, topo_class
         return SYMCOLL_SUCCESS;
     return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
                              "%s: %s has members whose GPUs cannot reach each other with "
-                             "loads and stores (no P2P path, or other nodes); such teams are not "
-                             "supported yet",
+                             "loads and stores (no P2P path, or other nodes); across nodes, "
+                             "WORLD's barrier, broadcast, reduce, reduce_scatter, fcollect and "
+                             "alltoall run, other calls and teams are not supported yet",
                              fn, whose);
 }
 

@@ -117,17 +117,22 @@ static symcoll_status_t exchange_nodes(unsigned long long *nodes, int *same_host
     return SYMCOLL_SUCCESS;
 }
 
-/* The words of the barrier across nodes, zero on every PE before any PE can signal them: each
- * PE's memset is complete before it agrees over the bootstrap, and the others wait for that. */
+/* The words of the barrier and collectives across nodes, zero on every PE before any PE can
+ * signal them (each PE's memset is complete before it agrees over the bootstrap, and the others
+ * wait for that), and the collectives' scratch after them. */
 static symcoll_status_t create_nodes_sync(void) {
-    const size_t bytes = 2 * sizeof(uint64_t);
+    const size_t words = SYMCOLL_NODES_SYNC_WORDS * sizeof(uint64_t);
+    const size_t bytes = words + symcoll_env()->nodes_scratch;
     symcoll_status_t st = symcoll_heap_alloc("symcoll_init", bytes, (void **)&symcoll_g.nodes_sync);
-    if (st == SYMCOLL_SUCCESS)
-        st = symcoll_cuda_status(cudaMemset(symcoll_g.nodes_sync, 0, bytes), "symcoll_init",
-                                 "cudaMemset of the barrier across nodes");
+    if (st == SYMCOLL_SUCCESS) {
+        symcoll_g.nodes_scratch = (char *)symcoll_g.nodes_sync + words;
+        symcoll_g.nodes_scratch_size = symcoll_env()->nodes_scratch;
+        st = symcoll_cuda_status(cudaMemset(symcoll_g.nodes_sync, 0, words), "symcoll_init",
+                                 "cudaMemset of the words of the barrier across nodes");
+    }
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_cuda_status(cudaDeviceSynchronize(), "symcoll_init",
-                                 "cudaMemset of the barrier across nodes");
+                                 "cudaMemset of the words of the barrier across nodes");
     return symcoll_bootstrap_agree(symcoll_g.boot, "symcoll_init", st);
 }
 

@@ -53,7 +53,9 @@ typedef struct {
      * nodes' first PEs, which meet for a barrier across nodes; n_nodes 0 otherwise. */
     int n_nodes;
     int node_leaders[SYMCOLL_MAX_PES];
-    uint64_t *nodes_sync; /* symmetric: leaders' arrivals, then this PE's count of barriers */
+    uint64_t *nodes_sync; /* symmetric, SYMCOLL_NODES_SYNC_WORDS words */
+    char *nodes_scratch;  /* symmetric, nodes_scratch_size bytes: collectives across nodes */
+    size_t nodes_scratch_size;
     struct symcoll_heap *heap;
     symcoll_topology_t topo;
     symcoll_tuning_file_t tuning_file; /* SYMCOLL_TUNING_FILE's rows; none when n_rows is 0 */
@@ -61,6 +63,17 @@ typedef struct {
 } symcoll_state_t;
 
 extern symcoll_state_t symcoll_g;
+
+/* The words of symcoll_g.nodes_sync: signals from other nodes counted as they arrive, and how
+ * many of them this PE has waited for (symcoll_arrivals_wait_launch): one pair for the leaders'
+ * barrier across nodes, one for the data of collectives across nodes. */
+enum {
+    SYMCOLL_NODES_BARRIER_ARRIVALS,
+    SYMCOLL_NODES_BARRIER_AWAITED,
+    SYMCOLL_NODES_DATA_ARRIVALS,
+    SYMCOLL_NODES_DATA_AWAITED,
+    SYMCOLL_NODES_SYNC_WORDS
+};
 
 /* ---- errors (src/error.c) ---- */
 /* Records the reason for status on this thread; returns status. */

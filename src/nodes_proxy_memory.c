@@ -21,6 +21,23 @@ static symcoll_status_t on_device(const proxy_gpu_t *g, const char *what) {
     return symcoll_cuda_status(cudaSetDevice(g->device), "symcoll_proxy", what);
 }
 
+/* The proxy thread's copies and queries, on this PE's device. That thread captures nothing, so
+ * it relaxes its capture mode: a user's capture in global mode on another thread would
+ * otherwise fail its stream queries, and a graph of calls to other nodes would wait for a proxy
+ * that has failed. */
+static symcoll_status_t on_proxy_thread(const proxy_gpu_t *g, const char *what) {
+    static _Thread_local bool relaxed;
+    if (!relaxed) {
+        enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+        symcoll_status_t st = symcoll_cuda_status(cudaThreadExchangeStreamCaptureMode(&mode),
+                                                  "symcoll_proxy", "relaxing its capture mode");
+        if (st != SYMCOLL_SUCCESS)
+            return st;
+        relaxed = true;
+    }
+    return on_device(g, what);
+}
+
 /* The proxy's stream is done. Meanwhile the transport progresses, as the proxy thread would:
  * over TCP the puts already posted move only then, so the network and the copies overlap. */
 static symcoll_status_t finish(proxy_gpu_t *g, const char *what) {
@@ -35,7 +52,7 @@ static symcoll_status_t finish(proxy_gpu_t *g, const char *what) {
 
 static symcoll_status_t copy(proxy_gpu_t *g, void *dst, const void *src, size_t bytes,
                              const char *what) {
-    symcoll_status_t st = on_device(g, what);
+    symcoll_status_t st = on_proxy_thread(g, what);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_cuda_status(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, g->stream),
                                  "symcoll_proxy", what);
@@ -56,7 +73,7 @@ static symcoll_status_t apply_signal(void *context, uint64_t *word, uint64_t val
                                      symcoll_ucx_signal_op_t op) {
     proxy_gpu_t *g = context;
     const char *what = "applying a received signal";
-    symcoll_status_t st = on_device(g, what);
+    symcoll_status_t st = on_proxy_thread(g, what);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_cuda_status(
             symcoll_put_signal_launch(

@@ -61,18 +61,23 @@ target_link_libraries(core_gpu_test PRIVATE CUDA::cudart_static)
 
 # Simulated nodes of one host (symcoll-run --nodes 2): 2 nodes of 1 PE, and 2 nodes of 2 PEs
 # with the 4pe label (the wide step runs it with the GPU divided among the 4). Between the nodes
-# the UCX proxy; where the build has no UCX headers, init says so and the test skips.
+# the UCX proxy; where the build has no UCX headers, init says so and the tests skip.
+# nodes_gpu_test: the nodes, RMA and the barrier; nodes_coll_test: the collectives.
 symcoll_test_target(nodes_gpu_test ${CMAKE_CURRENT_LIST_DIR}/nodes_gpu_test.cpp)
 target_link_libraries(nodes_gpu_test PRIVATE symcoll_gpu_main CUDA::cudart_static)
-foreach(pes 2 4)
-  set(name nodes_gpu_test_${pes}pe)
-  add_test(NAME ${name} COMMAND symcoll-run -n ${pes} --nodes 2 --tag-output --timeout 300
-           $<TARGET_FILE:nodes_gpu_test>)
-  set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 400
-                       ENVIRONMENT SYMCOLL_TIMEOUT_MS=60000)
+symcoll_test_target(nodes_coll_test ${CMAKE_CURRENT_LIST_DIR}/nodes_coll_test.cu)
+target_link_libraries(nodes_coll_test PRIVATE symcoll_gpu_main)
+foreach(test nodes_gpu_test nodes_coll_test)
+  foreach(pes 2 4)
+    set(name ${test}_${pes}pe)
+    add_test(NAME ${name} COMMAND symcoll-run -n ${pes} --nodes 2 --tag-output --timeout 800
+             $<TARGET_FILE:${test}>)
+    set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900
+                         ENVIRONMENT SYMCOLL_TIMEOUT_MS=60000)
+  endforeach()
+  set_tests_properties(${test}_2pe PROPERTIES LABELS gpu)
+  set_tests_properties(${test}_4pe PROPERTIES LABELS 4pe)
 endforeach()
-set_tests_properties(nodes_gpu_test_2pe PROPERTIES LABELS gpu)
-set_tests_properties(nodes_gpu_test_4pe PROPERTIES LABELS 4pe)
 # What staging costs on the GPU (its table in perf/NOTES.md comes from larger sizes): as a test,
 # the check of each size's last put, at small sizes.
 if(UCX_INCLUDE_DIR)

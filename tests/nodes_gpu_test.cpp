@@ -1,9 +1,9 @@
 // Simulated nodes on one host (symcoll-run --nodes 2, 2 or 4 PEs): each PE maps the PEs of its own
-// node only, NODE is its node, and collectives run on a node's team and refuse a team across
-// nodes. RMA to a PE of the other node goes through the UCX proxy: puts, gets and put-with-signal
-// of every size class from and into memory that is not symmetric, at unaligned offsets, eager and
-// replayed from a graph, checked against each PE's random data with everything around them
-// poisoned; the WORLD barrier across nodes orders them.
+// node only, NODE is its node, and a collective on NODE stays in the node (nodes_coll_test runs
+// the collectives across nodes). RMA to a PE of the other node goes through the UCX proxy: puts,
+// gets and put-with-signal of every size class from and into memory that is not symmetric, at
+// unaligned offsets, eager and replayed from a graph, checked against each PE's random data with
+// everything around them poisoned; the WORLD barrier across nodes orders them.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -96,16 +96,6 @@ TEST_F(Nodes, ACollectiveOnTheNodeTeamSumsTheNode) {
     for (int pe = first; pe < first + per_node; pe++)
         sum += pe + 1;
     EXPECT_EQ(got, (std::vector<int32_t>{sum, 10 * sum}));
-}
-
-TEST_F(Nodes, CollectivesAcrossNodesAreRefused) {
-    SymBuffer buf(64);
-    Stream stream;
-    EXPECT_EQ(symcoll_reduce_on_stream(SYMCOLL_TEAM_WORLD, buf.ptr, buf.ptr, 1, SYMCOLL_INT32,
-                                       SYMCOLL_SUM, stream),
-              SYMCOLL_ERROR_UNSUPPORTED);
-    EXPECT_NE(std::strstr(symcoll_last_error(), "other nodes"), nullptr) << symcoll_last_error();
-    CUDA_OK(cudaStreamSynchronize(stream));
 }
 
 // Each PE puts a new token into its partner's word, then the WORLD barrier: after it every PE

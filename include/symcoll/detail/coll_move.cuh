@@ -17,10 +17,13 @@ SYMCOLL_DEV bool symcoll_coll_flow_one_to_all(const symcoll_coll_args_t &a, int 
     *dst = a.dst;
     return from == a.root && (from != to || a.src != a.dst);
 }
+/* In place (src is block me of dst, as collectives across nodes share the blocks they received),
+ * each member's src is its own block of dst: its address differs from member to member. */
 SYMCOLL_DEV bool symcoll_coll_flow_gather(const symcoll_coll_args_t &a, int from, int to,
                                           const char **src, char **dst) {
     (void)to;
-    *src = a.src;
+    bool in_place = a.src == a.dst + (size_t)a.h.team_my_pe * a.bytes;
+    *src = in_place ? a.dst + (size_t)from * a.bytes : a.src;
     *dst = a.dst + (size_t)from * a.bytes;
     return true;
 }

@@ -1,0 +1,78 @@
+/* Collectives on WORLD when it spans nodes (docs/design.md, "Collectives across nodes"): the
+ * node's own kernels on the NODE team, and between nodes puts with signals through the proxy
+ * among the PEs of the same rank in their node. Every step is enqueued on the caller's stream
+ * (host functions and kernels), so the plans are graph-capturable. */
+#ifndef SYMCOLL_NODES_PLAN_H
+#define SYMCOLL_NODES_PLAN_H
+
+#include <stdbool.h>
+#include "collective_common.h"
+
+/* One collective across nodes in progress: this PE is PE `local` of node `node` (WORLD PE
+ * node * per_node + local); every node has per_node PEs. */
+typedef struct {
+    const symcoll_coll_call_t *call;
+    cudaStream_t stream;
+    int nodes, per_node, node, local;
+} symcoll_nodes_plan_t;
+
+/* The barrier across nodes (collectives/barrier.c): a quiet of the proxy, the node's barrier,
+ * the nodes' first PEs meet, the node's barrier. */
+symcoll_status_t symcoll_barrier_across_nodes(const char *fn, cudaStream_t stream);
+
+/* The team of the call spans nodes: WORLD of a job on several nodes. */
+bool symcoll_nodes_spans(const symcoll_team_state_t *t);
+
+/* Fills *p; UNSUPPORTED unless every node holds the same number of PEs, contiguous in rank,
+ * and the proxy's failure if it has failed. */
+symcoll_status_t symcoll_nodes_begin(symcoll_nodes_plan_t *p, const symcoll_coll_call_t *call,
+                                     cudaStream_t stream);
+
+/* WORLD PE `local` of node `node`. */
+int symcoll_nodes_pe(const symcoll_nodes_plan_t *p, int node, int local);
+
+/* Every PE has entered the collective, so its buffers are free to write: the barrier across
+ * nodes. */
+symcoll_status_t symcoll_nodes_enter(const symcoll_nodes_plan_t *p);
+
+/* A put of bytes from src (memory of this GPU) to pe's copy of the symmetric dst, then one
+ * arrival at pe; src may be reused after it in stream order. */
+symcoll_status_t symcoll_nodes_send(const symcoll_nodes_plan_t *p, void *dst, const void *src,
+                                    size_t bytes, int pe);
+
+/* Waits in stream order for `expected` more arrivals at this PE. */
+symcoll_status_t symcoll_nodes_wait(const symcoll_nodes_plan_t *p, uint64_t expected);
+
+/* One collective on the NODE team (with one PE per node: the copy it amounts to): bytes as its
+ * kernel arguments take them (a block; broadcast and reduce: all), tuned for tuning_bytes;
+ * root for a broadcast, type and op for reductions. In place as the public calls define it,
+ * fcollect included (src is block `local` of dst). */
+symcoll_status_t symcoll_nodes_on_node(const symcoll_nodes_plan_t *p,
+                                       symcoll_collective_t collective, void *dst, const void *src,
+                                       size_t bytes, size_t tuning_bytes, int root,
+                                       symcoll_datatype_t type, symcoll_op_t op);
+
+/* out = op over the nodes' partial results of count elements in node order: this node's at
+ * own, node k's at slots + k * slot_stride. */
+symcoll_status_t symcoll_nodes_combine(const symcoll_nodes_plan_t *p, void *out, const void *own,
+                                       const char *slots, size_t slot_stride, size_t count,
+                                       symcoll_datatype_t type, symcoll_op_t op);
+
+/* The collectives (collectives/nodes_exchange.c, nodes_reduce.c), after the public call's
+ * checks; bytes of a block (fcollect, alltoall) or of the message (broadcast). */
+symcoll_status_t symcoll_nodes_broadcast(const symcoll_coll_call_t *call, void *dst,
+                                         const void *src, size_t bytes, int root,
+                                         cudaStream_t stream);
+symcoll_status_t symcoll_nodes_fcollect(const symcoll_coll_call_t *call, void *dst, const void *src,
+                                        size_t block, cudaStream_t stream);
+symcoll_status_t symcoll_nodes_alltoall(const symcoll_coll_call_t *call, void *dst, const void *src,
+                                        size_t block, cudaStream_t stream);
+symcoll_status_t symcoll_nodes_reduce(const symcoll_coll_call_t *call, void *dst, const void *src,
+                                      size_t count, symcoll_datatype_t type, symcoll_op_t op,
+                                      cudaStream_t stream);
+symcoll_status_t symcoll_nodes_reduce_scatter(const symcoll_coll_call_t *call, void *dst,
+                                              const void *src, size_t count_per_pe,
+                                              symcoll_datatype_t type, symcoll_op_t op,
+                                              cudaStream_t stream);
+
+#endif

@@ -1,0 +1,192 @@
+// Collectives on WORLD across simulated nodes (symcoll-run --nodes 2, with 2 or 4 PEs): the
+// node's kernels inside each node and the UCX proxy between them. Broadcast (every root),
+// reduce and reduce_scatter (every type x op), fcollect and alltoall (every type), each size
+// class, the node's algorithms forced in turn, in place, past L2 (reduce and reduce_scatter in
+// several rounds of the scratch), and replayed from a graph (captured in global mode while other
+// PEs' graphs already run) with new data: against the CPU reference, with dst poisoned around
+// and src checked unchanged. symcoll_explain names the plan; a team across nodes other than
+// WORLD is refused.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "coll_testing.h"
+
+using namespace coll_testing;
+
+namespace {
+
+const symcoll_collective_t kCollectives[] = {SYMCOLL_COLL_BROADCAST, SYMCOLL_COLL_REDUCE,
+                                             SYMCOLL_COLL_FCOLLECT, SYMCOLL_COLL_ALLTOALL,
+                                             SYMCOLL_COLL_REDUCE_SCATTER};
+
+class NodesColl : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        ASSERT_TRUE(symcoll_n_pes() == 2 || symcoll_n_pes() == 4) << symcoll_n_pes() << " PEs";
+        ASSERT_NE(std::getenv("SYMCOLL_NODE_ID"), nullptr);
+    }
+    int n = symcoll_n_pes();
+    Arena arena{kArenaBytes};
+    Stream stream;
+
+    static Case make(symcoll_collective_t coll, symcoll_datatype_t type, symcoll_op_t op,
+                     SizeClass size) {
+        Case c;
+        c.coll = coll;
+        c.type = type;
+        c.op = op;
+        c.count = size.count;
+        c.dst_shift = size.dst_shift;
+        c.src_shift = size.src_shift;
+        return c;
+    }
+    // The size classes of a collective: counts per PE for the ones whose dst or src holds a
+    // block per PE.
+    std::vector<SizeClass> sizes(const Case &c) const {
+        bool per_pe = c.coll != SYMCOLL_COLL_BROADCAST && c.coll != SYMCOLL_COLL_REDUCE;
+        return size_classes(symcoll_datatype_size(c.type), per_pe ? n : 1);
+    }
+};
+
+// The ops a case runs with: every op defined for the type where it reduces, else one.
+std::vector<symcoll_op_t> ops_of(symcoll_collective_t coll, symcoll_datatype_t type) {
+    std::vector<symcoll_op_t> ops;
+    bool reduces = coll == SYMCOLL_COLL_REDUCE || coll == SYMCOLL_COLL_REDUCE_SCATTER;
+    for (symcoll_op_t op : kOps)
+        if (reduces ? op_defined(type, op) : op == SYMCOLL_SUM)
+            ops.push_back(op);
+    return ops;
+}
+
+TEST_F(NodesColl, EveryCollectiveTypeOpAndSize) {
+    SEED_TRACE();
+    for (symcoll_collective_t coll : kCollectives)
+        for (symcoll_datatype_t type : kTypes)
+            for (symcoll_op_t op : ops_of(coll, type))
+                for (SizeClass size : sizes(make(coll, type, op, {}))) {
+                    Case c = make(coll, type, op, size);
+                    c.root = coll == SYMCOLL_COLL_BROADCAST ? (int)(size.count % n) : 0;
+                    run_case(c, arena, stream, next_case_seed());
+                }
+}
+
+// Every algorithm of the node's steps, forced, at sizes where each one is plausible.
+TEST_F(NodesColl, EveryAlgorithmOfTheNodesSteps) {
+    SEED_TRACE();
+    for (symcoll_collective_t coll : kCollectives)
+        for (const char *algo : algorithms(coll))
+            for (size_t count : {(size_t)5, (size_t)33333}) {
+                Case c = make(coll, SYMCOLL_INT32, SYMCOLL_SUM, {count, 0, 0});
+                c.algo = algo;
+                c.root = n - 1;
+                run_case(c, arena, stream, next_case_seed());
+            }
+}
+
+TEST_F(NodesColl, BroadcastFromEveryRoot) {
+    SEED_TRACE();
+    for (int root = 0; root < n; root++)
+        for (bool in_place : {false, true}) {
+            Case c = make(SYMCOLL_COLL_BROADCAST, SYMCOLL_UINT8, SYMCOLL_SUM, {4099, 1, 0});
+            c.root = root;
+            c.in_place = in_place;
+            run_case(c, arena, stream, next_case_seed());
+        }
+}
+
+TEST_F(NodesColl, InPlace) {
+    SEED_TRACE();
+    for (symcoll_collective_t coll : {SYMCOLL_COLL_REDUCE, SYMCOLL_COLL_REDUCE_SCATTER})
+        for (size_t count : {(size_t)1, (size_t)1001, (size_t)(1u << 18) + 3}) {
+            Case c = make(coll, SYMCOLL_FLOAT32, SYMCOLL_SUM, {count, 1, 0});
+            c.in_place = true;
+            run_case(c, arena, stream, next_case_seed());
+        }
+}
+
+// 64 MiB: reduce and reduce_scatter take several rounds of the 32 MiB scratch.
+TEST_F(NodesColl, LargerThanL2) {
+    SEED_TRACE();
+    for (symcoll_collective_t coll : kCollectives) {
+        Case c = make(coll, SYMCOLL_FLOAT32, SYMCOLL_SUM, {});
+        bool per_pe = coll != SYMCOLL_COLL_BROADCAST && coll != SYMCOLL_COLL_REDUCE;
+        SizeClass size = larger_than_l2(sizeof(float), per_pe ? n : 1);
+        c = make(coll, SYMCOLL_FLOAT32, SYMCOLL_SUM, size);
+        c.root = n - 1;
+        run_case(c, arena, stream, next_case_seed());
+    }
+}
+
+// A graph of two calls of the case, captured once in global mode, replayed by each run_case
+// below with new data. PE 0 holds its capture open a while: the other PEs' graphs already
+// signal it, so its proxy copies while a capture in global mode is open on the main thread.
+cudaGraphExec_t captured = nullptr;
+
+symcoll_status_t capture_once_then_replay(const Case &c, void *dst, const void *src,
+                                          cudaStream_t stream) {
+    if (!captured) {
+        cudaGraph_t graph;
+        if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) != cudaSuccess)
+            return SYMCOLL_ERROR_CUDA;
+        symcoll_status_t st = enqueue(c, dst, src, stream);
+        if (st == SYMCOLL_SUCCESS)
+            st = enqueue(c, dst, src, stream);
+        if (symcoll_my_pe() == 0)
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        if (cudaStreamEndCapture(stream, &graph) != cudaSuccess || st != SYMCOLL_SUCCESS)
+            return st != SYMCOLL_SUCCESS ? st : SYMCOLL_ERROR_CUDA;
+        cudaError_t err = cudaGraphInstantiate(&captured, graph, 0);
+        cudaGraphDestroy(graph);
+        if (err != cudaSuccess)
+            return SYMCOLL_ERROR_CUDA;
+    }
+    return cudaGraphLaunch(captured, stream) == cudaSuccess ? SYMCOLL_SUCCESS : SYMCOLL_ERROR_CUDA;
+}
+
+TEST_F(NodesColl, GraphReplayWithNewData) {
+    SEED_TRACE();
+    for (symcoll_collective_t coll : kCollectives) {
+        Case c = make(coll, SYMCOLL_INT64, SYMCOLL_MAX, {2049, 0, 0});
+        c.root = n - 1;
+        for (int replay = 0; replay < 3; replay++)
+            EXPECT_TRUE(run_case(c, arena, stream, next_case_seed(), capture_once_then_replay))
+                << c.describe() << ", replay " << replay;
+        ASSERT_EQ(cudaGraphExecDestroy(captured), cudaSuccess);
+        captured = nullptr;
+    }
+}
+
+// symcoll_explain says which plan runs, with the node's choice; alltoallv has none.
+TEST_F(NodesColl, ExplainNamesThePlanAcrossNodes) {
+    symcoll_explain_query_t q = {};
+    q.version = SYMCOLL_EXPLAIN_VERSION;
+    q.collective = SYMCOLL_COLL_REDUCE;
+    q.count = 1000;
+    q.type = SYMCOLL_FLOAT32;
+    q.team = SYMCOLL_TEAM_WORLD;
+    symcoll_explanation_t out;
+    ASSERT_EQ(symcoll_explain(&q, &out), SYMCOLL_SUCCESS) << symcoll_last_error();
+    EXPECT_NE(std::strstr(out.why, "across 2 nodes (node reduce"), nullptr) << out.why;
+    EXPECT_NE(out.algorithm[0], '\0');
+    q.collective = SYMCOLL_COLL_ALLTOALLV;
+    EXPECT_EQ(symcoll_explain(&q, &out), SYMCOLL_ERROR_UNSUPPORTED);
+}
+
+// A team across nodes other than WORLD has no plan: refused before anything is enqueued.
+TEST_F(NodesColl, OtherTeamsAcrossNodesAreRefused) {
+    symcoll_team_t copy = SYMCOLL_TEAM_INVALID;
+    ASSERT_EQ(symcoll_team_split_strided(SYMCOLL_TEAM_WORLD, 0, 1, n, &copy), SYMCOLL_SUCCESS)
+        << symcoll_last_error();
+    EXPECT_EQ(symcoll_reduce_on_stream(copy, arena.dst_at(0), arena.src_at(0), 1, SYMCOLL_INT32,
+                                       SYMCOLL_SUM, stream),
+              SYMCOLL_ERROR_UNSUPPORTED);
+    EXPECT_NE(std::strstr(symcoll_last_error(), "other nodes"), nullptr) << symcoll_last_error();
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    EXPECT_EQ(symcoll_team_destroy(copy), SYMCOLL_SUCCESS) << symcoll_last_error();
+}
+
+} // namespace
