@@ -200,10 +200,11 @@ static symcoll_status_t choose(const symcoll_explain_query_t *q, const team_view
     st = symcoll_tuning_select(&query, &choice);
     if (st != SYMCOLL_SUCCESS)
         return symcoll_set_error(st, FN ": %s", choice.why);
-    char why[sizeof out->why];
-    if (plan)
-        snprintf(why, sizeof why, "across %d nodes (%s); in each node: %s", view->nodes, plan,
-                 choice.why);
+    char why[sizeof out->why] = "";
+    if (plan) {
+        snprintf(why, sizeof why, "across %d nodes (%s); in each node: ", view->nodes, plan);
+        strncat(why, choice.why, sizeof why - strlen(why) - 1);
+    }
     describe(view, choice.name, choice.blocks, choice.threads, choice.source,
              plan ? why : choice.why, out);
     return SYMCOLL_SUCCESS;

@@ -49,8 +49,7 @@ symcoll_status_t symcoll_nodes_fcollect(const symcoll_coll_call_t *call, void *d
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_nodes_on_node(&p, SYMCOLL_COLL_FCOLLECT, out + p.node * node_bytes, src, block,
                                    node_bytes, 0, SYMCOLL_INT8, SYMCOLL_SUM);
-    if (st == SYMCOLL_SUCCESS)
-        st = symcoll_nodes_wait(&p, (uint64_t)(p.nodes - 1));
+    st = symcoll_nodes_settle(&p, st, (uint64_t)(p.nodes - 1));
     for (int k = 0; st == SYMCOLL_SUCCESS && k < p.nodes; k++)
         if (k != p.node)
             st = symcoll_nodes_on_node(&p, SYMCOLL_COLL_FCOLLECT, out + k * node_bytes,
@@ -80,7 +79,5 @@ symcoll_status_t symcoll_nodes_alltoall(const symcoll_coll_call_t *call, void *d
         st = symcoll_nodes_on_node(&p, SYMCOLL_COLL_ALLTOALL, out + p.node * node_bytes,
                                    in + p.node * node_bytes, block, node_bytes, 0, SYMCOLL_INT8,
                                    SYMCOLL_SUM);
-    return st == SYMCOLL_SUCCESS
-               ? symcoll_nodes_wait(&p, (uint64_t)(p.nodes - 1) * (uint64_t)p.per_node)
-               : st;
+    return symcoll_nodes_settle(&p, st, (uint64_t)(p.nodes - 1) * (uint64_t)p.per_node);
 }

@@ -1,4 +1,5 @@
 /* The steps that collectives across nodes are made of (collectives/nodes_plan.h). */
+#include <stdio.h>
 #include "nodes_plan.h"
 #include "copy_engine.h"
 #include "nodes_combine_launch.h"
@@ -31,6 +32,10 @@ symcoll_status_t symcoll_nodes_begin(symcoll_nodes_plan_t *p, const symcoll_coll
                                  "--nodes and mpirun --map-by node:PE=... place them)",
                                  call->fn);
     symcoll_status_t st = symcoll_rma_remote_usable();
+    /* Checked before anything is enqueued: a node step that failed after the plan's sends
+     * would leave the others' puts unawaited. */
+    if (st == SYMCOLL_SUCCESS && symcoll_g.local_size > 1)
+        st = symcoll_check_team_p2p(call->fn, &symcoll_g.teams[SYMCOLL_TEAM_NODE]);
     if (st != SYMCOLL_SUCCESS)
         return st;
     *p = (symcoll_nodes_plan_t){
@@ -57,6 +62,16 @@ symcoll_status_t symcoll_nodes_send(const symcoll_nodes_plan_t *p, void *dst, co
     return symcoll_rma_remote_put(p->call->fn, dst, src, bytes,
                                   &symcoll_g.nodes_sync[SYMCOLL_NODES_DATA_ARRIVALS], 1,
                                   SYMCOLL_SIGNAL_ADD, pe, p->stream);
+}
+
+symcoll_status_t symcoll_nodes_settle(const symcoll_nodes_plan_t *p, symcoll_status_t st,
+                                      uint64_t expected) {
+    if (st == SYMCOLL_SUCCESS)
+        return symcoll_nodes_wait(p, expected);
+    char why[512];
+    snprintf(why, sizeof why, "%s", symcoll_last_error());
+    symcoll_nodes_wait(p, expected);
+    return symcoll_set_error(st, "%s", why);
 }
 
 symcoll_status_t symcoll_nodes_wait(const symcoll_nodes_plan_t *p, uint64_t expected) {

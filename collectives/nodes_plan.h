@@ -43,6 +43,11 @@ symcoll_status_t symcoll_nodes_send(const symcoll_nodes_plan_t *p, void *dst, co
 /* Waits in stream order for `expected` more arrivals at this PE. */
 symcoll_status_t symcoll_nodes_wait(const symcoll_nodes_plan_t *p, uint64_t expected);
 
+/* The wait of a step whose status is st: also after a failure (st kept), so that this PE's
+ * count of awaited arrivals stays in step with the puts its peers have sent. */
+symcoll_status_t symcoll_nodes_settle(const symcoll_nodes_plan_t *p, symcoll_status_t st,
+                                      uint64_t expected);
+
 /* One collective on the NODE team (with one PE per node: the copy it amounts to): bytes as its
  * kernel arguments take them (a block; broadcast and reduce: all), tuned for tuning_bytes;
  * root for a broadcast, type and op for reductions. In place as the public calls define it,

@@ -3,6 +3,7 @@
  * other's scratch (symcoll_g.nodes_scratch, one slot per node), and each combines them in node
  * order, so that every node computes the same bits. A message larger than the scratch goes in
  * rounds, each entered by every PE before its slots are written. */
+#include <stdint.h>
 #include "nodes_plan.h"
 
 /* Bytes of one slot when the scratch holds `slots` of them: 16-byte aligned, whole elements. */
@@ -52,15 +53,15 @@ static symcoll_status_t reduce_round(const symcoll_nodes_plan_t *p, char *out, c
     size_t lo = shard_begin(count, p->per_node, p->local);
     size_t n = shard_begin(count, p->per_node, p->local + 1) - lo;
     symcoll_status_t st = symcoll_nodes_enter(p);
-    if (st == SYMCOLL_SUCCESS)
-        st = symcoll_nodes_on_node(p, SYMCOLL_COLL_REDUCE, out, in, count * e, count * e, 0, type,
-                                   op);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    st = symcoll_nodes_on_node(p, SYMCOLL_COLL_REDUCE, out, in, count * e, count * e, 0, type, op);
     for (int k = 0; st == SYMCOLL_SUCCESS && n > 0 && k < p->nodes; k++)
         if (k != p->node)
             st = symcoll_nodes_send(p, symcoll_g.nodes_scratch + (size_t)p->node * slot,
                                     out + lo * e, n * e, symcoll_nodes_pe(p, k, p->local));
-    if (st == SYMCOLL_SUCCESS && n > 0)
-        st = symcoll_nodes_wait(p, (uint64_t)(p->nodes - 1));
+    if (n > 0)
+        st = symcoll_nodes_settle(p, st, (uint64_t)(p->nodes - 1));
     if (st == SYMCOLL_SUCCESS && n > 0)
         st = symcoll_nodes_combine(p, out + lo * e, out + lo * e, symcoll_g.nodes_scratch, slot, n,
                                    type, op);
@@ -86,6 +87,28 @@ symcoll_status_t symcoll_nodes_reduce(const symcoll_coll_call_t *call, void *dst
     return st;
 }
 
+/* A pitch CUDA's 2D copies take (cudaDevAttrMaxPitch is 2^31 - 1 on every GPU it supports). */
+#define MAX_PITCH ((size_t)INT32_MAX)
+
+/* part bytes of each of the node's per_node blocks (block_bytes apart, from blocks) into tmp,
+ * one after the other. */
+static symcoll_status_t gather_blocks(const symcoll_nodes_plan_t *p, char *tmp, const char *blocks,
+                                      size_t block_bytes, size_t part) {
+    const char *what = "cudaMemcpy2DAsync of the blocks for another node";
+    if (block_bytes <= MAX_PITCH)
+        return symcoll_cuda_status(cudaMemcpy2DAsync(tmp, part, blocks, block_bytes, part,
+                                                     (size_t)p->per_node, cudaMemcpyDeviceToDevice,
+                                                     p->stream),
+                                   p->call->fn, what);
+    symcoll_status_t st = SYMCOLL_SUCCESS;
+    for (int local = 0; st == SYMCOLL_SUCCESS && local < p->per_node; local++)
+        st = symcoll_cuda_status(cudaMemcpyAsync(tmp + (size_t)local * part,
+                                                 blocks + (size_t)local * block_bytes, part,
+                                                 cudaMemcpyDeviceToDevice, p->stream),
+                                 p->call->fn, what);
+    return st;
+}
+
 /* One round of reduce_scatter: elements [first, first + n) of every block. For each other node,
  * this node's blocks for it are gathered into the scratch after the slots (tmp), reduced there
  * in place by the node, and this PE's part goes to its peer on that node. */
@@ -95,14 +118,13 @@ static symcoll_status_t scatter_round(const symcoll_nodes_plan_t *p, char *out, 
     const size_t e = p->call->elem_size, part = n * e;
     char *tmp = symcoll_g.nodes_scratch + (size_t)p->nodes * slot;
     symcoll_status_t st = symcoll_nodes_enter(p);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
     for (int k = 0; st == SYMCOLL_SUCCESS && k < p->nodes; k++) {
         if (k == p->node)
             continue;
         const char *blocks = in + (size_t)symcoll_nodes_pe(p, k, 0) * block_bytes + first * e;
-        st = symcoll_cuda_status(cudaMemcpy2DAsync(tmp, part, blocks, block_bytes, part,
-                                                   (size_t)p->per_node, cudaMemcpyDeviceToDevice,
-                                                   p->stream),
-                                 p->call->fn, "cudaMemcpy2DAsync of the blocks for another node");
+        st = gather_blocks(p, tmp, blocks, block_bytes, part);
         if (st == SYMCOLL_SUCCESS)
             st =
                 symcoll_nodes_on_node(p, SYMCOLL_COLL_REDUCE_SCATTER, tmp + (size_t)p->local * part,
@@ -112,8 +134,7 @@ static symcoll_status_t scatter_round(const symcoll_nodes_plan_t *p, char *out, 
                                     tmp + (size_t)p->local * part, part,
                                     symcoll_nodes_pe(p, k, p->local));
     }
-    if (st == SYMCOLL_SUCCESS)
-        st = symcoll_nodes_wait(p, (uint64_t)(p->nodes - 1));
+    st = symcoll_nodes_settle(p, st, (uint64_t)(p->nodes - 1));
     return st == SYMCOLL_SUCCESS ? symcoll_nodes_combine(p, out + first * e, out + first * e,
                                                          symcoll_g.nodes_scratch, slot, n, type, op)
                                  : st;

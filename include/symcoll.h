@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cuda_runtime_api.h>
+#include "symcoll_proxy_ring.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -255,11 +256,13 @@ SYMCOLL_API symcoll_status_t symcoll_barrier_on_stream(symcoll_team_t team, cuda
  *   (dst == src + me * count_per_pe elements), on every PE or none. dst == src on every PE is
  *   not in place: PE 0 would take it as such and wait for the others, which refuse it.
  * WORLD across nodes (nodes of equal size, contiguous in rank): the node's kernels and puts
- * through the proxy between nodes, every call entered by the barrier across nodes; reduce and
- * reduce_scatter use SYMCOLL_NODES_SCRATCH per PE, larger messages in rounds (not beside a NODE
- * collective).
+ * through the proxy between nodes, each call entered by the barrier across nodes before its
+ * first put; reduce and reduce_scatter use SYMCOLL_NODES_SCRATCH per PE, larger messages in
+ * rounds (not beside a NODE collective).
  * Errors: INVALID_ARGUMENT (names the argument), NOT_INITIALIZED, UNSUPPORTED (members without
- * a P2P path between them, other than WORLD across nodes), TIMEOUT, CUDA. */
+ * a P2P path between them, other than WORLD across nodes; across nodes: nodes of unequal size
+ * or not contiguous in rank, a node without P2P, a scratch too small for one element per slot),
+ * TIMEOUT, CUDA. */
 SYMCOLL_API symcoll_status_t symcoll_broadcast_on_stream(symcoll_team_t team, void *dst,
                                                          const void *src, size_t count,
                                                          symcoll_datatype_t type, int root,
@@ -526,7 +529,7 @@ typedef struct {
 
 /* Version of symcoll_device_t and of the device API's view of a team's synchronization area.
  * A kernel compiled against one version works with a library that fills that version. */
-#define SYMCOLL_DEVICE_HANDLE_VERSION 2 /* 2: the grid word of the sync area */
+#define SYMCOLL_DEVICE_HANDLE_VERSION 3 /* 2: the grid word of the sync area; 3: proxy_ring */
 
 typedef struct {
     uint32_t version;     /* SYMCOLL_DEVICE_HANDLE_VERSION it was filled for; 0: no handle */
@@ -542,6 +545,7 @@ typedef struct {
     char *team_sync;                  /* this PE's copy of the team's synchronization area */
     uint64_t timeout_ns;              /* 0: device waits never time out */
     symcoll_timeout_record_t *record; /* the team's timeout record (host-mapped) */
+    symcoll_proxy_ring_t proxy_ring;  /* RMA to PEs of other nodes (entries NULL on one node) */
 } symcoll_device_t;
 
 /* Fills *out with the handle of team for user kernels. version and size are those of the

@@ -3,8 +3,13 @@
  * the host passes by value (symcoll_device_handle(team), symcoll.h).
  *
  * Every function that reaches a peer takes the handle by const reference and addresses WORLD
- * PEs; pe must be load/store reachable (symcoll_dev_reachable). dst of a put, src of a get and
- * signals are symmetric addresses of this PE; the other buffer may be any memory of this GPU.
+ * PEs; pe must be load/store reachable (symcoll_dev_reachable), except that put, get and
+ * put_signal (every scope) and quiet also reach the PEs of other nodes through this PE's proxy
+ * (symcoll_dev_proxied): the call posts a request into a ring in host-mapped memory and waits,
+ * a put until its source is staged, a get until its data is in dst. dst of a put, src of a get
+ * and signals are symmetric addresses of this PE; the other buffer may be any memory of this
+ * GPU. A kernel that waits for what the proxy delivers must leave it room to run: the proxy
+ * applies signals with a one-thread kernel of its own.
  * Scopes: the plain functions are called by one thread; _warp variants by every thread of
  * the warp and _block variants by every thread of the block, with the same arguments. A
  * scoped call returns once the whole group is done with src, so any thread may reuse it.
@@ -178,40 +183,133 @@ template <typename T> SYMCOLL_DEV T symcoll_dev_g(const symcoll_device_t &h, con
     return *(const volatile T *)symcoll_dev_peer(h, src, pe);
 }
 
+/* ---- the proxy's ring (PEs of other nodes) ---- */
+
+/* pe is a PE of another node that this PE's proxy reaches. */
+SYMCOLL_DEV bool symcoll_dev_proxied(const symcoll_device_t &h, int pe) {
+    return h.proxy_ring.entries && pe >= 0 && pe < h.n_pes && pe != h.my_pe &&
+           !symcoll_dev_reachable(h, pe);
+}
+
+/* Waits until the proxy's count `word` (SYMCOLL_PROXY_RING_*) reaches ticket. */
+SYMCOLL_DEV bool symcoll_dev_proxy_wait(const symcoll_device_t &h, int word, uint64_t ticket,
+                                        int pe) {
+    return symcoll_dev_wait(h, h.proxy_ring.progress + word, SYMCOLL_CMP_GE, ticket,
+                            SYMCOLL_COLL_DEVICE_API, pe);
+}
+
+/* Posts a request for pe (remote_offset in its heap, local an address of this GPU) once an
+ * entry is free; its ticket (index + 1), 0 when the wait for a free entry timed out. The data
+ * this thread wrote, or observed through a barrier, is visible to the proxy's copies first. */
+SYMCOLL_DEV uint64_t symcoll_dev_proxy_post(const symcoll_device_t &h, int kind, int pe,
+                                            uint64_t remote_offset, const void *local, size_t bytes,
+                                            const uint64_t *sig, uint64_t value,
+                                            symcoll_signal_op_t op) {
+    uint64_t index = atomicAdd(h.proxy_ring.reserved, 1ull);
+    uint64_t free_from =
+        index + 1 > SYMCOLL_PROXY_RING_ENTRIES ? index + 1 - SYMCOLL_PROXY_RING_ENTRIES : 0;
+    if (!symcoll_dev_proxy_wait(h, SYMCOLL_PROXY_RING_CONSUMED, free_from, pe))
+        return 0;
+    symcoll_proxy_ring_entry_t *e = h.proxy_ring.entries + index % SYMCOLL_PROXY_RING_ENTRIES;
+    e->remote_offset = remote_offset;
+    e->local = (uint64_t)(uintptr_t)local;
+    e->bytes = bytes;
+    e->signal_offset = sig ? (uint64_t)((const char *)sig - h.heap_base) : 0;
+    e->value = value;
+    e->pe = pe;
+    e->kind = (uint16_t)kind;
+    e->has_signal = sig != 0;
+    e->op = (uint8_t)op;
+    symcoll_dev_fence_sys();
+    symcoll_dev_store_release(&e->ready, index + 1);
+    return index + 1;
+}
+
+/* A put (with a signal where sig is not NULL) through the proxy: returns once src is staged. */
+SYMCOLL_DEV void symcoll_dev_proxy_put(const symcoll_device_t &h, void *dst, const void *src,
+                                       size_t bytes, const uint64_t *sig, uint64_t value,
+                                       symcoll_signal_op_t op, int pe) {
+    uint64_t ticket = symcoll_dev_proxy_post(h, SYMCOLL_PROXY_RING_PUT, pe,
+                                             (uint64_t)((const char *)dst - h.heap_base), src,
+                                             bytes, sig, value, op);
+    if (ticket)
+        symcoll_dev_proxy_wait(h, SYMCOLL_PROXY_RING_STAGED, ticket, pe);
+}
+
+/* A get through the proxy: returns once the data is in dst. */
+SYMCOLL_DEV void symcoll_dev_proxy_get(const symcoll_device_t &h, void *dst, const void *src,
+                                       size_t bytes, int pe) {
+    uint64_t ticket = symcoll_dev_proxy_post(h, SYMCOLL_PROXY_RING_GET, pe,
+                                             (uint64_t)((const char *)src - h.heap_base), dst,
+                                             bytes, (const uint64_t *)0, 0, SYMCOLL_SIGNAL_SET);
+    if (ticket)
+        symcoll_dev_proxy_wait(h, SYMCOLL_PROXY_RING_COMPLETE, ticket, pe);
+}
+
 /* ---- put and get ---- */
 
 SYMCOLL_DEV void symcoll_dev_put(const symcoll_device_t &h, void *dst, const void *src,
                                  size_t bytes, int pe) {
-    symcoll_dev_copy(symcoll_dev_peer(h, dst, pe), src, bytes, 0, 1);
+    if (symcoll_dev_proxied(h, pe))
+        symcoll_dev_proxy_put(h, dst, src, bytes, (const uint64_t *)0, 0, SYMCOLL_SIGNAL_SET, pe);
+    else
+        symcoll_dev_copy(symcoll_dev_peer(h, dst, pe), src, bytes, 0, 1);
 }
 SYMCOLL_DEV void symcoll_dev_put_warp(const symcoll_device_t &h, void *dst, const void *src,
                                       size_t bytes, int pe) {
-    symcoll_dev_copy(symcoll_dev_peer(h, dst, pe), src, bytes, symcoll_dev_warp_lane(),
-                     symcoll_dev_warp_size());
+    if (symcoll_dev_proxied(h, pe)) {
+        symcoll_dev_warp_sync();
+        if (symcoll_dev_warp_lane() == 0)
+            symcoll_dev_proxy_put(h, dst, src, bytes, (const uint64_t *)0, 0, SYMCOLL_SIGNAL_SET,
+                                  pe);
+    } else {
+        symcoll_dev_copy(symcoll_dev_peer(h, dst, pe), src, bytes, symcoll_dev_warp_lane(),
+                         symcoll_dev_warp_size());
+    }
     symcoll_dev_warp_sync();
 }
 SYMCOLL_DEV void symcoll_dev_put_block(const symcoll_device_t &h, void *dst, const void *src,
                                        size_t bytes, int pe) {
-    symcoll_dev_copy(symcoll_dev_peer(h, dst, pe), src, bytes, symcoll_dev_block_rank(),
-                     symcoll_dev_block_size());
+    if (symcoll_dev_proxied(h, pe)) {
+        __syncthreads();
+        if (symcoll_dev_block_rank() == 0)
+            symcoll_dev_proxy_put(h, dst, src, bytes, (const uint64_t *)0, 0, SYMCOLL_SIGNAL_SET,
+                                  pe);
+    } else {
+        symcoll_dev_copy(symcoll_dev_peer(h, dst, pe), src, bytes, symcoll_dev_block_rank(),
+                         symcoll_dev_block_size());
+    }
     __syncthreads();
 }
 
 /* Gets complete when they return: dst holds pe's data for every thread of the group. */
 SYMCOLL_DEV void symcoll_dev_get(const symcoll_device_t &h, void *dst, const void *src,
                                  size_t bytes, int pe) {
-    symcoll_dev_copy(dst, symcoll_dev_peer(h, src, pe), bytes, 0, 1);
+    if (symcoll_dev_proxied(h, pe))
+        symcoll_dev_proxy_get(h, dst, src, bytes, pe);
+    else
+        symcoll_dev_copy(dst, symcoll_dev_peer(h, src, pe), bytes, 0, 1);
 }
 SYMCOLL_DEV void symcoll_dev_get_warp(const symcoll_device_t &h, void *dst, const void *src,
                                       size_t bytes, int pe) {
-    symcoll_dev_copy(dst, symcoll_dev_peer(h, src, pe), bytes, symcoll_dev_warp_lane(),
-                     symcoll_dev_warp_size());
+    if (symcoll_dev_proxied(h, pe)) {
+        if (symcoll_dev_warp_lane() == 0)
+            symcoll_dev_proxy_get(h, dst, src, bytes, pe);
+    } else {
+        symcoll_dev_copy(dst, symcoll_dev_peer(h, src, pe), bytes, symcoll_dev_warp_lane(),
+                         symcoll_dev_warp_size());
+    }
     symcoll_dev_warp_sync();
 }
 SYMCOLL_DEV void symcoll_dev_get_block(const symcoll_device_t &h, void *dst, const void *src,
                                        size_t bytes, int pe) {
-    symcoll_dev_copy(dst, symcoll_dev_peer(h, src, pe), bytes, symcoll_dev_block_rank(),
-                     symcoll_dev_block_size());
+    if (symcoll_dev_proxied(h, pe)) {
+        if (symcoll_dev_block_rank() == 0)
+            symcoll_dev_proxy_get(h, dst, src, bytes, pe);
+    } else {
+        symcoll_dev_copy(dst, symcoll_dev_peer(h, src, pe), bytes, symcoll_dev_block_rank(),
+                         symcoll_dev_block_size());
+    }
     __syncthreads();
 }
 
@@ -220,15 +318,20 @@ SYMCOLL_DEV void symcoll_dev_get_block(const symcoll_device_t &h, void *dst, con
 /* fence: this thread's puts before it reach every PE before its puts after it, as seen by
  * a PE that acquires (a signal wait, a barrier). quiet: this thread's puts before it are
  * complete and visible to any PE that acquires after observing a later write of this
- * thread. Over load/store paths both are one system-scope fence; they differ once proxy
- * transports exist. */
+ * thread. Over load/store paths both are one system-scope fence. Through the proxy, requests
+ * to one PE are applied in the order they were posted, so a fence needs nothing more, and a
+ * quiet also waits until every request this PE posted before it is complete at its target. */
 SYMCOLL_DEV void symcoll_dev_fence(const symcoll_device_t &h) {
     (void)h;
     symcoll_dev_fence_sys();
 }
 SYMCOLL_DEV void symcoll_dev_quiet(const symcoll_device_t &h) {
-    (void)h;
     symcoll_dev_fence_sys();
+    /* Through the proxy: every request posted so far on this PE is complete at its target. */
+    if (h.proxy_ring.entries)
+        symcoll_dev_proxy_wait(h, SYMCOLL_PROXY_RING_COMPLETE,
+                               symcoll_dev_load_relaxed((const uint64_t *)h.proxy_ring.reserved),
+                               -1);
 }
 
 /* ---- signals ---- */
@@ -247,12 +350,23 @@ SYMCOLL_DEV void symcoll_dev_signal_update(uint64_t *sig, uint64_t value, symcol
 SYMCOLL_DEV void symcoll_dev_put_signal(const symcoll_device_t &h, void *dst, const void *src,
                                         size_t bytes, uint64_t *sig, uint64_t value,
                                         symcoll_signal_op_t op, int pe) {
+    if (symcoll_dev_proxied(h, pe)) {
+        symcoll_dev_proxy_put(h, dst, src, bytes, sig, value, op, pe);
+        return;
+    }
     symcoll_dev_put(h, dst, src, bytes, pe);
     symcoll_dev_signal_update(symcoll_dev_peer(h, sig, pe), value, op);
 }
 SYMCOLL_DEV void symcoll_dev_put_signal_warp(const symcoll_device_t &h, void *dst, const void *src,
                                              size_t bytes, uint64_t *sig, uint64_t value,
                                              symcoll_signal_op_t op, int pe) {
+    if (symcoll_dev_proxied(h, pe)) {
+        symcoll_dev_warp_sync();
+        if (symcoll_dev_warp_lane() == 0)
+            symcoll_dev_proxy_put(h, dst, src, bytes, sig, value, op, pe);
+        symcoll_dev_warp_sync();
+        return;
+    }
     symcoll_dev_put_warp(h, dst, src, bytes, pe);
     if (symcoll_dev_warp_lane() == 0)
         symcoll_dev_signal_update(symcoll_dev_peer(h, sig, pe), value, op);
@@ -260,6 +374,13 @@ SYMCOLL_DEV void symcoll_dev_put_signal_warp(const symcoll_device_t &h, void *ds
 SYMCOLL_DEV void symcoll_dev_put_signal_block(const symcoll_device_t &h, void *dst, const void *src,
                                               size_t bytes, uint64_t *sig, uint64_t value,
                                               symcoll_signal_op_t op, int pe) {
+    if (symcoll_dev_proxied(h, pe)) {
+        __syncthreads();
+        if (symcoll_dev_block_rank() == 0)
+            symcoll_dev_proxy_put(h, dst, src, bytes, sig, value, op, pe);
+        __syncthreads();
+        return;
+    }
     symcoll_dev_put_block(h, dst, src, bytes, pe);
     if (symcoll_dev_block_rank() == 0)
         symcoll_dev_signal_update(symcoll_dev_peer(h, sig, pe), value, op);

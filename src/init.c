@@ -124,7 +124,14 @@ static symcoll_status_t create_nodes_sync(void) {
     const size_t words = SYMCOLL_NODES_SYNC_WORDS * sizeof(uint64_t);
     const size_t bytes = words + symcoll_env()->nodes_scratch;
     symcoll_status_t st = symcoll_heap_alloc("symcoll_init", bytes, (void **)&symcoll_g.nodes_sync);
-    if (st == SYMCOLL_SUCCESS) {
+    if (st != SYMCOLL_SUCCESS) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", symcoll_last_error());
+        symcoll_set_error(st,
+                          "symcoll_init: the collectives' scratch across nodes "
+                          "(SYMCOLL_NODES_SCRATCH, %zu bytes) does not fit the heap: %s",
+                          symcoll_env()->nodes_scratch, why);
+    } else {
         symcoll_g.nodes_scratch = (char *)symcoll_g.nodes_sync + words;
         symcoll_g.nodes_scratch_size = symcoll_env()->nodes_scratch;
         st = symcoll_cuda_status(cudaMemset(symcoll_g.nodes_sync, 0, words), "symcoll_init",
@@ -293,9 +300,9 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
         symcoll_cuda_status(symcoll_kernels_load(), "symcoll_init", "loading the kernels"));
     /* After the kernels: the proxy applies signals with one of them. */
     if (st == SYMCOLL_SUCCESS && symcoll_g.ucx)
-        st = symcoll_nodes_proxy_create(symcoll_g.boot, symcoll_g.ucx, symcoll_g.device,
-                                        symcoll_g.heap_base, symcoll_g.heap_size,
-                                        (uint64_t)e->timeout_ms, &symcoll_g.proxy);
+        st = symcoll_nodes_proxy_create(
+            symcoll_g.boot, symcoll_g.ucx, symcoll_g.device, symcoll_g.heap_base,
+            symcoll_g.heap_size, (uint64_t)e->timeout_ms, &symcoll_g.proxy, &symcoll_g.proxy_ring);
     if (st != SYMCOLL_SUCCESS)
         return st;
     symcoll_g.initialized = true;
@@ -323,6 +330,7 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
 static symcoll_status_t close_transport(int abort) {
     symcoll_status_t st = symcoll_nodes_proxy_destroy(symcoll_g.proxy, abort);
     symcoll_g.proxy = NULL;
+    memset(&symcoll_g.proxy_ring, 0, sizeof symcoll_g.proxy_ring);
     symcoll_status_t closed =
         symcoll_nodes_transport_destroy(symcoll_g.ucx, abort || st != SYMCOLL_SUCCESS);
     symcoll_g.ucx = NULL;

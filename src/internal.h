@@ -47,8 +47,9 @@ typedef struct {
     uint64_t reachable; /* bit p: WORLD PE p is mapped and load/store reachable */
     uint64_t timeout_ns;
     struct symcoll_bootstrap *boot;
-    struct symcoll_ucx *ucx;     /* the transport to the PEs of other nodes; NULL on one node */
-    struct symcoll_proxy *proxy; /* RMA to them over ucx (src/rma_remote.c); NULL on one node */
+    struct symcoll_ucx *ucx;         /* the transport to the PEs of other nodes; NULL on one node */
+    struct symcoll_proxy *proxy;     /* RMA to them over ucx (src/rma_remote.c); NULL on one node */
+    symcoll_proxy_ring_t proxy_ring; /* the device API's way to the proxy; zeroed on one node */
     /* Where every node's PEs are contiguous in rank (the NODE team is the whole node): the
      * nodes' first PEs, which meet for a barrier across nodes; n_nodes 0 otherwise. */
     int n_nodes;

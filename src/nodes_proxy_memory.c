@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include "internal.h"
+#include "nodes_device_ring.h"
 #include "nodes_proxy_memory.h"
 #include "rma_launch.h"
 
@@ -114,7 +115,8 @@ symcoll_status_t symcoll_nodes_proxy_memory_open(int device, symcoll_proxy_memor
                                     .signal = apply_signal,
                                     .host_alloc = host_alloc,
                                     .host_free = host_free,
-                                    .any_local = true};
+                                    .any_local = true,
+                                    .poll = symcoll_nodes_device_ring_poll};
     return SYMCOLL_SUCCESS;
 }
 

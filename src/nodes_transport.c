@@ -1,8 +1,10 @@
 /* The UCX transport to the PEs of other nodes and the proxy over it, or why this build cannot
  * have them. */
 #include <stdio.h>
+#include <string.h>
 #include "internal.h"
 #include "nodes.h"
+#include "nodes_device_ring.h"
 #include "nodes_proxy_memory.h"
 #include "nodes_transport.h"
 
@@ -49,19 +51,25 @@ symcoll_status_t symcoll_nodes_transport_destroy(symcoll_ucx_t *t, int abort) {
 
 symcoll_status_t symcoll_nodes_proxy_create(symcoll_bootstrap_t *boot, symcoll_ucx_t *t, int device,
                                             char *heap, size_t heap_bytes, uint64_t timeout_ms,
-                                            symcoll_proxy_t **out) {
+                                            symcoll_proxy_t **out, symcoll_proxy_ring_t *ring) {
     *out = NULL;
+    memset(ring, 0, sizeof *ring);
 #ifdef SYMCOLL_HAVE_UCX
     symcoll_proxy_memory_t memory;
     symcoll_status_t st = symcoll_nodes_proxy_memory_open(device, &memory);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_nodes_device_ring_create(ring);
     /* Every PE creates it (or all give up together), as creation is collective. */
     st = symcoll_bootstrap_agree(boot, "symcoll_init", st);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_proxy_create(boot, t, heap, heap_bytes, &memory, NULL, timeout_ms, out);
-    if (st == SYMCOLL_SUCCESS)
+    if (st == SYMCOLL_SUCCESS) {
         symcoll_nodes_proxy_memory_attach(*out);
-    else
+    } else {
+        symcoll_nodes_device_ring_destroy();
         symcoll_nodes_proxy_memory_close();
+        memset(ring, 0, sizeof *ring);
+    }
     return st;
 #else
     /* Without UCX there is no transport, and init has failed before. */
@@ -80,6 +88,7 @@ symcoll_status_t symcoll_nodes_proxy_destroy(symcoll_proxy_t *p, int abort) {
     if (!p)
         return SYMCOLL_SUCCESS;
     symcoll_status_t st = symcoll_proxy_destroy(p, abort);
+    symcoll_nodes_device_ring_destroy();
     symcoll_nodes_proxy_memory_close();
     return st;
 #else

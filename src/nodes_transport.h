@@ -27,13 +27,14 @@ symcoll_status_t symcoll_nodes_transport_destroy(symcoll_ucx_t *t, int abort);
 
 /* Collective over boot, where t (the transport) exists: the proxy that carries RMA to the PEs of
  * other nodes, reaching heap (heap_bytes, this PE's) and every other memory of device through
- * CUDA copies (nodes_proxy_memory.h), into *out. */
+ * CUDA copies (nodes_proxy_memory.h), into *out, and the device API's ring that it drains
+ * (nodes_device_ring.h), into *ring (zeroed when there is none). */
 symcoll_status_t symcoll_nodes_proxy_create(symcoll_bootstrap_t *boot, symcoll_ucx_t *t, int device,
                                             char *heap, size_t heap_bytes, uint64_t timeout_ms,
-                                            symcoll_proxy_t **out);
+                                            symcoll_proxy_t **out, symcoll_proxy_ring_t *ring);
 
-/* symcoll_proxy_destroy(p, abort) and the proxy's stream; nothing for p NULL. With abort the
- * transport must be destroyed right after (the proxy's puts may still be in flight). */
+/* symcoll_proxy_destroy(p, abort), the device ring and the proxy's stream; nothing for p NULL. With
+ * abort the transport must be destroyed right after (the proxy's puts may still be in flight). */
 symcoll_status_t symcoll_nodes_proxy_destroy(symcoll_proxy_t *p, int abort);
 
 #ifdef __cplusplus

@@ -207,6 +207,7 @@ symcoll_device_t symcoll_team_device(const symcoll_team_state_t *t) {
     h.team_sync = t->sync;
     h.timeout_ns = symcoll_g.timeout_ns;
     h.record = t->record_device;
+    h.proxy_ring = symcoll_g.proxy_ring;
     return h;
 }
 

@@ -62,12 +62,15 @@ target_link_libraries(core_gpu_test PRIVATE CUDA::cudart_static)
 # Simulated nodes of one host (symcoll-run --nodes 2): 2 nodes of 1 PE, and 2 nodes of 2 PEs
 # with the 4pe label (the wide step runs it with the GPU divided among the 4). Between the nodes
 # the UCX proxy; where the build has no UCX headers, init says so and the tests skip.
-# nodes_gpu_test: the nodes, RMA and the barrier; nodes_coll_test: the collectives.
+# nodes_gpu_test: the nodes, RMA and the barrier; nodes_coll_test: the collectives;
+# nodes_device_test: the device API's RMA through the proxy.
 symcoll_test_target(nodes_gpu_test ${CMAKE_CURRENT_LIST_DIR}/nodes_gpu_test.cpp)
 target_link_libraries(nodes_gpu_test PRIVATE symcoll_gpu_main CUDA::cudart_static)
 symcoll_test_target(nodes_coll_test ${CMAKE_CURRENT_LIST_DIR}/nodes_coll_test.cu)
 target_link_libraries(nodes_coll_test PRIVATE symcoll_gpu_main)
-foreach(test nodes_gpu_test nodes_coll_test)
+symcoll_test_target(nodes_device_test ${CMAKE_CURRENT_LIST_DIR}/nodes_device_test.cu)
+target_link_libraries(nodes_device_test PRIVATE symcoll_gpu_main)
+foreach(test nodes_gpu_test nodes_coll_test nodes_device_test)
   foreach(pes 2 4)
     set(name ${test}_${pes}pe)
     add_test(NAME ${name} COMMAND symcoll-run -n ${pes} --nodes 2 --tag-output --timeout 800

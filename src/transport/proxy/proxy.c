@@ -83,7 +83,9 @@ static void *proxy_thread(void *arg) {
     uint64_t moved_ms = symcoll_bootstrap_now_ms();
     oldest_t seen = oldest(p);
     while (!atomic_load_explicit(&p->stop, memory_order_acquire)) {
-        bool did = proxy_stage(p, &st);
+        bool did = p->memory.poll ? p->memory.poll(p->memory.context, p, &st) : false;
+        if (st == SYMCOLL_SUCCESS)
+            did |= proxy_stage(p, &st);
         if (st == SYMCOLL_SUCCESS)
             did |= proxy_announce(p, &st);
         if (st == SYMCOLL_SUCCESS)
@@ -145,57 +147,108 @@ static symcoll_status_t check_request(const symcoll_proxy_t *p, const char *fn,
     return SYMCOLL_SUCCESS;
 }
 
-/* Reserves an entry (waiting for room) and publishes r in it; its ticket is the count of
- * requests retired once it is. */
+/* Reserves an entry and publishes r in it; its ticket is the count of requests retired once it
+ * is. wait: for room in the ring; else *posted is false while the ring is full (the proxy
+ * thread's own posts: a compare-and-swap never takes an index past the room, so it never waits
+ * for itself). */
 static symcoll_status_t post(symcoll_proxy_t *p, const char *fn, const proxy_request_t *r,
-                             uint64_t *ticket) {
+                             bool wait, uint64_t *ticket, bool *posted) {
+    if (posted)
+        *posted = false;
     symcoll_status_t st = proxy_failure(p);
     if (st == SYMCOLL_SUCCESS)
         st = check_request(p, fn, r);
     if (st != SYMCOLL_SUCCESS)
         return st;
-    uint64_t index = atomic_fetch_add_explicit(&p->posted, 1, memory_order_acq_rel);
-    /* No clock of its own: while the entry it needs is in use, the proxy thread watches that
-     * request and fails the proxy when it stalls. */
-    while (index - atomic_load_explicit(&p->retired, memory_order_acquire) >= p->ring_entries) {
-        if ((st = proxy_failure(p)) != SYMCOLL_SUCCESS)
-            return st;
-        sched_yield();
+    uint64_t index;
+    if (wait) {
+        index = atomic_fetch_add_explicit(&p->posted, 1, memory_order_acq_rel);
+        /* No clock of its own: while the entry it needs is in use, the proxy thread watches
+         * that request and fails the proxy when it stalls. */
+        while (index - atomic_load_explicit(&p->retired, memory_order_acquire) >= p->ring_entries) {
+            if ((st = proxy_failure(p)) != SYMCOLL_SUCCESS)
+                return st;
+            sched_yield();
+        }
+    } else {
+        index = atomic_load_explicit(&p->posted, memory_order_acquire);
+        do {
+            if (index - atomic_load_explicit(&p->retired, memory_order_acquire) >= p->ring_entries)
+                return SYMCOLL_SUCCESS;
+        } while (!atomic_compare_exchange_weak_explicit(
+            &p->posted, &index, index + 1, memory_order_acq_rel, memory_order_acquire));
     }
     proxy_entry_t *e = &p->ring[index % p->ring_entries];
     e->request = *r;
     atomic_store_explicit(&e->ready, index + 1, memory_order_release);
     if (ticket)
         *ticket = index + 1;
+    if (posted)
+        *posted = true;
     return SYMCOLL_SUCCESS;
+}
+
+static proxy_request_t put_request(const symcoll_proxy_put_t *put) {
+    return (proxy_request_t){PROXY_PUT,          put->pe,    put->dst_offset,
+                             (char *)put->src,   put->bytes, put->signal,
+                             put->signal_offset, put->value, put->op};
+}
+
+static proxy_request_t get_request(const symcoll_proxy_get_t *get) {
+    return (proxy_request_t){.kind = PROXY_GET,
+                             .pe = get->pe,
+                             .remote_offset = get->src_offset,
+                             .local = get->dst,
+                             .bytes = get->bytes};
 }
 
 symcoll_status_t symcoll_proxy_put(symcoll_proxy_t *p, const symcoll_proxy_put_t *put,
                                    uint64_t *ticket) {
     if (!put)
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "symcoll_proxy_put: put is NULL");
-    proxy_request_t r = {PROXY_PUT,          put->pe,    put->dst_offset,
-                         (char *)put->src,   put->bytes, put->signal,
-                         put->signal_offset, put->value, put->op};
-    return post(p, "symcoll_proxy_put", &r, ticket);
+    proxy_request_t r = put_request(put);
+    return post(p, "symcoll_proxy_put", &r, true, ticket, NULL);
 }
 
-symcoll_status_t symcoll_proxy_get(symcoll_proxy_t *p, const symcoll_proxy_get_t *get,
-                                   uint64_t *ticket) {
-    if (!get)
-        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "symcoll_proxy_get: get is NULL");
-    proxy_request_t r = {.kind = PROXY_GET,
-                         .pe = get->pe,
-                         .remote_offset = get->src_offset,
-                         .local = get->dst,
-                         .bytes = get->bytes};
-    if (r.bytes == 0) { /* nothing to bring (and dst may be NULL): checked, not posted */
+symcoll_status_t symcoll_proxy_try_put(symcoll_proxy_t *p, const symcoll_proxy_put_t *put,
+                                       uint64_t *ticket, bool *posted) {
+    proxy_request_t r = put_request(put);
+    return post(p, "symcoll_proxy_try_put", &r, false, ticket, posted);
+}
+
+/* A get of nothing (dst may be NULL) is checked, not posted: its ticket 0 is complete. */
+static symcoll_status_t get(symcoll_proxy_t *p, const char *fn, const symcoll_proxy_get_t *g,
+                            bool wait, uint64_t *ticket, bool *posted) {
+    proxy_request_t r = get_request(g);
+    if (r.bytes == 0) {
         if (ticket)
             *ticket = 0;
+        if (posted)
+            *posted = true;
         symcoll_status_t st = proxy_failure(p);
-        return st == SYMCOLL_SUCCESS ? check_request(p, "symcoll_proxy_get", &r) : st;
+        return st == SYMCOLL_SUCCESS ? check_request(p, fn, &r) : st;
     }
-    return post(p, "symcoll_proxy_get", &r, ticket);
+    return post(p, fn, &r, wait, ticket, posted);
+}
+
+symcoll_status_t symcoll_proxy_get(symcoll_proxy_t *p, const symcoll_proxy_get_t *g,
+                                   uint64_t *ticket) {
+    if (!g)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "symcoll_proxy_get: get is NULL");
+    return get(p, "symcoll_proxy_get", g, true, ticket, NULL);
+}
+
+symcoll_status_t symcoll_proxy_try_get(symcoll_proxy_t *p, const symcoll_proxy_get_t *g,
+                                       uint64_t *ticket, bool *posted) {
+    return get(p, "symcoll_proxy_try_get", g, false, ticket, posted);
+}
+
+uint64_t symcoll_proxy_staged(symcoll_proxy_t *p) {
+    return atomic_load_explicit(&p->staged, memory_order_acquire);
+}
+
+uint64_t symcoll_proxy_complete(symcoll_proxy_t *p) {
+    return atomic_load_explicit(&p->retired, memory_order_acquire);
 }
 
 /* Until *count reaches ticket, or the proxy fails. */

@@ -55,6 +55,10 @@ typedef struct {
     /* to_host and from_host reach any memory of this PE, not only its heap: the source of a
      * put and the destination of a get may lie anywhere (the library's GPU buffers). */
     bool any_local;
+    /* Where not NULL, called on every pass of the proxy thread: takes requests from another
+     * source (the device API's ring) with symcoll_proxy_try_put and _try_get; true when it did
+     * something, false with *st set on failure. */
+    bool (*poll)(void *context, symcoll_proxy_t *p, symcoll_status_t *st);
 } symcoll_proxy_memory_t;
 
 /* The same on every PE (as is the heap's size). 0 picks the default. */
@@ -105,6 +109,18 @@ symcoll_status_t symcoll_proxy_put(symcoll_proxy_t *p, const symcoll_proxy_put_t
  * ticket, returns). */
 symcoll_status_t symcoll_proxy_get(symcoll_proxy_t *p, const symcoll_proxy_get_t *get,
                                    uint64_t *ticket);
+
+/* The same, for the proxy thread itself (memory.poll), which must not wait for room in its own
+ * ring: *posted is false, and nothing posted, while the ring is full. */
+symcoll_status_t symcoll_proxy_try_put(symcoll_proxy_t *p, const symcoll_proxy_put_t *put,
+                                       uint64_t *ticket, bool *posted);
+symcoll_status_t symcoll_proxy_try_get(symcoll_proxy_t *p, const symcoll_proxy_get_t *get,
+                                       uint64_t *ticket, bool *posted);
+
+/* How many requests, in posting order, are staged in full (a put's source may change) and
+ * complete: tickets up to these counts are. */
+uint64_t symcoll_proxy_staged(symcoll_proxy_t *p);
+uint64_t symcoll_proxy_complete(symcoll_proxy_t *p);
 
 /* The request of ticket is complete, as after a quiet, and so is every request posted before it
  * (requests complete in the order they were posted). */
