@@ -13,6 +13,7 @@ typedef struct {
     symcoll_proxy_ring_entry_t *entries; /* host addresses of device.entries */
     uint64_t *progress;                  /* host addresses of device.progress */
     symcoll_proxy_ring_t device;
+    bool owned; /* the memory is this file's (else a CPU test's) */
     /* The proxy thread's: entries read, and how many of them are staged and complete. */
     uint64_t read, staged, complete;
     uint64_t tickets[ENTRIES]; /* the proxy's ticket of each entry read, until complete */
@@ -31,6 +32,10 @@ static symcoll_status_t mapped(size_t bytes, void **host, void **device, const c
 }
 
 static void free_ring(device_ring_t *r) {
+    if (!r->owned) {
+        free(r);
+        return;
+    }
     if (r->entries)
         symcoll_cuda_status(cudaFreeHost(r->entries), "symcoll_finalize",
                             "freeing the device ring");
@@ -49,6 +54,7 @@ symcoll_status_t symcoll_nodes_device_ring_create(symcoll_proxy_ring_t *out) {
     if (!r)
         return symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY,
                                  "symcoll_init: no host memory for the device ring");
+    r->owned = true;
     void *entries_device = NULL, *progress_device = NULL;
     symcoll_status_t st = mapped(ENTRIES * sizeof(symcoll_proxy_ring_entry_t), (void **)&r->entries,
                                  &entries_device, "the device ring");
@@ -71,6 +77,18 @@ symcoll_status_t symcoll_nodes_device_ring_create(symcoll_proxy_ring_t *out) {
     r->device.entries = entries_device;
     r->device.progress = progress_device;
     *out = r->device;
+    atomic_store_explicit(&ring, r, memory_order_release);
+    return SYMCOLL_SUCCESS;
+}
+
+symcoll_status_t symcoll_nodes_device_ring_serve(symcoll_proxy_ring_entry_t *entries,
+                                                 uint64_t *progress) {
+    device_ring_t *r = calloc(1, sizeof *r);
+    if (!r)
+        return symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY,
+                                 "symcoll_nodes_device_ring_serve: no host memory");
+    r->entries = entries;
+    r->progress = progress;
     atomic_store_explicit(&ring, r, memory_order_release);
     return SYMCOLL_SUCCESS;
 }

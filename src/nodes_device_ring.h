@@ -13,7 +13,12 @@ extern "C" {
 /* Allocates the ring (host-mapped entries and counts, the GPU's reservation count) and fills
  * *out with the addresses the GPU uses. */
 symcoll_status_t symcoll_nodes_device_ring_create(symcoll_proxy_ring_t *out);
-/* Frees it, once the proxy that polled it is gone. */
+/* The same ring over memory that the caller owns (zeroed, SYMCOLL_PROXY_RING_ENTRIES entries
+ * and SYMCOLL_PROXY_RING_WORDS counts): a CPU test's host memory stands in for the GPU's. */
+symcoll_status_t symcoll_nodes_device_ring_serve(symcoll_proxy_ring_entry_t *entries,
+                                                 uint64_t *progress);
+/* Frees it (the memory only where create allocated it), once the proxy that polled it is
+ * gone. */
 void symcoll_nodes_device_ring_destroy(void);
 /* The proxy thread's pass (symcoll_proxy_memory_t.poll): posts the ring's new requests, in
  * order, as far as the proxy's own ring has room, and publishes how many are read, staged and

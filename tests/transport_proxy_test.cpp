@@ -1,7 +1,7 @@
 // The proxy (src/transport/proxy) over the UCX transport, on the CPU under mpirun with the PMIx
 // bootstrap: heaps of host memory, copies by memcpy, so that the staging protocol (slots,
 // mailbox records, announcements, freed slots, signals after data, gets answered by replies)
-// is checked without a GPU.
+// is checked without a GPU, and so is the draining of the device API's ring.
 // Each PE puts to its right neighbour. Small slots and a short ring make every put wrap the
 // slots and every burst wait for room. Exit 77 without PMIx or UCX.
 #include <gtest/gtest.h>
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "internal.h"
+#include "nodes_device_ring.h"
 #include "proxy_host_heap.h"
 #include "ucx_test_job.h"
 #include "transport/proxy/proxy.h"
@@ -231,6 +232,87 @@ TEST_F(Proxy, ThreadsPostAtOnce) {
     auto *got = reinterpret_cast<const uint64_t *>(heap);
     for (int i = 0; i < threads * per_thread; i++)
         ASSERT_EQ(got[i], (uint64_t)left << 32 | (uint64_t)i) << "word " << i;
+}
+
+// The device API's ring (src/nodes_device_ring.c) over host memory, the test's thread standing
+// in for the GPU's: 1100 one-word puts (64 slots in flight) wrap the ring's 1024 entries and the
+// proxy's 256, the last with a signal; then a get of the right neighbour's words. The proxy
+// thread takes the entries in order without waiting for room in its own ring.
+TEST_F(Proxy, TheDeviceRingIsDrainedInOrderPastItsEntries) {
+    ASSERT_EQ(symcoll_proxy_destroy(proxy, 0), SYMCOLL_SUCCESS) << symcoll_last_error();
+    proxy = nullptr;
+    std::vector<symcoll_proxy_ring_entry_t> entries(SYMCOLL_PROXY_RING_ENTRIES);
+    std::vector<uint64_t> progress(SYMCOLL_PROXY_RING_WORDS);
+    ASSERT_EQ(symcoll_nodes_device_ring_serve(entries.data(), progress.data()), SYMCOLL_SUCCESS);
+    symcoll_proxy_memory_t ops = memory.ops();
+    ops.poll = symcoll_nodes_device_ring_poll;
+    symcoll_proxy_config_t config = {kSlotBytes, 64, 256};
+    ASSERT_EQ(symcoll_proxy_create(boot, ucx, heap, kHeapBytes, &ops, &config, kTimeoutMs, &proxy),
+              SYMCOLL_SUCCESS)
+        << symcoll_last_error();
+    auto reaches = [&](int word, uint64_t value) {
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTimeoutMs);
+        while (__atomic_load_n(&progress[word], __ATOMIC_ACQUIRE) < value) {
+            if (std::chrono::steady_clock::now() > deadline)
+                return false;
+            std::this_thread::yield();
+        }
+        return true;
+    };
+    auto post = [&](uint64_t i, symcoll_proxy_ring_entry_t request) {
+        uint64_t reusable =
+            i + 1 > SYMCOLL_PROXY_RING_ENTRIES ? i + 1 - SYMCOLL_PROXY_RING_ENTRIES : 0;
+        if (!reaches(SYMCOLL_PROXY_RING_CONSUMED, reusable))
+            return false;
+        symcoll_proxy_ring_entry_t *e = &entries[i % SYMCOLL_PROXY_RING_ENTRIES];
+        request.ready = 0;
+        *e = request;
+        __atomic_store_n(&e->ready, i + 1, __ATOMIC_RELEASE);
+        return true;
+    };
+    const uint64_t n = 1100;
+    uint64_t *words = reinterpret_cast<uint64_t *>(heap + kHalf);
+    for (uint64_t i = 0; i < n; i++)
+        words[i] = (uint64_t)rank * 1000000 + i;
+    for (uint64_t i = 0; i < n; i++) {
+        symcoll_proxy_ring_entry_t put = {};
+        put.remote_offset = i * 8;
+        put.local = (uint64_t)(uintptr_t)(words + i);
+        put.bytes = 8;
+        put.pe = right;
+        put.kind = SYMCOLL_PROXY_RING_PUT;
+        put.has_signal = i == n - 1;
+        put.signal_offset = kSignal;
+        put.value = 1;
+        put.op = SYMCOLL_SIGNAL_ADD;
+        ASSERT_TRUE(post(i, put)) << "entry " << i << " never freed";
+    }
+    ASSERT_TRUE(reaches(SYMCOLL_PROXY_RING_COMPLETE, n)) << symcoll_last_error();
+    EXPECT_GE(__atomic_load_n(&progress[SYMCOLL_PROXY_RING_STAGED], __ATOMIC_ACQUIRE), n);
+    ASSERT_TRUE(wait_signal(0, 1)) << "no signal from PE " << left;
+    const uint64_t *received = reinterpret_cast<const uint64_t *>(heap);
+    for (uint64_t i = 0; i < n; i++)
+        if (received[i] != (uint64_t)left * 1000000 + i) {
+            ADD_FAILURE() << "word " << i << " from PE " << left << ": " << received[i];
+            break;
+        }
+    symcoll_proxy_ring_entry_t get = {};
+    get.remote_offset = kHalf;
+    get.local = (uint64_t)(uintptr_t)(heap + (1u << 20));
+    get.bytes = n * 8;
+    get.pe = right;
+    get.kind = SYMCOLL_PROXY_RING_GET;
+    ASSERT_TRUE(post(n, get));
+    ASSERT_TRUE(reaches(SYMCOLL_PROXY_RING_COMPLETE, n + 1)) << symcoll_last_error();
+    const uint64_t *fetched = reinterpret_cast<const uint64_t *>(heap + (1u << 20));
+    for (uint64_t i = 0; i < n; i++)
+        if (fetched[i] != (uint64_t)right * 1000000 + i) {
+            ADD_FAILURE() << "word " << i << " of the get from PE " << right << ": " << fetched[i];
+            break;
+        }
+    EXPECT_EQ(symcoll_proxy_destroy(proxy, 0), SYMCOLL_SUCCESS) << symcoll_last_error();
+    proxy = nullptr;
+    symcoll_nodes_device_ring_destroy();
 }
 
 TEST_F(Proxy, RefusesWhatItCannotCarryNamingIt) {
