@@ -192,6 +192,13 @@ static symcoll_status_t choose(const symcoll_explain_query_t *q, const team_view
     st = symcoll_check_p2p(FN, view->whose, view->nodes && !plan ? TOPO_NO_P2P : view->topo);
     if (st != SYMCOLL_SUCCESS)
         return st;
+    char why[sizeof out->why] = "";
+    if (plan && view->size == 1 && flow != SYMCOLL_FLOW_SYNC) {
+        snprintf(why, sizeof why, "across %d nodes (%s); one PE per node: its steps are copies",
+                 view->nodes, plan);
+        describe(view, "", 0, 0, SYMCOLL_CHOICE_FIXED, why, out);
+        return SYMCOLL_SUCCESS;
+    }
     size_t elem_size = bytes ? symcoll_datatype_size(q->type) : 0;
     symcoll_tuning_query_t query =
         symcoll_coll_query(q->collective, bytes, elem_size, view->size, view->topo, view->sm_count,
@@ -200,7 +207,6 @@ static symcoll_status_t choose(const symcoll_explain_query_t *q, const team_view
     st = symcoll_tuning_select(&query, &choice);
     if (st != SYMCOLL_SUCCESS)
         return symcoll_set_error(st, FN ": %s", choice.why);
-    char why[sizeof out->why] = "";
     if (plan) {
         snprintf(why, sizeof why, "across %d nodes (%s); in each node: ", view->nodes, plan);
         strncat(why, choice.why, sizeof why - strlen(why) - 1);

@@ -514,7 +514,8 @@ typedef struct {
  * move data or synchronize over a team, or described job, whose slowest link is "no-p2p":
  * the call itself fails so). WORLD across nodes, for the calls that run there (barrier,
  * broadcast, reduce, reduce_scatter, fcollect, alltoall): the choice for the node's steps, link
- * the node's, and why starts "across N nodes (the plan)". */
+ * the node's, and why starts "across N nodes (the plan)"; with one PE per node the data steps
+ * are copies (algorithm "", grid 0 x 0, source SYMCOLL_CHOICE_FIXED). */
 SYMCOLL_API symcoll_status_t symcoll_explain(const symcoll_explain_query_t *query,
                                              symcoll_explanation_t *out);
 
