@@ -18,6 +18,10 @@
 #             that every round shows is the change's, one that comes and goes is drift
 #   nomps     PEs sharing a GPU without MPS (time slicing): correct, one time slice a sync
 #   floor     tools that measure one thing: graph_floor.cu, flag_offsets.cu
+#   nodes     two simulated nodes (symcoll-run --nodes 2): the nodes_* tests with 1 and 2 PEs per
+#             node, then symcoll-perf in stream and graph mode: 1 PE per node, 2 PEs per node,
+#             and 1 PE per node beside NCCL over its socket transport (NCCL_HOSTID per rank, P2P
+#             and SHM off) (NODES_MAXBYTES, default 16m, the largest size)
 #   python    the Python package's GPU tests (python/tests/test_gpu.py) with NP and 4 PEs, each
 #             under symcoll-run, mpirun and torchrun (init over a gloo process group); then
 #             python -m symcoll.bench with NP PEs and with one PE under torchrun (NCCL and
@@ -238,9 +242,42 @@ python_tests() {
   python_bench
 }
 
+# One 2-node sweep of $1 PEs in mode $2 into $3.txt/.csv; $4 "nccl" for NCCL beside, which then
+# takes each rank for a host of its own and crosses over sockets, as the proxy does over UCX.
+nodes_sweep() {
+  local pes=$1 mode=$2 out=$3 g=() compare=()
+  [ "$mode" = graph ] && g=(-G 20)
+  [ "${4:-}" = nccl ] && compare=(--compare nccl)
+  # shellcheck disable=SC2016 # each rank's shell expands its own SYMCOLL_NODE_ID
+  timeout 300 "$RUN" -n "$pes" --nodes 2 --timeout 280 bash -c \
+    'NCCL_HOSTID=node$SYMCOLL_NODE_ID NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 exec "$@"' _ \
+    "$PERF" --op barrier,broadcast,reduce,fcollect,alltoall,reduce_scatter -b 8 \
+    -e "${NODES_MAXBYTES:-16m}" -f 8 --mode "$mode" "${g[@]}" "${compare[@]}" \
+    --csv "$out.csv" > "$out.txt" 2>&1
+  local rc=$?
+  echo "== $pes PEs on 2 nodes, $mode${4:+, $4 beside}: rc=$rc"
+  [ "$rc" = 0 ] || mps_ensure
+  grep -E "^ +(barrier|broadcast|reduce|fcollect|alltoall|reduce_scatter) +[0-9]+ " "$out.txt" |
+    awk '$2 == 8 || $2 == 16777216' | head -12
+}
+
+nodes() {
+  share_for 4
+  echo "== the nodes tests (2 nodes of 1 PE${SHARE:+, MPS 50 %})"
+  CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 TESTS='^nodes_' run_label '^gpu$' "$L/ctest-nodes-2pe.log"
+  echo "== the nodes tests (2 nodes of 2 PEs${SHARE:+, MPS 25 %})"
+  CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25 TESTS='^nodes_' run_label 4pe "$L/ctest-nodes-4pe.log"
+  local mode
+  for mode in stream graph; do
+    CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 nodes_sweep 2 "$mode" "$L/nodes-2pe-$mode"
+    CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25 nodes_sweep 4 "$mode" "$L/nodes-4pe-$mode"
+    CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 nodes_sweep 2 "$mode" "$L/nodes-2pe-nccl-$mode" nccl
+  done
+}
+
 for step in ${STEPS//,/ }; do
   case $step in
-    suite | wide | sanitize | perf | ab | nomps | floor) $step ;;
+    suite | wide | sanitize | perf | ab | nomps | floor | nodes) $step ;;
     python) python_tests ;;
     *) echo "check.sh: unknown step '$step'"; exit 2 ;;
   esac
