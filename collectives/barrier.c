@@ -4,7 +4,6 @@
 #include "barrier_launch.h"
 #include "internal.h"
 #include "nodes_plan.h"
-#include "rma_launch.h"
 #include "rma_remote.h"
 
 /* The leaders' meeting: each adds 1 to every other leader's arrivals (through the proxy, in
@@ -12,7 +11,6 @@
  * it holds every PE of the node until its quiet is done. */
 static symcoll_status_t leaders_meet(const char *fn, cudaStream_t stream) {
     uint64_t *arrivals = &symcoll_g.nodes_sync[SYMCOLL_NODES_BARRIER_ARRIVALS];
-    uint64_t *awaited = &symcoll_g.nodes_sync[SYMCOLL_NODES_BARRIER_AWAITED];
     symcoll_status_t st = SYMCOLL_SUCCESS;
     for (int k = 0; k < symcoll_g.n_nodes && st == SYMCOLL_SUCCESS; k++)
         if (symcoll_g.node_leaders[k] != symcoll_g.my_pe)
@@ -20,11 +18,8 @@ static symcoll_status_t leaders_meet(const char *fn, cudaStream_t stream) {
                                         symcoll_g.node_leaders[k], stream);
     if (st != SYMCOLL_SUCCESS)
         return st;
-    return symcoll_cuda_status(
-        symcoll_arrivals_wait_launch(symcoll_team_device(&symcoll_g.teams[SYMCOLL_TEAM_WORLD]),
-                                     arrivals, awaited, (uint64_t)(symcoll_g.n_nodes - 1),
-                                     SYMCOLL_COLL_BARRIER, stream),
-        fn, "wait kernel launch");
+    return symcoll_nodes_await(fn, SYMCOLL_NODES_BARRIER_ARRIVALS,
+                               (uint64_t)(symcoll_g.n_nodes - 1), SYMCOLL_COLL_BARRIER, stream);
 }
 
 symcoll_status_t symcoll_barrier_across_nodes(const char *fn, cudaStream_t stream) {
@@ -53,7 +48,7 @@ symcoll_status_t symcoll_barrier_on_stream(symcoll_team_t team, cudaStream_t str
     symcoll_status_t st = symcoll_team_for_call(fn, team, &t);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_check_stream(fn, stream);
-    if (st == SYMCOLL_SUCCESS && team == SYMCOLL_TEAM_WORLD && symcoll_g.proxy)
+    if (st == SYMCOLL_SUCCESS && symcoll_nodes_spans(t))
         return symcoll_barrier_across_nodes(fn, stream);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_check_team_p2p(fn, t);

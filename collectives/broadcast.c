@@ -1,6 +1,5 @@
 /* broadcast: count elements of the root's src into every team member's dst (in place:
  * dst == src). */
-#include "copy_engine.h"
 #include "nodes_plan.h"
 
 symcoll_status_t symcoll_broadcast_on_stream(symcoll_team_t team, void *dst, const void *src,
@@ -22,8 +21,6 @@ symcoll_status_t symcoll_broadcast_on_stream(symcoll_team_t team, void *dst, con
     if (st != SYMCOLL_SUCCESS)
         return st;
     args.root = root;
-    if (choice.algo == SYMCOLL_BROADCAST_CE)
-        return symcoll_coll_launched(&call, symcoll_broadcast_copy_engine(&args, stream));
-    return symcoll_coll_launched(
-        &call, symcoll_broadcast_launch(&args, choice.blocks, choice.threads, stream));
+    return symcoll_coll_launched(&call,
+                                 symcoll_coll_launch(&args, &choice, type, SYMCOLL_SUM, stream));
 }

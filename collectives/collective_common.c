@@ -1,5 +1,6 @@
 /* Host steps shared by the data collectives: checks, then tuning, then kernel arguments. */
 #include "collective_common.h"
+#include "copy_engine.h"
 #include "env.h"
 #include "tuning_override.h"
 
@@ -79,6 +80,22 @@ symcoll_status_t symcoll_coll_prepare(const symcoll_coll_call_t *call, size_t tu
         .collective = call->collective,
     };
     return SYMCOLL_SUCCESS;
+}
+
+cudaError_t symcoll_coll_launch(const symcoll_coll_args_t *args, const symcoll_choice_t *choice,
+                                symcoll_datatype_t type, symcoll_op_t op, cudaStream_t stream) {
+    switch (args->collective) {
+    case SYMCOLL_COLL_BROADCAST:
+        return choice->algo == SYMCOLL_BROADCAST_CE
+                   ? symcoll_broadcast_copy_engine(args, stream)
+                   : symcoll_broadcast_launch(args, choice->blocks, choice->threads, stream);
+    case SYMCOLL_COLL_FCOLLECT:
+        return symcoll_fcollect_launch(args, choice->blocks, choice->threads, stream);
+    case SYMCOLL_COLL_ALLTOALL:
+        return symcoll_alltoall_launch(args, choice->blocks, choice->threads, stream);
+    default:
+        return symcoll_reduce_launch(args, type, op, choice->blocks, choice->threads, stream);
+    }
 }
 
 symcoll_status_t symcoll_coll_launched(const symcoll_coll_call_t *call, cudaError_t err) {

@@ -55,6 +55,11 @@ symcoll_status_t symcoll_coll_check_reduction(const symcoll_coll_call_t *call,
                                               symcoll_datatype_t type, symcoll_op_t op,
                                               const void *dst, const void *src);
 
+/* The kernels (or, for broadcast's "ce", the copies) of args->collective with the chosen grid:
+ * broadcast, fcollect, alltoall, reduce and reduce_scatter (type and op for the reductions). */
+cudaError_t symcoll_coll_launch(const symcoll_coll_args_t *args, const symcoll_choice_t *choice,
+                                symcoll_datatype_t type, symcoll_op_t op, cudaStream_t stream);
+
 /* The call's status after its launch function returned err. */
 symcoll_status_t symcoll_coll_launched(const symcoll_coll_call_t *call, cudaError_t err);
 

@@ -1,7 +1,6 @@
 /* The steps that collectives across nodes are made of (collectives/nodes_plan.h). */
 #include <stdio.h>
 #include "nodes_plan.h"
-#include "copy_engine.h"
 #include "nodes_combine_launch.h"
 #include "rma_launch.h"
 #include "rma_remote.h"
@@ -74,32 +73,21 @@ symcoll_status_t symcoll_nodes_settle(const symcoll_nodes_plan_t *p, symcoll_sta
     return symcoll_set_error(st, "%s", why);
 }
 
+symcoll_status_t symcoll_nodes_await(const char *fn, int arrivals, uint64_t expected,
+                                     symcoll_collective_t collective, cudaStream_t stream) {
+    return symcoll_cuda_status(
+        symcoll_arrivals_wait_launch(symcoll_team_device(&symcoll_g.teams[SYMCOLL_TEAM_WORLD]),
+                                     &symcoll_g.nodes_sync[arrivals],
+                                     &symcoll_g.nodes_sync[arrivals + 1], expected, collective,
+                                     stream),
+        fn, "wait kernel launch");
+}
+
 symcoll_status_t symcoll_nodes_wait(const symcoll_nodes_plan_t *p, uint64_t expected) {
     if (expected == 0)
         return SYMCOLL_SUCCESS;
-    return symcoll_cuda_status(
-        symcoll_arrivals_wait_launch(symcoll_team_device(&symcoll_g.teams[SYMCOLL_TEAM_WORLD]),
-                                     &symcoll_g.nodes_sync[SYMCOLL_NODES_DATA_ARRIVALS],
-                                     &symcoll_g.nodes_sync[SYMCOLL_NODES_DATA_AWAITED], expected,
-                                     p->call->collective, p->stream),
-        p->call->fn, "wait kernel launch");
-}
-
-static cudaError_t node_launch(symcoll_collective_t collective, const symcoll_coll_args_t *args,
-                               const symcoll_choice_t *choice, symcoll_datatype_t type,
-                               symcoll_op_t op, cudaStream_t stream) {
-    switch (collective) {
-    case SYMCOLL_COLL_BROADCAST:
-        return choice->algo == SYMCOLL_BROADCAST_CE
-                   ? symcoll_broadcast_copy_engine(args, stream)
-                   : symcoll_broadcast_launch(args, choice->blocks, choice->threads, stream);
-    case SYMCOLL_COLL_FCOLLECT:
-        return symcoll_fcollect_launch(args, choice->blocks, choice->threads, stream);
-    case SYMCOLL_COLL_ALLTOALL:
-        return symcoll_alltoall_launch(args, choice->blocks, choice->threads, stream);
-    default:
-        return symcoll_reduce_launch(args, type, op, choice->blocks, choice->threads, stream);
-    }
+    return symcoll_nodes_await(p->call->fn, SYMCOLL_NODES_DATA_ARRIVALS, expected,
+                               p->call->collective, p->stream);
 }
 
 symcoll_status_t symcoll_nodes_on_node(const symcoll_nodes_plan_t *p,
@@ -125,7 +113,7 @@ symcoll_status_t symcoll_nodes_on_node(const symcoll_nodes_plan_t *p,
     if (st != SYMCOLL_SUCCESS)
         return st;
     args.root = root;
-    return symcoll_cuda_status(node_launch(collective, &args, &choice, type, op, p->stream), fn,
+    return symcoll_cuda_status(symcoll_coll_launch(&args, &choice, type, op, p->stream), fn,
                                "kernel launch of the node's step");
 }
 

@@ -40,7 +40,13 @@ symcoll_status_t symcoll_nodes_enter(const symcoll_nodes_plan_t *p);
 symcoll_status_t symcoll_nodes_send(const symcoll_nodes_plan_t *p, void *dst, const void *src,
                                     size_t bytes, int pe);
 
-/* Waits in stream order for `expected` more arrivals at this PE. */
+/* Waits in stream order until `expected` more signals have reached this PE's word `arrivals`
+ * (SYMCOLL_NODES_BARRIER_ARRIVALS or SYMCOLL_NODES_DATA_ARRIVALS, its awaited count after it),
+ * under the WORLD team's timeout, which names collective. */
+symcoll_status_t symcoll_nodes_await(const char *fn, int arrivals, uint64_t expected,
+                                     symcoll_collective_t collective, cudaStream_t stream);
+
+/* Waits in stream order for `expected` more arrivals of data at this PE. */
 symcoll_status_t symcoll_nodes_wait(const symcoll_nodes_plan_t *p, uint64_t expected);
 
 /* The wait of a step whose status is st: also after a failure (st kept), so that this PE's

@@ -65,9 +65,9 @@ typedef struct {
 
 extern symcoll_state_t symcoll_g;
 
-/* The words of symcoll_g.nodes_sync: signals from other nodes counted as they arrive, and how
- * many of them this PE has waited for (symcoll_arrivals_wait_launch): one pair for the leaders'
- * barrier across nodes, one for the data of collectives across nodes. */
+/* The words of symcoll_g.nodes_sync: signals from other nodes counted as they arrive, each
+ * followed by how many of them this PE has waited for (symcoll_arrivals_wait_launch): one pair
+ * for the leaders' barrier across nodes, one for the data of collectives across nodes. */
 enum {
     SYMCOLL_NODES_BARRIER_ARRIVALS,
     SYMCOLL_NODES_BARRIER_AWAITED,
