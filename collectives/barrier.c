@@ -15,7 +15,7 @@ static symcoll_status_t leaders_meet(const char *fn, cudaStream_t stream) {
     for (int k = 0; k < symcoll_g.n_nodes && st == SYMCOLL_SUCCESS; k++)
         if (symcoll_g.node_leaders[k] != symcoll_g.my_pe)
             st = symcoll_rma_remote_put(fn, NULL, NULL, 0, arrivals, 1, SYMCOLL_SIGNAL_ADD,
-                                        symcoll_g.node_leaders[k], stream);
+                                        symcoll_g.node_leaders[k], SYMCOLL_COLL_BARRIER, stream);
     if (st != SYMCOLL_SUCCESS)
         return st;
     return symcoll_nodes_await(fn, SYMCOLL_NODES_BARRIER_ARRIVALS,
@@ -32,7 +32,7 @@ symcoll_status_t symcoll_barrier_across_nodes(const char *fn, cudaStream_t strea
     symcoll_status_t st = symcoll_rma_remote_usable();
     /* Every PE's puts to other nodes are complete there before it arrives. */
     if (st == SYMCOLL_SUCCESS)
-        st = symcoll_rma_remote_quiet(fn, stream);
+        st = symcoll_rma_remote_quiet(fn, SYMCOLL_COLL_BARRIER, stream);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_cuda_status(symcoll_barrier_launch(node, stream), fn, "barrier kernel launch");
     if (st == SYMCOLL_SUCCESS && symcoll_g.local_rank == 0)

@@ -60,7 +60,7 @@ symcoll_status_t symcoll_nodes_send(const symcoll_nodes_plan_t *p, void *dst, co
                                     size_t bytes, int pe) {
     return symcoll_rma_remote_put(p->call->fn, dst, src, bytes,
                                   &symcoll_g.nodes_sync[SYMCOLL_NODES_DATA_ARRIVALS], 1,
-                                  SYMCOLL_SIGNAL_ADD, pe, p->stream);
+                                  SYMCOLL_SIGNAL_ADD, pe, p->call->collective, p->stream);
 }
 
 symcoll_status_t symcoll_nodes_settle(const symcoll_nodes_plan_t *p, symcoll_status_t st,

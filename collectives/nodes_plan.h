@@ -1,7 +1,7 @@
 /* Collectives on WORLD when it spans nodes (docs/design.md, "Collectives across nodes"): the
  * node's own kernels on the NODE team, and between nodes puts with signals through the proxy
  * among the PEs of the same rank in their node. Every step is enqueued on the caller's stream
- * (host functions and kernels), so the plans are graph-capturable. */
+ * (kernels and copies), so the plans are graph-capturable. */
 #ifndef SYMCOLL_NODES_PLAN_H
 #define SYMCOLL_NODES_PLAN_H
 

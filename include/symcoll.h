@@ -210,10 +210,10 @@ SYMCOLL_API void *symcoll_ptr(const void *sym_addr, int pe);
  * pointer may be any memory of this PE's GPU. The range [ptr, ptr+bytes) must stay inside
  * one allocation. pe: a WORLD PE. The operation is complete when it completes in stream
  * order on this PE (remote writes are visible to pe after a later barrier or signal).
- * A PE of another node is reached through the UCX proxy: the stream then runs a host function
- * that waits for the proxy (a put until its source is staged, a get until its data is here),
- * and the call allocates a small host record (freed with the graph when captured); a failure of
- * the proxy is returned by the next such call.
+ * A PE of another node is reached through the UCX proxy: the stream then runs a one-thread
+ * kernel that posts the request into the proxy's ring and waits for it (a put until its source
+ * is staged, a get until its data is here); a failure of the proxy is returned by the next such
+ * call, a stall breaks WORLD (TIMEOUT) as a device wait does.
  * Errors: INVALID_ARGUMENT, NOT_INITIALIZED, UNSUPPORTED (pe not reachable), TIMEOUT (the
  * proxy gave up on a PE of another node), CUDA. */
 SYMCOLL_API symcoll_status_t symcoll_put_on_stream(void *dst, const void *src, size_t bytes, int pe,

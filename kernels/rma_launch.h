@@ -31,6 +31,20 @@ cudaError_t symcoll_arrivals_wait_launch(symcoll_device_t h, const uint64_t *arr
                                          uint64_t *awaited, uint64_t expected,
                                          symcoll_collective_t collective, cudaStream_t stream);
 
+/* One single-thread kernel: posts a request (SYMCOLL_PROXY_RING_PUT or _GET) for pe, of another
+ * node, into the proxy's ring, as the device API does, then waits, under h's timeout naming
+ * collective, until the proxy has staged a put's source or completed a get. */
+cudaError_t symcoll_proxy_request_launch(symcoll_device_t h, int kind, int pe,
+                                         uint64_t remote_offset, const void *local, size_t bytes,
+                                         const uint64_t *sig, uint64_t value,
+                                         symcoll_signal_op_t op, symcoll_collective_t collective,
+                                         cudaStream_t stream);
+
+/* One single-thread kernel: waits until every request posted into the proxy's ring before it
+ * (by any stream or kernel of this PE) is complete at its target. */
+cudaError_t symcoll_proxy_quiet_launch(symcoll_device_t h, symcoll_collective_t collective,
+                                       cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,7 +1,7 @@
 /* How the proxy (src/transport/proxy) reaches this PE's GPU: copies between its staging in
  * pinned host memory and any memory of the GPU, and signals applied by the signal kernel, all on
  * one stream of the proxy's own. That stream does not synchronize with the legacy default
- * stream: a host function on a user's stream 0 waits for the proxy, which must not wait for it. */
+ * stream: a kernel on a user's stream 0 waits for the proxy, which must not wait for it. */
 #include <stdatomic.h>
 #include <string.h>
 #include "internal.h"

@@ -67,7 +67,8 @@ symcoll_status_t symcoll_put_on_stream(void *dst, const void *src, size_t bytes,
     if (st != SYMCOLL_SUCCESS || bytes == 0)
         return st;
     if (remote)
-        return symcoll_rma_remote_put(fn, dst, src, bytes, NULL, 0, SYMCOLL_SIGNAL_SET, pe, stream);
+        return symcoll_rma_remote_put(fn, dst, src, bytes, NULL, 0, SYMCOLL_SIGNAL_SET, pe,
+                                      SYMCOLL_COLL_DEVICE_API, stream);
     return symcoll_cuda_status(cudaMemcpyAsync(symcoll_peer_address(dst, pe), src, bytes,
                                                cudaMemcpyDeviceToDevice, stream),
                                fn, "cudaMemcpyAsync to the peer");
@@ -90,7 +91,7 @@ symcoll_status_t symcoll_get_on_stream(void *dst, const void *src, size_t bytes,
     if (st != SYMCOLL_SUCCESS || bytes == 0)
         return st;
     if (remote)
-        return symcoll_rma_remote_get(fn, dst, src, bytes, pe, stream);
+        return symcoll_rma_remote_get(fn, dst, src, bytes, pe, SYMCOLL_COLL_DEVICE_API, stream);
     return symcoll_cuda_status(cudaMemcpyAsync(dst, symcoll_peer_address(src, pe), bytes,
                                                cudaMemcpyDeviceToDevice, stream),
                                fn, "cudaMemcpyAsync from the peer");
@@ -117,7 +118,8 @@ symcoll_status_t symcoll_put_signal_on_stream(void *dst, const void *src, size_t
     if (st != SYMCOLL_SUCCESS)
         return st;
     if (remote)
-        return symcoll_rma_remote_put(fn, dst, src, bytes, sig, value, op, pe, stream);
+        return symcoll_rma_remote_put(fn, dst, src, bytes, sig, value, op, pe,
+                                      SYMCOLL_COLL_DEVICE_API, stream);
 
     void *peer_dst = bytes > 0 ? symcoll_peer_address(dst, pe) : NULL;
     size_t kernel_bytes = bytes;

@@ -135,6 +135,37 @@ TEST_F(Nodes, TheBarrierAcrossNodesOrdersPuts) {
     CUDA_OK(cudaGraphDestroy(graph));
 }
 
+// One graph of 20 rounds of a put-with-signal (ADD 1 to the partner's count) and a WORLD
+// barrier, replayed 4 times: after replay r the count is 20 r. With host functions waiting for
+// the proxy, such a graph deadlocked on its first replay (docs/design.md, "Put, get and
+// put-with-signal on a stream").
+TEST_F(Nodes, AGraphOfManyBarriersReplays) {
+    constexpr int kRounds = 20;
+    SymBuffer count(sizeof(uint64_t));
+    Stream stream;
+    CUDA_OK(cudaMemset(count.ptr, 0, sizeof(uint64_t)));
+    barrier_sync(stream);
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    for (int i = 0; i < kRounds; i++) {
+        SYM_OK(symcoll_put_signal_on_stream(nullptr, nullptr, 0, static_cast<uint64_t *>(count.ptr),
+                                            1, SYMCOLL_SIGNAL_ADD, partner, stream));
+        SYM_OK(symcoll_barrier_on_stream(SYMCOLL_TEAM_WORLD, stream));
+    }
+    CUDA_OK(cudaStreamEndCapture(stream, &graph));
+    CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+    for (uint64_t replay = 1; replay <= 4; replay++) {
+        CUDA_OK(cudaGraphLaunch(exec, stream));
+        CUDA_OK(cudaStreamSynchronize(stream));
+        uint64_t got = 0;
+        CUDA_OK(cudaMemcpy(&got, count.ptr, sizeof got, cudaMemcpyDeviceToHost));
+        EXPECT_EQ(got, kRounds * replay) << "replay " << replay;
+    }
+    CUDA_OK(cudaGraphExecDestroy(exec));
+    CUDA_OK(cudaGraphDestroy(graph));
+}
+
 // A put from memory that is not symmetric into the partner's heap at an odd offset, for every
 // size; the barrier makes it visible.
 TEST_F(Nodes, PutsOfEverySizeReachTheOtherNode) {

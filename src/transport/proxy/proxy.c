@@ -251,23 +251,15 @@ uint64_t symcoll_proxy_complete(symcoll_proxy_t *p) {
     return atomic_load_explicit(&p->retired, memory_order_acquire);
 }
 
-/* Until *count reaches ticket, or the proxy fails. */
-static symcoll_status_t wait_for(symcoll_proxy_t *p, _Atomic uint64_t *count, uint64_t ticket) {
-    while (atomic_load_explicit(count, memory_order_acquire) < ticket) {
+/* Until the ticket is retired, or the proxy fails. */
+symcoll_status_t symcoll_proxy_wait(symcoll_proxy_t *p, uint64_t ticket) {
+    while (atomic_load_explicit(&p->retired, memory_order_acquire) < ticket) {
         symcoll_status_t st = proxy_failure(p);
         if (st != SYMCOLL_SUCCESS)
             return st;
         sched_yield();
     }
     return proxy_failure(p);
-}
-
-symcoll_status_t symcoll_proxy_wait(symcoll_proxy_t *p, uint64_t ticket) {
-    return wait_for(p, &p->retired, ticket);
-}
-
-symcoll_status_t symcoll_proxy_wait_staged(symcoll_proxy_t *p, uint64_t ticket) {
-    return wait_for(p, &p->staged, ticket);
 }
 
 void symcoll_proxy_progress(symcoll_proxy_t *p) {

@@ -126,10 +126,6 @@ uint64_t symcoll_proxy_complete(symcoll_proxy_t *p);
  * (requests complete in the order they were posted). */
 symcoll_status_t symcoll_proxy_wait(symcoll_proxy_t *p, uint64_t ticket);
 
-/* The source of the put of ticket (and of every request before it) is staged: it may change,
- * and the put still lands as it was. A get is complete only after symcoll_proxy_wait. */
-symcoll_status_t symcoll_proxy_wait_staged(symcoll_proxy_t *p, uint64_t ticket);
-
 /* For the memory callbacks, on the proxy thread, while they wait for a copy: one pass of the
  * transport's progress (over TCP a put moves only while its sender progresses). */
 void symcoll_proxy_progress(symcoll_proxy_t *p);
