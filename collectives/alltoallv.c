@@ -1,8 +1,9 @@
 /* alltoallv and the expert-grouped dispatch and combine, with the counts in device memory: the
  * host checks what it can see (the team, the buffers, dst's capacity, the experts) and picks
  * the algorithm by dst's capacity per PE; the kernel (kernels/alltoallv.cu) exchanges the
- * counts and checks them against every PE's dst capacity and src allocation. */
-#include "collective_common.h"
+ * counts and checks them against every PE's dst capacity and src allocation. WORLD across
+ * nodes takes its own plan (collectives/nodes_alltoallv.c). */
+#include "nodes_plan.h"
 
 /* One call as its public function received it. */
 typedef struct {
@@ -108,6 +109,8 @@ static symcoll_status_t exchange(const char *fn, const exchange_t *x) {
         .shape = shape_of(x, call.elem_size),
         .overflow = call.team->overflow_device,
     };
+    if (symcoll_nodes_spans(call.team))
+        return symcoll_nodes_alltoallv(&call, &args, x->dst, x->src, dst_bytes, x->stream);
     symcoll_choice_t choice;
     size_t per_pe = dst_bytes / (size_t)call.team->size;
     st = symcoll_coll_prepare(&call, dst_bytes, x->dst, x->src, per_pe, &args.c, &choice);

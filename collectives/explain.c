@@ -139,6 +139,9 @@ static const char *nodes_plan(symcoll_collective_t collective) {
         return "blocks to peers of other nodes, node fcollects";
     case SYMCOLL_COLL_ALLTOALL:
         return "blocks straight to other nodes' PEs, node alltoall";
+    case SYMCOLL_COLL_ALLTOALLV:
+        return "counts to every PE, then segments: node peers by stores, other nodes through the "
+               "proxy";
     default:
         return NULL;
     }
@@ -193,6 +196,12 @@ static symcoll_status_t choose(const symcoll_explain_query_t *q, const team_view
     if (st != SYMCOLL_SUCCESS)
         return st;
     char why[sizeof out->why] = "";
+    if (plan && q->collective == SYMCOLL_COLL_ALLTOALLV) {
+        snprintf(why, sizeof why, "across %d nodes (%s): one kernel, no algorithm to choose",
+                 view->nodes, plan);
+        describe(view, "", 0, 0, SYMCOLL_CHOICE_FIXED, why, out);
+        return SYMCOLL_SUCCESS;
+    }
     if (plan && view->size == 1 && flow != SYMCOLL_FLOW_SYNC) {
         snprintf(why, sizeof why, "across %d nodes (%s); one PE per node: its steps are copies",
                  view->nodes, plan);

@@ -85,5 +85,10 @@ symcoll_status_t symcoll_nodes_reduce_scatter(const symcoll_coll_call_t *call, v
                                               const void *src, size_t count_per_pe,
                                               symcoll_datatype_t type, symcoll_op_t op,
                                               cudaStream_t stream);
+/* alltoallv, dispatch and combine (collectives/nodes_alltoallv.c): args filled in by the public
+ * call but for args->c and args->headers; dst_bytes is dst's capacity in bytes. */
+symcoll_status_t symcoll_nodes_alltoallv(const symcoll_coll_call_t *call,
+                                         symcoll_alltoallv_args_t *args, void *dst, const void *src,
+                                         size_t dst_bytes, cudaStream_t stream);
 
 #endif

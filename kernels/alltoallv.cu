@@ -13,47 +13,6 @@
 #include "alltoallv_plan.cuh"
 #include "kernel_load.h"
 
-/* Block 0's results: recv_counts and recv_offsets of a dispatch (expert-major, [e * n + i])
- * for the kernels that follow, and the cause when the call did not fit, recorded on every
- * member for the host's next call on the team. */
-SYMCOLL_DEV void a2av_report(const symcoll_alltoallv_args_t &a, const a2av_plan_t *p) {
-    const symcoll_device_t &h = a.c.h;
-    const int n = h.team_size, experts = a.experts;
-    if (blockIdx.x != 0)
-        return;
-    const bool laid_out = p->mismatch_pe == n;
-    for (int k = threadIdx.x; laid_out && a.recv_counts && k < n * experts; k += blockDim.x) {
-        const int i = k / experts, e = k % experts;
-        a.recv_counts[e * n + i] = p->in.count[k];
-        a.recv_offsets[e * n + i] = p->in.local[k];
-    }
-    symcoll_overflow_record_t *r = a.overflow;
-    if (threadIdx.x == 0 && !a2av_fits(h, p) && r->overflowed == 0) {
-        /* The first cause that applies: capacities that differ, a sender past its src, a
-         * receiver past its capacity. */
-        int pe;
-        if (p->mismatch_pe < n) {
-            pe = p->mismatch_pe;
-            r->kind = SYMCOLL_OVERFLOW_CALL_MISMATCH;
-            r->total = p->capacity[pe];
-            r->capacity = a.capacity;
-        } else if (p->overread_pe < n) {
-            pe = p->overread_pe;
-            r->kind = SYMCOLL_OVERFLOW_SRC;
-            r->total = a.combine ? p->laid_out[pe] : p->row[pe];
-            r->capacity = p->room[pe];
-        } else {
-            pe = p->overflow_pe;
-            r->kind = SYMCOLL_OVERFLOW_DST;
-            r->total = a.combine ? p->row[pe] : p->laid_out[pe];
-            r->capacity = p->capacity[pe];
-        }
-        r->pe = symcoll_dev_team_to_world(h, pe);
-        __threadfence_system();
-        r->overflowed = 1;
-    }
-}
-
 /* [*begin, *end): the bytes of a stream that this block moves in LL round `round`. Round 0
  * carries `first` bytes per block after the header (none in a combine, whose segments are
  * known only from the plan: lead is what round 0 carried in all), later rounds a full payload

@@ -50,6 +50,8 @@ typedef struct {
 #define A2AV_CAPACITY 1
 #define A2AV_ROOM 2
 #define A2AV_COUNTS 3
+static_assert(SYMCOLL_ALLTOALLV_HEADER_WORDS == A2AV_COUNTS + SYMCOLL_ALLTOALLV_MAX_SEGMENTS,
+              "a header row holds the fixed words and the most counts");
 
 SYMCOLL_DEV int a2av_header_words(const symcoll_alltoallv_args_t &a) {
     return A2AV_COUNTS + a.c.h.team_size * a.experts;
@@ -77,11 +79,15 @@ SYMCOLL_DEV uint64_t a2av_my_word(const symcoll_alltoallv_args_t &a, const a2av_
     }
 }
 
-/* Word w of member i's header of epoch, from LL block `block`'s buffers on this PE; false on
- * timeout. */
+/* Word w of member i's header of epoch, from LL block `block`'s buffers on this PE (across
+ * nodes: from the gathered rows, all in before the kernel started); false on timeout. */
 SYMCOLL_DEV bool a2av_peer_word(const symcoll_alltoallv_args_t &a, int block, int i, uint64_t epoch,
                                 int w, uint64_t *v) {
     const symcoll_device_t &h = a.c.h;
+    if (a.headers) {
+        *v = a.headers[(size_t)i * SYMCOLL_ALLTOALLV_HEADER_WORDS + w];
+        return true;
+    }
     return symcoll_dev_ll_load(h, symcoll_dev_ll_buffer(h, block, i, epoch) + 16 * w,
                                (uint32_t)epoch, v, SYMCOLL_COLL_ALLTOALLV,
                                symcoll_dev_team_to_world(h, i));
@@ -269,6 +275,47 @@ SYMCOLL_DEV const a2av_list_t &a2av_receives(const symcoll_alltoallv_args_t &a,
 SYMCOLL_DEV bool a2av_fits(const symcoll_device_t &h, const a2av_plan_t *p) {
     return p->mismatch_pe == h.team_size && p->overflow_pe == h.team_size &&
            p->overread_pe == h.team_size;
+}
+
+/* Block 0's results: recv_counts and recv_offsets of a dispatch (expert-major, [e * n + i])
+ * for the kernels that follow, and the cause when the call did not fit, recorded on every
+ * member for the host's next call on the team. */
+SYMCOLL_DEV void a2av_report(const symcoll_alltoallv_args_t &a, const a2av_plan_t *p) {
+    const symcoll_device_t &h = a.c.h;
+    const int n = h.team_size, experts = a.experts;
+    if (blockIdx.x != 0)
+        return;
+    const bool laid_out = p->mismatch_pe == n;
+    for (int k = threadIdx.x; laid_out && a.recv_counts && k < n * experts; k += blockDim.x) {
+        const int i = k / experts, e = k % experts;
+        a.recv_counts[e * n + i] = p->in.count[k];
+        a.recv_offsets[e * n + i] = p->in.local[k];
+    }
+    symcoll_overflow_record_t *r = a.overflow;
+    if (threadIdx.x == 0 && !a2av_fits(h, p) && r->overflowed == 0) {
+        /* The first cause that applies: capacities that differ, a sender past its src, a
+         * receiver past its capacity. */
+        int pe;
+        if (p->mismatch_pe < n) {
+            pe = p->mismatch_pe;
+            r->kind = SYMCOLL_OVERFLOW_CALL_MISMATCH;
+            r->total = p->capacity[pe];
+            r->capacity = a.capacity;
+        } else if (p->overread_pe < n) {
+            pe = p->overread_pe;
+            r->kind = SYMCOLL_OVERFLOW_SRC;
+            r->total = a.combine ? p->laid_out[pe] : p->row[pe];
+            r->capacity = p->room[pe];
+        } else {
+            pe = p->overflow_pe;
+            r->kind = SYMCOLL_OVERFLOW_DST;
+            r->total = a.combine ? p->row[pe] : p->laid_out[pe];
+            r->capacity = p->capacity[pe];
+        }
+        r->pe = symcoll_dev_team_to_world(h, pe);
+        __threadfence_system();
+        r->overflowed = 1;
+    }
 }
 
 #endif

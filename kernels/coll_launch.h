@@ -35,6 +35,9 @@ typedef struct {
 /* Team size x experts per PE, at most: the counts of one PE travel as LL packets ahead of the
  * data, and the kernel keeps two lists of this many segments in shared memory. */
 #define SYMCOLL_ALLTOALLV_MAX_SEGMENTS 512
+/* Words of one member's header (shape, dst capacity, room in src, then its row of counts):
+ * across nodes the headers are gathered in memory, a row of this many words per member. */
+#define SYMCOLL_ALLTOALLV_HEADER_WORDS (3 + SYMCOLL_ALLTOALLV_MAX_SEGMENTS)
 #define SYMCOLL_MOE_MAX_ALIGN (1ull << 32)
 
 /* alltoallv (experts 1, align 1), and the expert-grouped dispatch and combine. */
@@ -52,10 +55,22 @@ typedef struct {
     uint64_t shape;                      /* experts, align, elem_size and combine in one word,
                                             which every member's call must match */
     symcoll_overflow_record_t *overflow; /* the team's record, device address */
+    uint64_t *headers; /* across nodes: member i's header at i * SYMCOLL_ALLTOALLV_HEADER_WORDS
+                          (symmetric); NULL: the headers travel as LL packets */
 } symcoll_alltoallv_args_t;
 
 cudaError_t symcoll_alltoallv_launch(const symcoll_alltoallv_args_t *args, int blocks, int threads,
                                      cudaStream_t stream);
+/* Across nodes (kernels/nodes_alltoallv.cu), WORLD only: the header kernel writes this PE's
+ * header into its row of args->headers on every PE (node peers by stores, other nodes through
+ * the proxy's ring with one ADD of 1 to *arrivals each); the data kernel, once every header is
+ * in, lays the call out as the LL path does, reports it, and moves the segments: to node peers
+ * by stores, to other nodes through the ring with one ADD of 1 to *arrivals per PE, even when
+ * nothing moves. */
+cudaError_t symcoll_nodes_alltoallv_header_launch(const symcoll_alltoallv_args_t *args,
+                                                  uint64_t *arrivals, cudaStream_t stream);
+cudaError_t symcoll_nodes_alltoallv_launch(const symcoll_alltoallv_args_t *args, uint64_t *arrivals,
+                                           int blocks, int threads, cudaStream_t stream);
 cudaError_t symcoll_broadcast_launch(const symcoll_coll_args_t *args, int blocks, int threads,
                                      cudaStream_t stream);
 cudaError_t symcoll_fcollect_launch(const symcoll_coll_args_t *args, int blocks, int threads,

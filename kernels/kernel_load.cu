@@ -18,9 +18,9 @@ static cudaError_t first_launch(void) {
 
 extern "C" cudaError_t symcoll_kernels_load(void) {
 #define LOADER(id, name, nccl, tuned, flow, algorithms) symcoll_##name##_kernels_load,
-    cudaError_t (*const loaders[])(void) = {SYMCOLL_COLLECTIVES(LOADER) symcoll_rma_kernels_load,
-                                            symcoll_halo_kernels_load,
-                                            symcoll_nodes_combine_kernels_load};
+    cudaError_t (*const loaders[])(void) = {
+        SYMCOLL_COLLECTIVES(LOADER) symcoll_rma_kernels_load, symcoll_halo_kernels_load,
+        symcoll_nodes_combine_kernels_load, symcoll_nodes_alltoallv_kernels_load};
 #undef LOADER
     for (size_t i = 0; i < sizeof loaders / sizeof loaders[0]; i++) {
         cudaError_t err = loaders[i]();

@@ -23,6 +23,7 @@ SYMCOLL_COLLECTIVES(SYMCOLL_KERNELS_LOAD_DECLARE)
 cudaError_t symcoll_rma_kernels_load(void);
 cudaError_t symcoll_halo_kernels_load(void);
 cudaError_t symcoll_nodes_combine_kernels_load(void);
+cudaError_t symcoll_nodes_alltoallv_kernels_load(void);
 
 #ifdef __cplusplus
 }

@@ -70,17 +70,24 @@ symcoll_test_target(nodes_coll_test ${CMAKE_CURRENT_LIST_DIR}/nodes_coll_test.cu
 target_link_libraries(nodes_coll_test PRIVATE symcoll_gpu_main)
 symcoll_test_target(nodes_device_test ${CMAKE_CURRENT_LIST_DIR}/nodes_device_test.cu)
 target_link_libraries(nodes_device_test PRIVATE symcoll_gpu_main)
-foreach(test nodes_gpu_test nodes_coll_test nodes_device_test)
+# Tests NAME_2pe (label gpu) and NAME_4pe (label 4pe): the program of target on two nodes.
+function(symcoll_nodes_test name target)
   foreach(pes 2 4)
-    set(name ${test}_${pes}pe)
-    add_test(NAME ${name} COMMAND symcoll-run -n ${pes} --nodes 2 --tag-output --timeout 800
-             $<TARGET_FILE:${test}>)
-    set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900
+    add_test(NAME ${name}_${pes}pe COMMAND symcoll-run -n ${pes} --nodes 2 --tag-output
+             --timeout 800 $<TARGET_FILE:${target}>)
+    set_tests_properties(${name}_${pes}pe PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900
                          ENVIRONMENT SYMCOLL_TIMEOUT_MS=60000)
   endforeach()
-  set_tests_properties(${test}_2pe PROPERTIES LABELS gpu)
-  set_tests_properties(${test}_4pe PROPERTIES LABELS 4pe)
+  set_tests_properties(${name}_2pe PROPERTIES LABELS gpu)
+  set_tests_properties(${name}_4pe PROPERTIES LABELS 4pe)
+endfunction()
+foreach(test nodes_gpu_test nodes_coll_test nodes_device_test)
+  symcoll_nodes_test(${test} ${test})
 endforeach()
+# alltoallv, dispatch and combine across nodes: their own tests (every case is on WORLD) on two
+# nodes, where the forced algorithms give way to the plan across nodes.
+symcoll_nodes_test(nodes_alltoallv_test coll_alltoallv_test)
+symcoll_nodes_test(nodes_moe_test coll_moe_test)
 # What staging costs on the GPU (its table in perf/NOTES.md comes from larger sizes): as a test,
 # the check of each size's last put, at small sizes.
 if(UCX_INCLUDE_DIR)
