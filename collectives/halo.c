@@ -1,4 +1,5 @@
-/* Halo exchange on a stream: checks, the grid (blocks per direction by bytes), one launch. */
+/* Halo exchange on a stream: checks, the grid (blocks per direction by bytes), one launch; with
+ * neighbours on other nodes, their boxes around it, one field at a time (halo_launch.h). */
 #include <stdio.h>
 #include <string.h>
 #include "halo_launch.h"
@@ -76,6 +77,34 @@ static symcoll_status_t fields_apart(const char *fn, void *const *fields, int n,
     return SYMCOLL_SUCCESS;
 }
 
+/* The rounds of the neighbours on other nodes around the kernel of the others (launched by
+ * local, when the plan has any): field 0's boxes leave before it, and each later field's after
+ * the previous one is in (its slot is then free on the neighbour). */
+static symcoll_status_t exchange_across_nodes(const char *fn, symcoll_halo_t h, void *const *fields,
+                                              int n, cudaStream_t stream,
+                                              const symcoll_halo_args_t *local) {
+    symcoll_halo_remote_args_t r = {
+        .team = h->dev.team,
+        .msg = (const symcoll_halo_msg_t *)(h->area + SYMCOLL_HALO_AREA_MSG),
+        .in = (const symcoll_halo_msg_t *)(h->area + SYMCOLL_HALO_AREA_IN),
+        .remote = h->remote,
+        .n_dirs = h->n_remote,
+    };
+    memcpy(r.off, h->remote_off, sizeof r.off);
+    memcpy(r.slot, h->remote_slot, sizeof r.slot);
+    memcpy(r.dir, h->remote_dir, sizeof r.dir);
+    cudaError_t err = cudaSuccess;
+    for (int f = 0; f < n && err == cudaSuccess; f++) {
+        r.field = fields[f];
+        err = symcoll_halo_remote_send(&r, stream);
+        if (err == cudaSuccess && f == 0 && local)
+            err = symcoll_halo_launch(local, stream);
+        if (err == cudaSuccess)
+            err = symcoll_halo_remote_receive(&r, stream);
+    }
+    return symcoll_cuda_status(err, fn, "halo kernel launch");
+}
+
 static symcoll_status_t exchange(const char *fn, symcoll_halo_t h, void *const *fields, int n,
                                  cudaStream_t stream) {
     symcoll_status_t st = symcoll_check_initialized(fn);
@@ -107,8 +136,10 @@ static symcoll_status_t exchange(const char *fn, symcoll_halo_t h, void *const *
         st = fields_apart(fn, fields, n, h->span);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_check_stream(fn, stream);
-    if (st != SYMCOLL_SUCCESS || h->n_dirs == 0)
+    if (st != SYMCOLL_SUCCESS || h->n_dirs + h->n_remote == 0)
         return st;
+    if (h->n_dirs == 0)
+        return exchange_across_nodes(fn, h, fields, n, stream, NULL);
     a.hh = h->dev;
     a.in = (const symcoll_halo_msg_t *)(h->area + SYMCOLL_HALO_AREA_IN);
     a.ll = h->ll;
@@ -117,6 +148,8 @@ static symcoll_status_t exchange(const char *fn, symcoll_halo_t h, void *const *
     a.ll_scrubbed = (uint64_t *)(h->area + SYMCOLL_HALO_AREA_LL_SCRUBBED);
     a.n_fields = n;
     plan_grid(h, fields, n, &a);
+    if (h->n_remote > 0)
+        return exchange_across_nodes(fn, h, fields, n, stream, &a);
     return symcoll_cuda_status(symcoll_halo_launch(&a, stream), fn, "halo kernel launch");
 }
 

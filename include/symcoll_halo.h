@@ -63,7 +63,9 @@ SYMCOLL_API void symcoll_halo_desc_default(symcoll_halo_desc_t *d);
  * The team's PEs must agree on everything but interior and pitch; neighbouring faces must
  * have the same shape. Errors, on every PE: INVALID_ARGUMENT (names the field, or for a face
  * mismatch the dimension and the two PEs, or for different teams the two PEs and their teams),
- * UNSUPPORTED (a neighbour is not load/store reachable), OUT_OF_MEMORY, NOT_INITIALIZED, CUDA. */
+ * UNSUPPORTED (a neighbour is neither load/store reachable nor on another node that the proxy
+ * reaches), OUT_OF_MEMORY, NOT_INITIALIZED, CUDA. A neighbour on another node gets its faces
+ * packed and sent through the proxy, one field after another, around the kernel. */
 SYMCOLL_API symcoll_status_t symcoll_halo_create(symcoll_team_t team, const symcoll_halo_desc_t *d,
                                                  symcoll_halo_t *h);
 
@@ -139,7 +141,8 @@ typedef struct {
  * caller's header (SYMCOLL_HALO_DEVICE_HANDLE_VERSION, sizeof(symcoll_halo_device_t)); use
  * symcoll_halo_device_handle below, which passes them. Errors: INVALID_ARGUMENT (out or h
  * NULL, this PE outside the plan's team), UNSUPPORTED (a version or size this library does
- * not fill: rebuild the kernels against the installed headers). On error *out is zeroed
+ * not fill: rebuild the kernels against the installed headers; a plan with neighbours on
+ * other nodes, whose exchanges cannot run inside a kernel). On error *out is zeroed
  * (dirs 0, team.team_size 0). */
 SYMCOLL_API symcoll_status_t symcoll_halo_device_handle_get(symcoll_halo_t h, uint32_t version,
                                                             size_t size,

@@ -255,6 +255,124 @@ extern "C" cudaError_t symcoll_halo_launch(const symcoll_halo_args_t *args, cuda
                             dim3(SYMCOLL_HALO_THREADS), params, 0, stream);
 }
 
+/* ---- neighbours on other nodes (halo_launch.h) ---- */
+
+/* Blocks per direction of a pack or unpack: one per HALO_BOX_WORDS words of the largest box. */
+#define HALO_BOX_WORDS ((uint32_t)SYMCOLL_HALO_THREADS * 8)
+#define HALO_BOX_MAX_BLOCKS 32u
+
+static __device__ uint64_t *halo_remote_counts(const symcoll_halo_remote_args_t &r, int base) {
+    return (uint64_t *)r.remote + base;
+}
+
+static __device__ uint64_t *halo_remote_slot(const symcoll_halo_remote_args_t &r, int dir,
+                                             int slot) {
+    return (uint64_t *)(r.remote + r.off[dir] + r.slot[dir] * (uint64_t)slot);
+}
+
+/* blockIdx.y: the remote direction; the blocks share its words. */
+static __global__ void __launch_bounds__(SYMCOLL_HALO_THREADS)
+    halo_pack_kernel(symcoll_halo_remote_args_t r) {
+    const int dir = r.dir[blockIdx.y];
+    const symcoll_halo_msg_t m = r.msg[dir];
+    uint64_t *out = halo_remote_slot(r, dir, 0);
+    for (uint32_t w = blockIdx.x * blockDim.x + threadIdx.x; w < halo_words(m);
+         w += gridDim.x * blockDim.x)
+        out[w] = halo_gather(m, r.field, w);
+}
+
+/* One thread: each box into the slot of this round's parity on the neighbour, with one
+ * arrival, then the wait until the proxy has staged them (the next round packs over them). */
+static __global__ void halo_post_kernel(symcoll_halo_remote_args_t r) {
+    const symcoll_device_t &h = r.team;
+    uint64_t *sent = halo_remote_counts(r, SYMCOLL_HALO_REMOTE_SENT);
+    uint64_t *arrived = halo_remote_counts(r, SYMCOLL_HALO_REMOTE_ARRIVED);
+    uint64_t last = 0;
+    for (int i = 0; i < r.n_dirs; i++) {
+        const int dir = r.dir[i], back = SYMCOLL_HALO_DIRS - 1 - dir;
+        const symcoll_halo_msg_t m = r.msg[dir];
+        const char *to = (const char *)halo_remote_slot(r, back, 1 + (int)(sent[dir] & 1));
+        last = symcoll_dev_proxy_post(h, SYMCOLL_PROXY_RING_PUT, m.pe, (uint64_t)(to - h.heap_base),
+                                      halo_remote_slot(r, dir, 0), (size_t)halo_words(m) * 8,
+                                      arrived + back, 1, SYMCOLL_SIGNAL_ADD);
+        if (!last)
+            return;
+        sent[dir]++;
+    }
+    symcoll_dev_wait(h, h.proxy_ring.progress + SYMCOLL_PROXY_RING_STAGED, SYMCOLL_CMP_GE, last,
+                     SYMCOLL_COLL_HALO, -1);
+}
+
+/* One thread: waits for the next round from every remote neighbour. */
+static __global__ void halo_await_kernel(symcoll_halo_remote_args_t r) {
+    uint64_t *received = halo_remote_counts(r, SYMCOLL_HALO_REMOTE_RECEIVED);
+    const uint64_t *arrived = halo_remote_counts(r, SYMCOLL_HALO_REMOTE_ARRIVED);
+    for (int i = 0; i < r.n_dirs; i++) {
+        const int dir = r.dir[i];
+        const uint64_t round = received[dir] + 1;
+        if (!symcoll_dev_wait(r.team, arrived + dir, SYMCOLL_CMP_GE, round, SYMCOLL_COLL_HALO,
+                              r.in[dir].pe))
+            return;
+        received[dir] = round;
+    }
+}
+
+static __global__ void __launch_bounds__(SYMCOLL_HALO_THREADS)
+    halo_unpack_kernel(symcoll_halo_remote_args_t r) {
+    const int dir = r.dir[blockIdx.y];
+    const symcoll_halo_msg_t in = r.in[dir];
+    const uint64_t round = halo_remote_counts(r, SYMCOLL_HALO_REMOTE_RECEIVED)[dir];
+    const uint64_t *slot = halo_remote_slot(r, dir, 1 + (int)((round - 1) & 1));
+    for (uint32_t w = blockIdx.x * blockDim.x + threadIdx.x; w < halo_words(in);
+         w += gridDim.x * blockDim.x)
+        halo_scatter(in, r.field, w, slot[w]);
+}
+
+/* The grid of a pack or unpack: by the largest slot, which holds the largest box. */
+static dim3 halo_box_grid(const symcoll_halo_remote_args_t *r) {
+    uint64_t most = 0;
+    for (int i = 0; i < r->n_dirs; i++)
+        most = r->slot[r->dir[i]] > most ? r->slot[r->dir[i]] : most;
+    uint64_t blocks = (most / 8 + HALO_BOX_WORDS - 1) / HALO_BOX_WORDS;
+    return dim3(blocks < 1                     ? 1
+                : blocks > HALO_BOX_MAX_BLOCKS ? HALO_BOX_MAX_BLOCKS
+                                               : (unsigned)blocks,
+                (unsigned)r->n_dirs);
+}
+
+static cudaError_t halo_remote_launch(const void *kernel, dim3 grid, dim3 block,
+                                      const symcoll_halo_remote_args_t *r, cudaStream_t stream) {
+    void *params[] = {(void *)r};
+    return cudaLaunchKernel(kernel, grid, block, params, 0, stream);
+}
+
+extern "C" cudaError_t symcoll_halo_remote_send(const symcoll_halo_remote_args_t *r,
+                                                cudaStream_t stream) {
+    cudaError_t err = halo_remote_launch((const void *)halo_pack_kernel, halo_box_grid(r),
+                                         dim3(SYMCOLL_HALO_THREADS), r, stream);
+    return err != cudaSuccess
+               ? err
+               : halo_remote_launch((const void *)halo_post_kernel, dim3(1), dim3(1), r, stream);
+}
+
+extern "C" cudaError_t symcoll_halo_remote_receive(const symcoll_halo_remote_args_t *r,
+                                                   cudaStream_t stream) {
+    cudaError_t err =
+        halo_remote_launch((const void *)halo_await_kernel, dim3(1), dim3(1), r, stream);
+    return err != cudaSuccess
+               ? err
+               : halo_remote_launch((const void *)halo_unpack_kernel, halo_box_grid(r),
+                                    dim3(SYMCOLL_HALO_THREADS), r, stream);
+}
+
 extern "C" cudaError_t symcoll_halo_kernels_load(void) {
-    return symcoll_kernel_load((const void *)halo_kernel);
+    const void *kernels[] = {(const void *)halo_kernel, (const void *)halo_pack_kernel,
+                             (const void *)halo_post_kernel, (const void *)halo_await_kernel,
+                             (const void *)halo_unpack_kernel};
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
+        cudaError_t err = symcoll_kernel_load(kernels[i]);
+        if (err != cudaSuccess)
+            return err;
+    }
+    return cudaSuccess;
 }

@@ -61,6 +61,36 @@ typedef struct {
  * publishes it and waits for the neighbour's cells. */
 cudaError_t symcoll_halo_launch(const symcoll_halo_args_t *args, cudaStream_t stream);
 
+/* Neighbours on other nodes. Each direction has three slots of the same size as its opposite
+ * direction's: its packed box goes out from the first, and the boxes of the neighbour there
+ * come into the other two, by the parity of the round (one round per field of an exchange).
+ * A sender posts round r once it has unpacked the neighbour's round r - 1, so the neighbour
+ * has unpacked round r - 2, the last one of that slot. The counters before the slots, by
+ * direction: rounds that arrived (symmetric, ADDed by the proxy), sent and received. */
+#define SYMCOLL_HALO_REMOTE_ARRIVED 0
+#define SYMCOLL_HALO_REMOTE_SENT SYMCOLL_HALO_DIRS
+#define SYMCOLL_HALO_REMOTE_RECEIVED (2 * SYMCOLL_HALO_DIRS)
+#define SYMCOLL_HALO_REMOTE_SLOTS ((size_t)1024) /* bytes of the counters, rounded up */
+
+typedef struct {
+    symcoll_device_t team;            /* the plan's team (its proxy ring, its timeout) */
+    const symcoll_halo_msg_t *msg;    /* by direction: our message */
+    const symcoll_halo_msg_t *in;     /* by direction: the neighbour's message to us */
+    char *remote;                     /* symmetric: counters, then slots */
+    uint64_t off[SYMCOLL_HALO_DIRS];  /* by direction: its slots, from remote */
+    uint64_t slot[SYMCOLL_HALO_DIRS]; /* by direction: bytes of one slot */
+    void *field;
+    int32_t n_dirs;
+    uint8_t dir[SYMCOLL_HALO_DIRS];
+} symcoll_halo_remote_args_t;
+
+/* One round for field args->field: send packs its box of every remote direction and posts it
+ * to the neighbour through the proxy's ring (the stream goes on once the boxes are staged);
+ * receive waits for the neighbours' boxes of the round and unpacks them into the halo. */
+cudaError_t symcoll_halo_remote_send(const symcoll_halo_remote_args_t *args, cudaStream_t stream);
+cudaError_t symcoll_halo_remote_receive(const symcoll_halo_remote_args_t *args,
+                                        cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

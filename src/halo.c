@@ -8,6 +8,7 @@
 #include "halo_plan.h"
 #include "halo_team_records.h"
 #include "internal.h"
+#include "rma_remote.h"
 
 void symcoll_halo_desc_default(symcoll_halo_desc_t *d) {
     if (!d)
@@ -44,7 +45,8 @@ static symcoll_status_t build_messages(const char *fn, struct symcoll_halo_plan 
                                      "more",
                                      fn, dir % 3 - 1, dir / 3 % 3 - 1, dir / 9 - 1);
         int world = t->start + nb * t->stride;
-        if (world != symcoll_g.my_pe && !((symcoll_g.reachable >> world) & 1ull))
+        bool remote = symcoll_rma_remote(world);
+        if (world != symcoll_g.my_pe && !remote && !((symcoll_g.reachable >> world) & 1ull))
             return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
                                      "%s: neighbour PE %d (direction %d,%d,%d) is not load/store "
                                      "reachable from PE %d; halo exchanges need a P2P path",
@@ -54,12 +56,34 @@ static symcoll_status_t build_messages(const char *fn, struct symcoll_halo_plan 
         symcoll_halo_message(&descs[nb], &p->desc, SYMCOLL_HALO_DIRS - 1 - dir, &in[dir]);
         msg[dir].pe = in[dir].pe = world;
         msg[dir].self = in[dir].self = world == symcoll_g.my_pe;
+        if (remote) {
+            p->remote_dir[p->n_remote++] = (uint8_t)dir;
+            continue;
+        }
         p->dir[p->n_dirs] = (uint8_t)dir;
         p->dir_msg[p->n_dirs] = msg[dir];
         p->dir_in_bytes[p->n_dirs] = (size_t)in[dir].row_bytes * in[dir].rows * in[dir].planes;
         p->dir_bytes[p->n_dirs++] = (size_t)msg[dir].row_bytes * msg[dir].rows * msg[dir].planes;
     }
     return SYMCOLL_SUCCESS;
+}
+
+/* The largest message toward dir of any team PE, in whole 8-byte words; *narrow: one of them
+ * has rows of SYMCOLL_HALO_LL_NARROW_ROW bytes or fewer. */
+static size_t widest_message(const symcoll_halo_desc_t *descs, int team_size, int dir,
+                             int *narrow) {
+    size_t widest = 0;
+    *narrow = 0;
+    for (int pe = 0; pe < team_size; pe++) {
+        int nb = symcoll_halo_neighbor_of(&descs[0], pe, dir);
+        symcoll_halo_msg_t m;
+        if (nb < 0 || !symcoll_halo_message(&descs[pe], &descs[nb], dir, &m))
+            continue;
+        size_t bytes = (size_t)m.row_bytes * m.rows * m.planes;
+        widest = bytes > widest ? bytes : widest;
+        *narrow |= m.row_bytes <= SYMCOLL_HALO_LL_NARROW_ROW;
+    }
+    return (widest + 7) / 8 * 8;
 }
 
 /* LL slot pairs, one per direction the description uses, sized alike on every PE (from every
@@ -72,18 +96,8 @@ static size_t size_ll_slots(struct symcoll_halo_plan *p, const symcoll_halo_desc
     for (int dir = 0; dir < SYMCOLL_HALO_DIRS; dir++) {
         if (!symcoll_halo_dir_used(&descs[0], dir))
             continue;
-        size_t widest = 0;
-        int narrow = 0;
-        for (int pe = 0; pe < team_size; pe++) {
-            int nb = symcoll_halo_neighbor_of(&descs[0], pe, dir);
-            symcoll_halo_msg_t m;
-            if (nb < 0 || !symcoll_halo_message(&descs[pe], &descs[nb], dir, &m))
-                continue;
-            size_t bytes = (size_t)m.row_bytes * m.rows * m.planes;
-            widest = bytes > widest ? bytes : widest;
-            narrow |= m.row_bytes <= SYMCOLL_HALO_LL_NARROW_ROW;
-        }
-        widest = (widest + 7) / 8 * 8;
+        int narrow;
+        size_t widest = widest_message(descs, team_size, dir, &narrow);
         payload[dir] = ll_bytes / 8 * 8;
         if (payload[dir] > SYMCOLL_HALO_LL_MAX_BYTES)
             payload[dir] = SYMCOLL_HALO_LL_MAX_BYTES;
@@ -96,6 +110,28 @@ static size_t size_ll_slots(struct symcoll_halo_plan *p, const symcoll_halo_desc
         p->ll_payload[dir] = (uint32_t)(payload[dir] > back ? payload[dir] : back);
         p->ll_off[dir] = total;
         total += (size_t)p->ll_payload[dir] * 2 * 2; /* two parities of 16-byte lines */
+    }
+    return total;
+}
+
+/* In a job across nodes, the slots for neighbours on other nodes (halo_launch.h), sized as the
+ * LL slots are: alike on every PE, and for a direction and its opposite. Returns their bytes
+ * with the counters before them; 0 on one node. */
+static size_t size_remote_slots(struct symcoll_halo_plan *p, const symcoll_halo_desc_t *descs,
+                                int team_size) {
+    if (!symcoll_g.proxy)
+        return 0;
+    size_t widest[SYMCOLL_HALO_DIRS] = {0};
+    int narrow;
+    for (int dir = 0; dir < SYMCOLL_HALO_DIRS; dir++)
+        if (symcoll_halo_dir_used(&descs[0], dir))
+            widest[dir] = widest_message(descs, team_size, dir, &narrow);
+    size_t total = SYMCOLL_HALO_REMOTE_SLOTS;
+    for (int dir = 0; dir < SYMCOLL_HALO_DIRS; dir++) {
+        size_t back = widest[SYMCOLL_HALO_DIRS - 1 - dir];
+        p->remote_slot[dir] = ((widest[dir] > back ? widest[dir] : back) + 15) / 16 * 16;
+        p->remote_off[dir] = total;
+        total += 3 * p->remote_slot[dir];
     }
     return total;
 }
@@ -147,23 +183,25 @@ static symcoll_status_t create_agreed(const char *fn, struct symcoll_halo_plan *
         memcpy(p->desc.pe_grid, descs[0].pe_grid, sizeof p->desc.pe_grid);
     symcoll_team_state_t *t = NULL;
     symcoll_halo_msg_t msg[SYMCOLL_HALO_DIRS], in[SYMCOLL_HALO_DIRS];
-    size_t ll_bytes = 0;
+    size_t ll_bytes = 0, remote_bytes = 0;
     if (st == SYMCOLL_SUCCESS && p->team_pe >= 0)
         st = symcoll_team_for_call(fn, p->team, &t);
     if (st == SYMCOLL_SUCCESS) {
         ll_bytes = size_ll_slots(p, descs, team_size, (size_t)all[0].ll_bytes);
+        remote_bytes = size_remote_slots(p, descs, team_size);
         st = build_messages(fn, p, t, descs, team_size, msg, in);
     }
     free(descs);
     /* Also after a failure here, which may be this PE's alone (out of memory): the others wait
      * in this agreement. */
     st = symcoll_bootstrap_agree(symcoll_g.boot, fn, st);
-    p->area_bytes = SYMCOLL_HALO_AREA_LL(team_size) + ll_bytes;
+    p->area_bytes = SYMCOLL_HALO_AREA_LL(team_size) + ll_bytes + remote_bytes;
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_heap_alloc(fn, p->area_bytes, (void **)&p->area);
     if (st != SYMCOLL_SUCCESS)
         return st;
     p->ll = p->area + SYMCOLL_HALO_AREA_LL(team_size);
+    p->remote = remote_bytes ? p->ll + ll_bytes : NULL;
     st = fill_area(fn, p, t, msg, in);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_cuda_status(cudaDeviceSynchronize(), fn, "synchronize");
@@ -272,6 +310,11 @@ symcoll_status_t symcoll_halo_device_handle_get(symcoll_halo_t h, uint32_t versi
     if (!h || h->team_pe < 0)
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: %s", fn,
                                  !h ? "h is NULL" : "this PE is outside the team");
+    if (h->n_remote > 0)
+        return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
+                                 "%s: PE %d has %d neighbours on other nodes in this plan; "
+                                 "exchanges inside user kernels reach the PEs of this node only",
+                                 fn, symcoll_g.my_pe, h->n_remote);
     *out = h->dev;
     return SYMCOLL_SUCCESS;
 }

@@ -28,6 +28,8 @@ extern "C" {
 #define SYMCOLL_HALO_AREA_IN (SYMCOLL_HALO_AREA_MSG + SYMCOLL_HALO_TABLE_BYTES)
 #define SYMCOLL_HALO_AREA_SUM (SYMCOLL_HALO_AREA_IN + SYMCOLL_HALO_TABLE_BYTES)
 #define SYMCOLL_HALO_AREA_LL(n) (SYMCOLL_HALO_AREA_SUM + (size_t)(n)*2 * 64)
+/* After the LL slots, in a job across nodes, the part for neighbours on other nodes
+ * (SYMCOLL_HALO_REMOTE_* of halo_launch.h: counters, then the slots). */
 
 struct symcoll_halo_plan {
     symcoll_team_t team;
@@ -46,6 +48,13 @@ struct symcoll_halo_plan {
     uint64_t ll_off[SYMCOLL_HALO_DIRS];     /* by direction: its LL slot pair, from ll */
     uint32_t ll_payload[SYMCOLL_HALO_DIRS]; /* by direction: payload bytes of one slot */
     int max_blocks;                         /* grid limit of one exchange */
+    /* Directions whose neighbour is on another node: their boxes travel packed, through the
+     * proxy, not in the lists above. */
+    int n_remote;
+    uint8_t remote_dir[SYMCOLL_HALO_DIRS];   /* in increasing order */
+    char *remote;                            /* in area: counters, then slots; NULL on one node */
+    uint64_t remote_off[SYMCOLL_HALO_DIRS];  /* by direction: its three slots, from remote */
+    uint64_t remote_slot[SYMCOLL_HALO_DIRS]; /* by direction: bytes of one slot */
 };
 
 #ifdef __cplusplus

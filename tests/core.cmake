@@ -70,11 +70,12 @@ symcoll_test_target(nodes_coll_test ${CMAKE_CURRENT_LIST_DIR}/nodes_coll_test.cu
 target_link_libraries(nodes_coll_test PRIVATE symcoll_gpu_main)
 symcoll_test_target(nodes_device_test ${CMAKE_CURRENT_LIST_DIR}/nodes_device_test.cu)
 target_link_libraries(nodes_device_test PRIVATE symcoll_gpu_main)
-# Tests NAME_2pe (label gpu) and NAME_4pe (label 4pe): the program of target on two nodes.
+# Tests NAME_2pe (label gpu) and NAME_4pe (label 4pe): the program of target (with the
+# arguments after it) on two nodes.
 function(symcoll_nodes_test name target)
   foreach(pes 2 4)
     add_test(NAME ${name}_${pes}pe COMMAND symcoll-run -n ${pes} --nodes 2 --tag-output
-             --timeout 800 $<TARGET_FILE:${target}>)
+             --timeout 800 $<TARGET_FILE:${target}> ${ARGN})
     set_tests_properties(${name}_${pes}pe PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900
                          ENVIRONMENT SYMCOLL_TIMEOUT_MS=60000)
   endforeach()
@@ -88,6 +89,10 @@ endforeach()
 # nodes, where the forced algorithms give way to the plan across nodes.
 symcoll_nodes_test(nodes_alltoallv_test coll_alltoallv_test)
 symcoll_nodes_test(nodes_moe_test coll_moe_test)
+# The halo exchange across nodes: its tests but the one that sets the LL lines' exchange counts
+# through the device handle, which a plan with neighbours on other nodes does not give out.
+symcoll_nodes_test(nodes_halo_test halo_gpu_test
+                   --gtest_filter=-HaloExchange.LlLinesCrossTheir32BitWrap)
 # What staging costs on the GPU (its table in perf/NOTES.md comes from larger sizes): as a test,
 # the check of each size's last put, at small sizes.
 if(UCX_INCLUDE_DIR)
