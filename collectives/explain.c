@@ -197,7 +197,7 @@ static symcoll_status_t choose(const symcoll_explain_query_t *q, const team_view
         return st;
     char why[sizeof out->why] = "";
     if (plan && q->collective == SYMCOLL_COLL_ALLTOALLV) {
-        snprintf(why, sizeof why, "across %d nodes (%s): one kernel, no algorithm to choose",
+        snprintf(why, sizeof why, "across %d nodes (%s): fixed kernels, no algorithm to choose",
                  view->nodes, plan);
         describe(view, "", 0, 0, SYMCOLL_CHOICE_FIXED, why, out);
         return SYMCOLL_SUCCESS;

@@ -5,6 +5,7 @@
 #include "halo_launch.h"
 #include "halo_plan.h"
 #include "internal.h"
+#include "rma_remote.h"
 
 /* Accesses one block of the exchange kernel makes per direction: one round of loads in
  * flight per thread. Up to twice that, a direction gets a single block: a second one would
@@ -78,11 +79,16 @@ static symcoll_status_t fields_apart(const char *fn, void *const *fields, int n,
 }
 
 /* The rounds of the neighbours on other nodes around the kernel of the others (launched by
- * local, when the plan has any): field 0's boxes leave before it, and each later field's after
- * the previous one is in (its slot is then free on the neighbour). */
+ * local, when the plan has any): field 0's boxes are handed to the proxy before it, and each
+ * later field's once the previous one is in (its slot is then free on the neighbour). After a
+ * failed launch the other rounds are still enqueued, so that the round counts stay in step
+ * with the neighbours'. */
 static symcoll_status_t exchange_across_nodes(const char *fn, symcoll_halo_t h, void *const *fields,
                                               int n, cudaStream_t stream,
                                               const symcoll_halo_args_t *local) {
+    symcoll_status_t st = symcoll_rma_remote_usable();
+    if (st != SYMCOLL_SUCCESS)
+        return st;
     symcoll_halo_remote_args_t r = {
         .team = h->dev.team,
         .msg = (const symcoll_halo_msg_t *)(h->area + SYMCOLL_HALO_AREA_MSG),
@@ -93,16 +99,16 @@ static symcoll_status_t exchange_across_nodes(const char *fn, symcoll_halo_t h, 
     memcpy(r.off, h->remote_off, sizeof r.off);
     memcpy(r.slot, h->remote_slot, sizeof r.slot);
     memcpy(r.dir, h->remote_dir, sizeof r.dir);
-    cudaError_t err = cudaSuccess;
-    for (int f = 0; f < n && err == cudaSuccess; f++) {
+    cudaError_t first = cudaSuccess;
+    for (int f = 0; f < n; f++) {
         r.field = fields[f];
-        err = symcoll_halo_remote_send(&r, stream);
-        if (err == cudaSuccess && f == 0 && local)
-            err = symcoll_halo_launch(local, stream);
-        if (err == cudaSuccess)
-            err = symcoll_halo_remote_receive(&r, stream);
+        cudaError_t err[3] = {symcoll_halo_remote_send(&r, stream),
+                              f == 0 && local ? symcoll_halo_launch(local, stream) : cudaSuccess,
+                              symcoll_halo_remote_receive(&r, stream)};
+        for (int i = 0; i < 3; i++)
+            first = first != cudaSuccess ? first : err[i];
     }
-    return symcoll_cuda_status(err, fn, "halo kernel launch");
+    return symcoll_cuda_status(first, fn, "halo kernel launch");
 }
 
 static symcoll_status_t exchange(const char *fn, symcoll_halo_t h, void *const *fields, int n,

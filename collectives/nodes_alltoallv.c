@@ -60,14 +60,15 @@ symcoll_status_t symcoll_nodes_alltoallv(const symcoll_coll_call_t *call,
                             call->fn, "kernel launch of the headers");
     symcoll_status_t waited = symcoll_nodes_await(call->fn, SYMCOLL_NODES_HEADER_ARRIVALS, others,
                                                   SYMCOLL_COLL_ALLTOALLV, stream);
-    st = st != SYMCOLL_SUCCESS ? st : waited;
-    if (st == SYMCOLL_SUCCESS)
-        st = node_barrier(&p);
+    symcoll_status_t met = node_barrier(&p);
+    st = st != SYMCOLL_SUCCESS ? st : waited != SYMCOLL_SUCCESS ? waited : met;
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_cuda_status(symcoll_nodes_alltoallv_launch(
                                      args, &symcoll_g.nodes_sync[SYMCOLL_NODES_DATA_ARRIVALS],
                                      data_blocks(dst_bytes, n), SYMCOLL_TUNING_MAX_THREADS, stream),
                                  call->fn, "kernel launch");
     st = symcoll_nodes_settle(&p, st, others);
-    return st == SYMCOLL_SUCCESS ? node_barrier(&p) : st;
+    /* Also after a failure: the node's barrier counts stay in step with its peers'. */
+    met = node_barrier(&p);
+    return st != SYMCOLL_SUCCESS ? st : met;
 }

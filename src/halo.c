@@ -114,17 +114,38 @@ static size_t size_ll_slots(struct symcoll_halo_plan *p, const symcoll_halo_desc
     return total;
 }
 
-/* In a job across nodes, the slots for neighbours on other nodes (halo_launch.h), sized as the
- * LL slots are: alike on every PE, and for a direction and its opposite. Returns their bytes
- * with the counters before them; 0 on one node. */
+/* Bit d: direction d (or its opposite) reaches a neighbour on another node from some PE of
+ * the job; collective over WORLD. */
+static symcoll_status_t directions_across_nodes(const char *fn, const struct symcoll_halo_plan *p,
+                                                uint32_t *across) {
+    uint32_t mine = 0;
+    for (int i = 0; i < p->n_remote; i++)
+        mine |= 1u << p->remote_dir[i] | 1u << (SYMCOLL_HALO_DIRS - 1 - p->remote_dir[i]);
+    uint32_t *all = calloc((size_t)symcoll_g.n_pes, sizeof *all);
+    symcoll_status_t st =
+        all ? SYMCOLL_SUCCESS
+            : symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    st = symcoll_bootstrap_agree(symcoll_g.boot, fn, st);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_g.boot->allgather(symcoll_g.boot, &mine, all, sizeof mine);
+    *across = 0;
+    for (int pe = 0; st == SYMCOLL_SUCCESS && pe < symcoll_g.n_pes; pe++)
+        *across |= all[pe];
+    free(all);
+    return st;
+}
+
+/* The slots for neighbours on other nodes (halo_launch.h) of the directions in across, sized
+ * as the LL slots are: alike on every PE, and for a direction and its opposite. Returns their
+ * bytes with the counters before them; 0 where no direction crosses nodes. */
 static size_t size_remote_slots(struct symcoll_halo_plan *p, const symcoll_halo_desc_t *descs,
-                                int team_size) {
-    if (!symcoll_g.proxy)
+                                int team_size, uint32_t across) {
+    if (!across)
         return 0;
     size_t widest[SYMCOLL_HALO_DIRS] = {0};
     int narrow;
     for (int dir = 0; dir < SYMCOLL_HALO_DIRS; dir++)
-        if (symcoll_halo_dir_used(&descs[0], dir))
+        if ((across >> dir) & 1u)
             widest[dir] = widest_message(descs, team_size, dir, &narrow);
     size_t total = SYMCOLL_HALO_REMOTE_SLOTS;
     for (int dir = 0; dir < SYMCOLL_HALO_DIRS; dir++) {
@@ -165,8 +186,12 @@ static symcoll_status_t fill_area(const char *fn, struct symcoll_halo_plan *p,
     d->sum_slots = p->area + SYMCOLL_HALO_AREA_SUM;
     for (int i = 0; i < p->n_dirs; i++)
         d->dirs |= 1u << p->dir[i];
-    /* The job's SM share: the halo grids of PEs that share a GPU are resident together. */
-    p->max_blocks = 2 * symcoll_g.sm_count;
+    /* The job's SM share: the halo grids of PEs that share a GPU are resident together. Across
+     * nodes one SM stays free: the kernel may wait for node peers that wait for the proxy,
+     * whose signal kernel needs room on this GPU. */
+    int sms =
+        p->across_nodes && symcoll_g.sm_count > 1 ? symcoll_g.sm_count - 1 : symcoll_g.sm_count;
+    p->max_blocks = 2 * sms;
     return st;
 }
 
@@ -188,13 +213,18 @@ static symcoll_status_t create_agreed(const char *fn, struct symcoll_halo_plan *
         st = symcoll_team_for_call(fn, p->team, &t);
     if (st == SYMCOLL_SUCCESS) {
         ll_bytes = size_ll_slots(p, descs, team_size, (size_t)all[0].ll_bytes);
-        remote_bytes = size_remote_slots(p, descs, team_size);
         st = build_messages(fn, p, t, descs, team_size, msg, in);
     }
-    free(descs);
     /* Also after a failure here, which may be this PE's alone (out of memory): the others wait
      * in this agreement. */
     st = symcoll_bootstrap_agree(symcoll_g.boot, fn, st);
+    uint32_t across = 0;
+    if (st == SYMCOLL_SUCCESS)
+        st = directions_across_nodes(fn, p, &across);
+    p->across_nodes = across != 0;
+    if (st == SYMCOLL_SUCCESS)
+        remote_bytes = size_remote_slots(p, descs, team_size, across);
+    free(descs);
     p->area_bytes = SYMCOLL_HALO_AREA_LL(team_size) + ll_bytes + remote_bytes;
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_heap_alloc(fn, p->area_bytes, (void **)&p->area);
@@ -310,11 +340,11 @@ symcoll_status_t symcoll_halo_device_handle_get(symcoll_halo_t h, uint32_t versi
     if (!h || h->team_pe < 0)
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: %s", fn,
                                  !h ? "h is NULL" : "this PE is outside the team");
-    if (h->n_remote > 0)
+    if (h->across_nodes)
         return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
-                                 "%s: PE %d has %d neighbours on other nodes in this plan; "
-                                 "exchanges inside user kernels reach the PEs of this node only",
-                                 fn, symcoll_g.my_pe, h->n_remote);
+                                 "%s: the plan's PEs have neighbours on other nodes; exchanges "
+                                 "inside user kernels reach the PEs of one node only",
+                                 fn);
     *out = h->dev;
     return SYMCOLL_SUCCESS;
 }

@@ -3,6 +3,7 @@
 #ifndef SYMCOLL_HALO_PLAN_H
 #define SYMCOLL_HALO_PLAN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "halo_launch.h"
 #include "symcoll.h"
@@ -51,8 +52,9 @@ struct symcoll_halo_plan {
     /* Directions whose neighbour is on another node: their boxes travel packed, through the
      * proxy, not in the lists above. */
     int n_remote;
-    uint8_t remote_dir[SYMCOLL_HALO_DIRS];   /* in increasing order */
-    char *remote;                            /* in area: counters, then slots; NULL on one node */
+    uint8_t remote_dir[SYMCOLL_HALO_DIRS]; /* in increasing order */
+    bool across_nodes; /* some PE of the job has such a neighbour: no device handle */
+    char *remote;      /* in area: counters, then slots; NULL on one node */
     uint64_t remote_off[SYMCOLL_HALO_DIRS];  /* by direction: its three slots, from remote */
     uint64_t remote_slot[SYMCOLL_HALO_DIRS]; /* by direction: bytes of one slot */
 };

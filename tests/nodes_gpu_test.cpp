@@ -166,6 +166,26 @@ TEST_F(Nodes, AGraphOfManyBarriersReplays) {
     CUDA_OK(cudaGraphDestroy(graph));
 }
 
+// A halo plan whose PEs have neighbours on other nodes gives no device handle, on every PE:
+// with 4 PEs in a row (not periodic), PEs 0 and 3 have only neighbours of their own node, and
+// a handle there would send user kernels toward PEs that cannot answer inside a kernel.
+TEST_F(Nodes, AHaloPlanAcrossNodesGivesNoDeviceHandle) {
+    symcoll_halo_desc_t d;
+    symcoll_halo_desc_default(&d);
+    d.ndims = 1;
+    d.interior[0] = 16;
+    d.width[0] = 1;
+    symcoll_halo_t plan = nullptr;
+    SYM_OK(symcoll_halo_create(SYMCOLL_TEAM_WORLD, &d, &plan));
+    symcoll_halo_device_t hh;
+    EXPECT_EQ(
+        symcoll_halo_device_handle_get(plan, SYMCOLL_HALO_DEVICE_HANDLE_VERSION, sizeof hh, &hh),
+        SYMCOLL_ERROR_UNSUPPORTED);
+    EXPECT_NE(std::strstr(symcoll_last_error(), "other nodes"), nullptr) << symcoll_last_error();
+    EXPECT_EQ(hh.dirs, 0u);
+    SYM_OK(symcoll_halo_destroy(plan));
+}
+
 // A put from memory that is not symmetric into the partner's heap at an odd offset, for every
 // size; the barrier makes it visible.
 TEST_F(Nodes, PutsOfEverySizeReachTheOtherNode) {
