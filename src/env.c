@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "bootstrap/bootstrap.h"
+#include "transport/proxy/proxy.h"
 #include "env.h"
 #include "internal.h"
 #include "tuning_file.h"
@@ -229,6 +230,15 @@ static int parse_FD(const char *name, const char *text, long *out) {
 static void accepts_FD(const char *name, char *out, size_t len) {
     (void)name;
     snprintf(out, len, "a file descriptor number, or -1");
+}
+
+static int parse_SLOTS(const char *name, const char *text, long *out) {
+    (void)name;
+    return parse_range(text, 1, SYMCOLL_PROXY_MAX_SLOTS, out);
+}
+static void accepts_SLOTS(const char *name, char *out, size_t len) {
+    (void)name;
+    snprintf(out, len, "a count of staging slots from 1 to %u", SYMCOLL_PROXY_MAX_SLOTS);
 }
 
 static int parse_INODE(const char *name, const char *text, long *out) {

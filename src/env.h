@@ -21,6 +21,7 @@ extern "C" {
 #define SYMCOLL_ENV_TYPE_PES long
 #define SYMCOLL_ENV_TYPE_FD long
 #define SYMCOLL_ENV_TYPE_INODE long
+#define SYMCOLL_ENV_TYPE_SLOTS long
 #define SYMCOLL_ENV_TYPE_BOOTSTRAP const char *
 #define SYMCOLL_ENV_TYPE_UNIQUEID symcoll_env_uniqueid_t
 #define SYMCOLL_ENV_TYPE_SOCKET symcoll_env_socket_t

@@ -2,6 +2,7 @@
  * have them. */
 #include <stdio.h>
 #include <string.h>
+#include "env.h"
 #include "internal.h"
 #include "nodes.h"
 #include "nodes_device_ring.h"
@@ -62,7 +63,12 @@ symcoll_status_t symcoll_nodes_proxy_create(symcoll_bootstrap_t *boot, symcoll_u
     /* Every PE creates it (or all give up together), as creation is collective. */
     st = symcoll_bootstrap_agree(boot, "symcoll_init", st);
     if (st == SYMCOLL_SUCCESS)
-        st = symcoll_proxy_create(boot, t, heap, heap_bytes, &memory, NULL, timeout_ms, out);
+        st = symcoll_proxy_create(boot, t, heap, heap_bytes, &memory,
+                                  &(symcoll_proxy_config_t){
+                                      .slot_bytes = symcoll_env()->proxy_slot_bytes,
+                                      .slots = (unsigned)symcoll_env()->proxy_slots,
+                                  },
+                                  timeout_ms, out);
     if (st == SYMCOLL_SUCCESS) {
         symcoll_nodes_proxy_memory_attach(*out);
     } else {

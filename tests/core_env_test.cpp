@@ -174,12 +174,16 @@ TEST_F(Env, LoadsGoodValues) {
     setenv("SYMCOLL_RANK", "3", 1);
     setenv("SYMCOLL_SIZE", "4", 1);
     setenv("SYMCOLL_BOOTSTRAP", "pmix", 1);
+    setenv("SYMCOLL_PROXY_SLOTS", "16", 1);
+    setenv("SYMCOLL_PROXY_SLOT_BYTES", "256k", 1);
     ASSERT_EQ(symcoll_env_load(), SYMCOLL_SUCCESS) << symcoll_last_error();
     const symcoll_env_t *e = symcoll_env();
     EXPECT_EQ(e->symmetric_size, 64ull << 20);
     EXPECT_EQ(e->timeout_ms, 1234);
     EXPECT_EQ(e->rank, 3);
     EXPECT_STREQ(e->bootstrap, "pmix");
+    EXPECT_EQ(e->proxy_slots, 16);
+    EXPECT_EQ(e->proxy_slot_bytes, 256u << 10);
 }
 
 TEST_F(Env, BadSizeNamesTheVariableAndKeepsThePreviousSettings) {
@@ -276,6 +280,9 @@ TEST_F(Env, BadValuesNameVariableValueAndWhatIsAccepted) {
         {"SYMCOLL_ALGO_REDUCE", "ring", "ll, one_shot, two_shot"},
         {"SYMCOLL_ALGO_BROADCAST", "one_shot", "ll, pull, push, ce"},
         {"SYMCOLL_ALGO_ALLTOALL", "ce", "ll, push, pull"},
+        {"SYMCOLL_PROXY_SLOTS", "0", "staging slots from 1 to 1024"},
+        {"SYMCOLL_PROXY_SLOTS", "1025", "staging slots from 1 to 1024"},
+        {"SYMCOLL_PROXY_SLOT_BYTES", "0", "positive"},
     };
     for (const auto &c : cases) {
         SCOPED_TRACE(std::string(c.name) + "=" + c.value);

@@ -4,7 +4,9 @@
 // Run under mpirun -np 2 (UCX_TLS picks the transport); the last put of each size is checked at
 // PE 1, so a wrong copy fails the run.
 //
-//   mpirun -np 2 -x UCX_TLS=tcp transport_proxy_bandwidth [max_bytes] [total_bytes]
+//   mpirun -np 2 -x UCX_TLS=tcp transport_proxy_bandwidth [max_bytes] [total_bytes] [slots]
+//       [slot_bytes]
+// (slots and slot_bytes: the proxy's staging, 0 or absent for its default, 4 of 1 MiB)
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +24,9 @@ using namespace bandwidth_timing;
 int main(int argc, char **argv) {
     size_t max_bytes = argc > 1 ? std::strtoull(argv[1], nullptr, 0) : 64u << 20;
     size_t total = argc > 2 ? std::strtoull(argv[2], nullptr, 0) : 512u << 20;
+    symcoll_proxy_config_t config = {};
+    config.slots = argc > 3 ? (unsigned)std::strtoul(argv[3], nullptr, 0) : 0;
+    config.slot_bytes = argc > 4 ? std::strtoull(argv[4], nullptr, 0) : 0;
     symcoll_bootstrap_t *boot = nullptr;
     if (int rc = start_pmix_bootstrap(&boot))
         return rc;
@@ -60,7 +65,7 @@ int main(int argc, char **argv) {
     HostHeap memory;
     symcoll_proxy_memory_t ops = memory.ops();
     symcoll_proxy_t *proxy = nullptr;
-    ok = ok && symcoll_proxy_create(boot, t, heap, 2 * max_bytes, &ops, nullptr, 60000, &proxy) ==
+    ok = ok && symcoll_proxy_create(boot, t, heap, 2 * max_bytes, &ops, &config, 60000, &proxy) ==
                    SYMCOLL_SUCCESS;
     for (size_t s = 0; s < sizes.size() && ok; s++) {
         size_t bytes = sizes[s];

@@ -312,7 +312,6 @@ symcoll_status_t symcoll_proxy_destroy(symcoll_proxy_t *p, int abort) {
 
 /* The configuration with defaults, the same on every PE (compared over the bootstrap). */
 #define MAX_SLOT_BYTES ((size_t)1 << 30)
-#define MAX_SLOTS 1024u
 #define MAX_RING_ENTRIES (1u << 20)
 
 /* The configuration with defaults, within bounds, and with the heap's size the same on every
@@ -323,12 +322,13 @@ static symcoll_status_t configure(symcoll_proxy_t *p, const symcoll_proxy_config
     unsigned slots = config && config->slots ? config->slots : DEFAULT_SLOTS;
     p->ring_entries = config && config->ring_entries ? config->ring_entries : DEFAULT_RING_ENTRIES;
     symcoll_status_t st = SYMCOLL_SUCCESS;
-    if (slot_bytes > MAX_SLOT_BYTES || slots > MAX_SLOTS || p->ring_entries > MAX_RING_ENTRIES)
+    if (slot_bytes > MAX_SLOT_BYTES || slots > SYMCOLL_PROXY_MAX_SLOTS ||
+        p->ring_entries > MAX_RING_ENTRIES)
         st = symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
                                "%s: slot_bytes %zu, slots %u and ring_entries %u must be at most "
                                "%zu, %u and %u",
-                               fn, slot_bytes, slots, p->ring_entries, MAX_SLOT_BYTES, MAX_SLOTS,
-                               MAX_RING_ENTRIES);
+                               fn, slot_bytes, slots, p->ring_entries, MAX_SLOT_BYTES,
+                               SYMCOLL_PROXY_MAX_SLOTS, MAX_RING_ENTRIES);
     uint64_t mine[3] = {slot_bytes, slots, p->heap_bytes};
     uint64_t *all = calloc((size_t)p->boot->size, sizeof mine);
     if (!all)

@@ -61,6 +61,9 @@ typedef struct {
     bool (*poll)(void *context, symcoll_proxy_t *p, symcoll_status_t *st);
 } symcoll_proxy_memory_t;
 
+/* The most slots a configuration may ask for. */
+#define SYMCOLL_PROXY_MAX_SLOTS 1024u
+
 /* The same on every PE (as is the heap's size). 0 picks the default. */
 typedef struct {
     size_t slot_bytes;     /* the staging chunk: a put moves in pieces of this size (1 MiB) */
