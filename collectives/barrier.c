@@ -28,18 +28,15 @@ symcoll_status_t symcoll_barrier_across_nodes(const char *fn, cudaStream_t strea
                                  "%s: the PEs of a node are not contiguous in rank, which a "
                                  "barrier across nodes needs",
                                  fn);
-    symcoll_device_t node = symcoll_team_device(&symcoll_g.teams[SYMCOLL_TEAM_NODE]);
     symcoll_status_t st = symcoll_rma_remote_usable();
     /* Every PE's puts to other nodes are complete there before it arrives. */
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_rma_remote_quiet(fn, SYMCOLL_COLL_BARRIER, stream);
     if (st == SYMCOLL_SUCCESS)
-        st = symcoll_cuda_status(symcoll_barrier_launch(node, stream), fn, "barrier kernel launch");
+        st = symcoll_nodes_node_barrier(fn, stream);
     if (st == SYMCOLL_SUCCESS && symcoll_g.local_rank == 0)
         st = leaders_meet(fn, stream);
-    return st == SYMCOLL_SUCCESS ? symcoll_cuda_status(symcoll_barrier_launch(node, stream), fn,
-                                                       "barrier kernel launch")
-                                 : st;
+    return st == SYMCOLL_SUCCESS ? symcoll_nodes_node_barrier(fn, stream) : st;
 }
 
 symcoll_status_t symcoll_barrier_on_stream(symcoll_team_t team, cudaStream_t stream) {

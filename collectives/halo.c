@@ -89,16 +89,7 @@ static symcoll_status_t exchange_across_nodes(const char *fn, symcoll_halo_t h, 
     symcoll_status_t st = symcoll_rma_remote_usable();
     if (st != SYMCOLL_SUCCESS)
         return st;
-    symcoll_halo_remote_args_t r = {
-        .team = h->dev.team,
-        .msg = (const symcoll_halo_msg_t *)(h->area + SYMCOLL_HALO_AREA_MSG),
-        .in = (const symcoll_halo_msg_t *)(h->area + SYMCOLL_HALO_AREA_IN),
-        .remote = h->remote,
-        .n_dirs = h->n_remote,
-    };
-    memcpy(r.off, h->remote_off, sizeof r.off);
-    memcpy(r.slot, h->remote_slot, sizeof r.slot);
-    memcpy(r.dir, h->remote_dir, sizeof r.dir);
+    symcoll_halo_remote_args_t r = h->remote;
     cudaError_t first = cudaSuccess;
     for (int f = 0; f < n; f++) {
         r.field = fields[f];
@@ -142,7 +133,7 @@ static symcoll_status_t exchange(const char *fn, symcoll_halo_t h, void *const *
         st = fields_apart(fn, fields, n, h->span);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_check_stream(fn, stream);
-    if (st != SYMCOLL_SUCCESS || h->n_dirs + h->n_remote == 0)
+    if (st != SYMCOLL_SUCCESS || h->n_dirs + h->remote.n_dirs == 0)
         return st;
     if (h->n_dirs == 0)
         return exchange_across_nodes(fn, h, fields, n, stream, NULL);
@@ -154,7 +145,7 @@ static symcoll_status_t exchange(const char *fn, symcoll_halo_t h, void *const *
     a.ll_scrubbed = (uint64_t *)(h->area + SYMCOLL_HALO_AREA_LL_SCRUBBED);
     a.n_fields = n;
     plan_grid(h, fields, n, &a);
-    if (h->n_remote > 0)
+    if (h->remote.n_dirs > 0)
         return exchange_across_nodes(fn, h, fields, n, stream, &a);
     return symcoll_cuda_status(symcoll_halo_launch(&a, stream), fn, "halo kernel launch");
 }

@@ -4,22 +4,12 @@
  * call out from the same rows, as the LL path does from its packets, so that all agree on
  * where each segment lands and on whether the call fits; then the segments go to the node's
  * PEs by stores and to the others through the proxy (kernels/nodes_alltoallv.cu). */
-#include "barrier_launch.h"
 #include "nodes_plan.h"
 
 /* Blocks of the data kernel: one per MiB of a PE's share of dst, at most the node kernels'
  * grid. */
 #define NODES_A2AV_BYTES_PER_BLOCK ((size_t)1 << 20)
 #define NODES_A2AV_MAX_BLOCKS 32
-
-/* The node's PEs are past their stores into each other's memory. */
-static symcoll_status_t node_barrier(const symcoll_nodes_plan_t *p) {
-    if (p->per_node == 1)
-        return SYMCOLL_SUCCESS;
-    return symcoll_cuda_status(
-        symcoll_barrier_launch(symcoll_team_device(&symcoll_g.teams[SYMCOLL_TEAM_NODE]), p->stream),
-        p->call->fn, "barrier kernel launch");
-}
 
 static int data_blocks(size_t dst_bytes, int pes) {
     size_t blocks = 1 + dst_bytes / (size_t)pes / NODES_A2AV_BYTES_PER_BLOCK;
@@ -60,7 +50,7 @@ symcoll_status_t symcoll_nodes_alltoallv(const symcoll_coll_call_t *call,
                             call->fn, "kernel launch of the headers");
     symcoll_status_t waited = symcoll_nodes_await(call->fn, SYMCOLL_NODES_HEADER_ARRIVALS, others,
                                                   SYMCOLL_COLL_ALLTOALLV, stream);
-    symcoll_status_t met = node_barrier(&p);
+    symcoll_status_t met = symcoll_nodes_node_barrier(call->fn, stream);
     st = st != SYMCOLL_SUCCESS ? st : waited != SYMCOLL_SUCCESS ? waited : met;
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_cuda_status(symcoll_nodes_alltoallv_launch(
@@ -69,6 +59,6 @@ symcoll_status_t symcoll_nodes_alltoallv(const symcoll_coll_call_t *call,
                                  call->fn, "kernel launch");
     st = symcoll_nodes_settle(&p, st, others);
     /* Also after a failure: the node's barrier counts stay in step with its peers'. */
-    met = node_barrier(&p);
+    met = symcoll_nodes_node_barrier(call->fn, stream);
     return st != SYMCOLL_SUCCESS ? st : met;
 }

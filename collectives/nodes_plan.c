@@ -1,9 +1,18 @@
 /* The steps that collectives across nodes are made of (collectives/nodes_plan.h). */
 #include <stdio.h>
 #include "nodes_plan.h"
+#include "barrier_launch.h"
 #include "nodes_combine_launch.h"
 #include "rma_launch.h"
 #include "rma_remote.h"
+
+symcoll_status_t symcoll_nodes_node_barrier(const char *fn, cudaStream_t stream) {
+    if (symcoll_g.local_size == 1)
+        return SYMCOLL_SUCCESS;
+    return symcoll_cuda_status(
+        symcoll_barrier_launch(symcoll_team_device(&symcoll_g.teams[SYMCOLL_TEAM_NODE]), stream),
+        fn, "barrier kernel launch");
+}
 
 bool symcoll_nodes_spans(const symcoll_team_state_t *t) {
     return symcoll_g.proxy && t == &symcoll_g.teams[SYMCOLL_TEAM_WORLD];

@@ -16,6 +16,10 @@ typedef struct {
     int nodes, per_node, node, local;
 } symcoll_nodes_plan_t;
 
+/* The NODE team's barrier on stream (none where a node has one PE): the node's PEs are past
+ * their work before it, stores into each other's memory included. */
+symcoll_status_t symcoll_nodes_node_barrier(const char *fn, cudaStream_t stream);
+
 /* The barrier across nodes (collectives/barrier.c): a quiet of the proxy, the node's barrier,
  * the nodes' first PEs meet, the node's barrier. */
 symcoll_status_t symcoll_barrier_across_nodes(const char *fn, cudaStream_t stream);
@@ -41,7 +45,7 @@ symcoll_status_t symcoll_nodes_send(const symcoll_nodes_plan_t *p, void *dst, co
                                     size_t bytes, int pe);
 
 /* Waits in stream order until `expected` more signals have reached this PE's word `arrivals`
- * (SYMCOLL_NODES_BARRIER_ARRIVALS or SYMCOLL_NODES_DATA_ARRIVALS, its awaited count after it),
+ * (SYMCOLL_NODES_BARRIER_ARRIVALS, _DATA_ARRIVALS or _HEADER_ARRIVALS, its awaited count after it),
  * under the WORLD team's timeout, which names collective. */
 symcoll_status_t symcoll_nodes_await(const char *fn, int arrivals, uint64_t expected,
                                      symcoll_collective_t collective, cudaStream_t stream);

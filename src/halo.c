@@ -57,7 +57,7 @@ static symcoll_status_t build_messages(const char *fn, struct symcoll_halo_plan 
         msg[dir].pe = in[dir].pe = world;
         msg[dir].self = in[dir].self = world == symcoll_g.my_pe;
         if (remote) {
-            p->remote_dir[p->n_remote++] = (uint8_t)dir;
+            p->remote.dir[p->remote.n_dirs++] = (uint8_t)dir;
             continue;
         }
         p->dir[p->n_dirs] = (uint8_t)dir;
@@ -119,8 +119,8 @@ static size_t size_ll_slots(struct symcoll_halo_plan *p, const symcoll_halo_desc
 static symcoll_status_t directions_across_nodes(const char *fn, const struct symcoll_halo_plan *p,
                                                 uint32_t *across) {
     uint32_t mine = 0;
-    for (int i = 0; i < p->n_remote; i++)
-        mine |= 1u << p->remote_dir[i] | 1u << (SYMCOLL_HALO_DIRS - 1 - p->remote_dir[i]);
+    for (int i = 0; i < p->remote.n_dirs; i++)
+        mine |= 1u << p->remote.dir[i] | 1u << (SYMCOLL_HALO_DIRS - 1 - p->remote.dir[i]);
     uint32_t *all = calloc((size_t)symcoll_g.n_pes, sizeof *all);
     symcoll_status_t st =
         all ? SYMCOLL_SUCCESS
@@ -150,9 +150,9 @@ static size_t size_remote_slots(struct symcoll_halo_plan *p, const symcoll_halo_
     size_t total = SYMCOLL_HALO_REMOTE_SLOTS;
     for (int dir = 0; dir < SYMCOLL_HALO_DIRS; dir++) {
         size_t back = widest[SYMCOLL_HALO_DIRS - 1 - dir];
-        p->remote_slot[dir] = ((widest[dir] > back ? widest[dir] : back) + 15) / 16 * 16;
-        p->remote_off[dir] = total;
-        total += 3 * p->remote_slot[dir];
+        p->remote.slot[dir] = ((widest[dir] > back ? widest[dir] : back) + 15) / 16 * 16;
+        p->remote.off[dir] = total;
+        total += 3 * p->remote.slot[dir];
     }
     return total;
 }
@@ -186,6 +186,9 @@ static symcoll_status_t fill_area(const char *fn, struct symcoll_halo_plan *p,
     d->sum_slots = p->area + SYMCOLL_HALO_AREA_SUM;
     for (int i = 0; i < p->n_dirs; i++)
         d->dirs |= 1u << p->dir[i];
+    p->remote.team = d->team;
+    p->remote.msg = d->msg;
+    p->remote.in = (const symcoll_halo_msg_t *)(p->area + SYMCOLL_HALO_AREA_IN);
     /* The job's SM share: the halo grids of PEs that share a GPU are resident together. Across
      * nodes one SM stays free: the kernel may wait for node peers that wait for the proxy,
      * whose signal kernel needs room on this GPU. */
@@ -231,7 +234,7 @@ static symcoll_status_t create_agreed(const char *fn, struct symcoll_halo_plan *
     if (st != SYMCOLL_SUCCESS)
         return st;
     p->ll = p->area + SYMCOLL_HALO_AREA_LL(team_size);
-    p->remote = remote_bytes ? p->ll + ll_bytes : NULL;
+    p->remote.remote = remote_bytes ? p->ll + ll_bytes : NULL;
     st = fill_area(fn, p, t, msg, in);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_cuda_status(cudaDeviceSynchronize(), fn, "synchronize");

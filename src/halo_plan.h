@@ -49,14 +49,12 @@ struct symcoll_halo_plan {
     uint64_t ll_off[SYMCOLL_HALO_DIRS];     /* by direction: its LL slot pair, from ll */
     uint32_t ll_payload[SYMCOLL_HALO_DIRS]; /* by direction: payload bytes of one slot */
     int max_blocks;                         /* grid limit of one exchange */
-    /* Directions whose neighbour is on another node: their boxes travel packed, through the
-     * proxy, not in the lists above. */
-    int n_remote;
-    uint8_t remote_dir[SYMCOLL_HALO_DIRS]; /* in increasing order */
+    /* Directions whose neighbour is on another node, in increasing order (remote.dir, n_dirs
+     * of them): their boxes travel packed, through the proxy, not in the lists above. The
+     * arguments of their rounds, all but the field (remote.remote NULL where no direction of
+     * the plan crosses nodes). */
+    symcoll_halo_remote_args_t remote;
     bool across_nodes; /* some PE of the job has such a neighbour: no device handle */
-    char *remote;      /* in area: counters, then slots; NULL on one node */
-    uint64_t remote_off[SYMCOLL_HALO_DIRS];  /* by direction: its three slots, from remote */
-    uint64_t remote_slot[SYMCOLL_HALO_DIRS]; /* by direction: bytes of one slot */
 };
 
 #ifdef __cplusplus
