@@ -7,6 +7,7 @@
 #include "bootstrap/bootstrap.h"
 #include "heap.h"
 #include "internal.h"
+#include "rma_remote.h"
 #include "symcoll_sync_layout.h"
 
 #define SYNC_POOL_SLOTS 8
@@ -107,12 +108,17 @@ static symcoll_status_t broken_team(const char *fn, const symcoll_team_state_t *
     char awaited[64] = "a signal";
     if (r->missing_pe >= 0)
         snprintf(awaited, sizeof awaited, "PE %d", r->missing_pe);
+    /* A failed proxy leaves device waits for other nodes unanswered: its failure is the cause. */
+    char cause[512] = "SYMCOLL_TIMEOUT_MS sets the limit";
+    if (symcoll_g.proxy && symcoll_rma_remote_usable() != SYMCOLL_SUCCESS)
+        snprintf(cause, sizeof cause, "the proxy to other nodes had failed: %s",
+                 symcoll_last_error());
     return symcoll_set_error(SYMCOLL_ERROR_TIMEOUT,
                              "%s: team %d is broken: a device wait timed out in %s waiting for "
-                             "%s (epoch %" PRIu64 "); SYMCOLL_TIMEOUT_MS sets the limit",
+                             "%s (epoch %" PRIu64 "); %s",
                              fn, (int)t->handle,
                              symcoll_collective_name((symcoll_collective_t)r->collective), awaited,
-                             r->epoch);
+                             r->epoch, cause);
 }
 
 /* Reported once: the record is copied, then released for the next kernel that finds a call
