@@ -116,7 +116,8 @@ symcoll_status_t symcoll_nodes_proxy_memory_open(int device, symcoll_proxy_memor
                                     .host_alloc = host_alloc,
                                     .host_free = host_free,
                                     .any_local = true,
-                                    .poll = symcoll_nodes_device_ring_poll};
+                                    .poll = symcoll_nodes_device_ring_poll,
+                                    .heap_memory = SYMCOLL_UCX_MEMORY_CUDA};
     return SYMCOLL_SUCCESS;
 }
 

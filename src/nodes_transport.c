@@ -67,6 +67,7 @@ symcoll_status_t symcoll_nodes_proxy_create(symcoll_bootstrap_t *boot, symcoll_u
                                   &(symcoll_proxy_config_t){
                                       .slot_bytes = symcoll_env()->proxy_slot_bytes,
                                       .slots = (unsigned)symcoll_env()->proxy_slots,
+                                      .staged = !symcoll_env()->proxy_direct,
                                   },
                                   timeout_ms, out);
     if (st == SYMCOLL_SUCCESS) {

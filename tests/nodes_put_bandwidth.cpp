@@ -13,6 +13,7 @@
 
 #include "bandwidth_timing.h"
 #include "internal.h"
+#include "transport/proxy/proxy.h"
 #include "transport/ucx/ucx_transport.h"
 
 using namespace bandwidth_timing;
@@ -38,7 +39,8 @@ bool time_ucx(symcoll_bootstrap_t *boot, const std::vector<size_t> &sizes, size_
     ok = symcoll_bootstrap_agree(boot, "nodes_put_bandwidth",
                                  ok ? SYMCOLL_SUCCESS : SYMCOLL_ERROR_OUT_OF_MEMORY) ==
              SYMCOLL_SUCCESS &&
-         symcoll_ucx_region_map(t, heap, 2 * max_bytes, &region) == SYMCOLL_SUCCESS;
+         symcoll_ucx_region_map(t, heap, 2 * max_bytes, SYMCOLL_UCX_MEMORY_HOST, &region) ==
+             SYMCOLL_SUCCESS;
     char *src = heap + max_bytes;
     auto barrier = [&] { return symcoll_ucx_barrier(t); };
     for (size_t s = 0; s < sizes.size() && ok; s++) {
@@ -120,8 +122,11 @@ int main(int argc, char **argv) {
     if (!ok)
         std::fprintf(stderr, "PE %d: %s\n", boot->rank, symcoll_last_error());
     if (ok && boot->rank == 0)
-        print_bandwidth("PE 0 to PE 1 of another node; ucx_put: pinned host to pinned host, "
-                        "proxy_put: GPU to GPU",
+        print_bandwidth(symcoll_proxy_direct(symcoll_g.proxy)
+                            ? "PE 0 to PE 1 of another node; ucx_put: pinned host to pinned "
+                              "host, proxy_put: GPU to GPU, direct"
+                            : "PE 0 to PE 1 of another node; ucx_put: pinned host to pinned "
+                              "host, proxy_put: GPU to GPU, staged",
                         sizes, total, raw, proxied);
     st = symcoll_finalize();
     return ok && st == SYMCOLL_SUCCESS ? 0 : 1;

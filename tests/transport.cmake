@@ -21,13 +21,20 @@ if(UCX_INCLUDE_DIR)
 endif()
 if(UCX_INCLUDE_DIR AND SYMCOLL_MPIRUN)
   set(ucx_tests transport_ucx_timeout transport_proxy_timeout)
+  # The proxy on both of its paths: direct (UCX registers the host heaps) and staged.
   foreach(tls tcp sm)
     foreach(np 2 3)
-      foreach(layer ucx proxy)
+      foreach(layer ucx proxy proxy_staged)
         set(test transport_${layer}_${tls}_${np}pe)
+        set(direct 1)
+        set(program transport_${layer}_test)
+        if(layer STREQUAL proxy_staged)
+          set(direct 0)
+          set(program transport_proxy_test)
+        endif()
         add_test(NAME ${test}
                  COMMAND ${SYMCOLL_MPIRUN} ${SYMCOLL_MPIRUN_FLAGS} -np ${np} -x UCX_TLS=${tls}
-                         $<TARGET_FILE:transport_${layer}_test>
+                         -x SYMCOLL_PROXY_DIRECT=${direct} $<TARGET_FILE:${program}>
                          --gtest_filter=-UcxTimeout.*:ProxyTimeout.*)
         set_tests_properties(${test} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
                              LABELS "mpirun;ucx")

@@ -52,7 +52,7 @@ int dead_peer(const std::string &socket, int rank, bool proxied) {
     symcoll_ucx_region_t *region = nullptr;
     st = proxied
              ? symcoll_proxy_create(boot, t, heap, 2 * kBytes, &ops, nullptr, kTimeoutMs, &proxy)
-             : symcoll_ucx_region_map(t, heap, 2 * kBytes, &region);
+             : symcoll_ucx_region_map(t, heap, 2 * kBytes, SYMCOLL_UCX_MEMORY_HOST, &region);
     if (st == SYMCOLL_SUCCESS)
         st = boot->barrier(boot);
     if (st != SYMCOLL_SUCCESS)

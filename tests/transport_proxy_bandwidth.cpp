@@ -6,7 +6,9 @@
 //
 //   mpirun -np 2 -x UCX_TLS=tcp transport_proxy_bandwidth [max_bytes] [total_bytes] [slots]
 //       [slot_bytes]
-// (slots and slot_bytes: the proxy's staging, 0 or absent for its default, 4 of 1 MiB)
+// (slots and slot_bytes: the proxy's staging, 0 or absent for its default, 4 of 1 MiB;
+// SYMCOLL_PROXY_DIRECT=0 stages, else the proxy takes its direct path, as UCX registers host
+// heaps)
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -27,6 +29,8 @@ int main(int argc, char **argv) {
     symcoll_proxy_config_t config = {};
     config.slots = argc > 3 ? (unsigned)std::strtoul(argv[3], nullptr, 0) : 0;
     config.slot_bytes = argc > 4 ? std::strtoull(argv[4], nullptr, 0) : 0;
+    const char *direct = std::getenv("SYMCOLL_PROXY_DIRECT");
+    config.staged = direct && std::strcmp(direct, "0") == 0;
     symcoll_bootstrap_t *boot = nullptr;
     if (int rc = start_pmix_bootstrap(&boot))
         return rc;
@@ -48,7 +52,8 @@ int main(int argc, char **argv) {
     auto boot_barrier = [&] { return boot->barrier(boot); };
 
     symcoll_ucx_region_t *region = nullptr;
-    ok = symcoll_ucx_region_map(t, heap, 2 * max_bytes, &region) == SYMCOLL_SUCCESS;
+    ok = symcoll_ucx_region_map(t, heap, 2 * max_bytes, SYMCOLL_UCX_MEMORY_HOST, &region) ==
+         SYMCOLL_SUCCESS;
     for (size_t s = 0; s < sizes.size() && ok; s++) {
         size_t bytes = sizes[s];
         for (size_t i = 0; i < bytes; i++)
@@ -78,13 +83,16 @@ int main(int argc, char **argv) {
             [&] { return symcoll_proxy_quiet(proxy); });
         ok = proxied[s] > 0 && check(boot, boot_barrier, "a proxy put", heap, bytes, 2);
     }
+    bool direct_path = proxy && symcoll_proxy_direct(proxy);
     if (proxy)
         ok = symcoll_proxy_destroy(proxy, !ok) == SYMCOLL_SUCCESS && ok;
     if (!ok)
         std::fprintf(stderr, "PE %d: %s\n", boot->rank, symcoll_last_error());
 
     if (ok && boot->rank == 0)
-        print_bandwidth("PE 0 to PE 1", sizes, total, raw, proxied);
+        print_bandwidth(direct_path ? "PE 0 to PE 1, the proxy's direct path"
+                                    : "PE 0 to PE 1, the proxy staging",
+                        sizes, total, raw, proxied);
     st = symcoll_ucx_destroy(t, !ok);
     boot->destroy(boot, !ok);
     return ok && st == SYMCOLL_SUCCESS ? 0 : 1;

@@ -1,7 +1,9 @@
 // The proxy (src/transport/proxy) over the UCX transport, on the CPU under mpirun with the PMIx
 // bootstrap: heaps of host memory, copies by memcpy, so that the staging protocol (slots,
 // mailbox records, announcements, freed slots, signals after data, gets answered by replies)
-// is checked without a GPU, and so is the draining of the device API's ring.
+// is checked without a GPU, and so is the draining of the device API's ring. UCX registers host
+// heaps, so the proxy takes its direct path (puts and gets between the heaps, signals as records
+// of no data) unless SYMCOLL_PROXY_DIRECT=0 asks for staging, as the library's variable does.
 // Each PE puts to its right neighbour. Small slots and a short ring make every put wrap the
 // slots and every burst wait for room. Exit 77 without PMIx or UCX.
 #include <gtest/gtest.h>
@@ -36,6 +38,16 @@ constexpr size_t kHeapBytes = 2 * kHalf + 64; // and signal words at the end
 constexpr size_t kSignal = 2 * kHalf;         // this PE's signal words (8 of them)
 constexpr uint8_t kPoison = 0xee;
 
+// The path this run asks for (SYMCOLL_PROXY_DIRECT, 1 unless set to 0).
+bool staged_run() {
+    const char *direct = std::getenv("SYMCOLL_PROXY_DIRECT");
+    return direct && std::string(direct) == "0";
+}
+
+symcoll_proxy_config_t config_of(size_t slot_bytes, unsigned slots, unsigned ring_entries) {
+    return {slot_bytes, slots, ring_entries, staged_run()};
+}
+
 // Odd sizes at odd offsets, one after the other: within a slot, across slot boundaries, and
 // many times the slots in flight.
 const size_t kSizes[] = {1, 7, kSlotBytes - 1, kSlotBytes + 1, 3 * kSlotBytes + 5, (1u << 20) + 3};
@@ -64,7 +76,7 @@ class Proxy : public ::testing::Test {
     }
     void create(symcoll_ucx_t *t, uint64_t timeout_ms) {
         symcoll_proxy_memory_t ops = memory.ops();
-        symcoll_proxy_config_t config = {kSlotBytes, kSlots, kRingEntries};
+        symcoll_proxy_config_t config = config_of(kSlotBytes, kSlots, kRingEntries);
         ASSERT_EQ(
             symcoll_proxy_create(boot, t, heap, kHeapBytes, &ops, &config, timeout_ms, &proxy),
             SYMCOLL_SUCCESS)
@@ -112,6 +124,10 @@ class Proxy : public ::testing::Test {
         return symcoll_proxy_put(proxy, &p, nullptr);
     }
 };
+
+TEST_F(Proxy, TakesThePathAskedFor) {
+    EXPECT_EQ(symcoll_proxy_direct(proxy), !staged_run());
+}
 
 TEST_F(Proxy, PutsOfEverySizeLandBeforeTheSignalAndNothingElseChanges) {
     stage_sizes();
@@ -246,7 +262,7 @@ TEST_F(Proxy, TheDeviceRingIsDrainedInOrderPastItsEntries) {
     ASSERT_EQ(symcoll_nodes_device_ring_serve(entries.data(), progress.data()), SYMCOLL_SUCCESS);
     symcoll_proxy_memory_t ops = memory.ops();
     ops.poll = symcoll_nodes_device_ring_poll;
-    symcoll_proxy_config_t config = {kSlotBytes, 64, 256};
+    symcoll_proxy_config_t config = config_of(kSlotBytes, 64, 256);
     ASSERT_EQ(symcoll_proxy_create(boot, ucx, heap, kHeapBytes, &ops, &config, kTimeoutMs, &proxy),
               SYMCOLL_SUCCESS)
         << symcoll_last_error();
@@ -369,7 +385,7 @@ TEST(ProxyCreate, HeapsOfDifferentSizesAreRefusedEverywhere) {
 // PE 1 stops applying records (its copy into the heap sleeps 3 s): PE 0's quiet gives up after
 // the proxy's 500 ms, naming PE 1, even while PE 2 (with 3 PEs) keeps putting into PE 0: other
 // traffic is no progress of the request that waits. Its own transport, as a TIMEOUT leaves one
-// only to destroy.
+// only to destroy. Staged: a direct put without a signal leaves the target nothing to apply.
 TEST(ProxyTimeout, QuietNamesThePeThatStoppedApplying) {
     ASSERT_GE(boot->size, 2);
     symcoll_ucx_t *t = nullptr;
@@ -379,7 +395,7 @@ TEST(ProxyTimeout, QuietNamesThePeThatStoppedApplying) {
     HostHeap memory;
     memory.stall_ms = boot->rank == 1 ? 3000 : 0;
     symcoll_proxy_memory_t ops = memory.ops();
-    symcoll_proxy_config_t config = {kSlotBytes, kSlots, kRingEntries};
+    symcoll_proxy_config_t config = {kSlotBytes, kSlots, kRingEntries, true};
     symcoll_proxy_t *proxy = nullptr;
     ASSERT_EQ(symcoll_proxy_create(boot, t, heap, kHeapBytes, &ops, &config, 500, &proxy),
               SYMCOLL_SUCCESS)

@@ -44,7 +44,9 @@ class Ucx : public ::testing::Test {
 
     void SetUp() override {
         ASSERT_GE(size, 2) << "run under mpirun -np 2 or more";
-        ASSERT_EQ(symcoll_ucx_region_map(ucx, window, kWindowBytes, &region), SYMCOLL_SUCCESS)
+        ASSERT_EQ(
+            symcoll_ucx_region_map(ucx, window, kWindowBytes, SYMCOLL_UCX_MEMORY_HOST, &region),
+            SYMCOLL_SUCCESS)
             << symcoll_last_error();
     }
     void TearDown() override {
@@ -194,7 +196,8 @@ TEST(UcxTimeout, QuietNamesAPeerThatStopsProgressing) {
     ASSERT_EQ(symcoll_ucx_create(boot, nullptr, 500, &t), SYMCOLL_SUCCESS) << symcoll_last_error();
     std::vector<uint64_t> storage(((1u << 20) + 8) / 8);
     symcoll_ucx_region_t *region = nullptr;
-    ASSERT_EQ(symcoll_ucx_region_map(t, storage.data(), storage.size() * 8, &region),
+    ASSERT_EQ(symcoll_ucx_region_map(t, storage.data(), storage.size() * 8, SYMCOLL_UCX_MEMORY_HOST,
+                                     &region),
               SYMCOLL_SUCCESS)
         << symcoll_last_error();
     if (boot->rank == 1) {

@@ -243,6 +243,10 @@ symcoll_status_t symcoll_proxy_try_get(symcoll_proxy_t *p, const symcoll_proxy_g
     return get(p, "symcoll_proxy_try_get", g, false, ticket, posted);
 }
 
+bool symcoll_proxy_direct(const symcoll_proxy_t *p) {
+    return p->heap_region != NULL;
+}
+
 uint64_t symcoll_proxy_staged(symcoll_proxy_t *p) {
     return atomic_load_explicit(&p->staged, memory_order_acquire);
 }
@@ -279,6 +283,21 @@ static void stop_thread(symcoll_proxy_t *p) {
     p->thread_running = false;
 }
 
+/* Collective unless abort: the heaps' region, then the windows'; the first failure. */
+static symcoll_status_t unmap(symcoll_proxy_t *p, int abort) {
+    symcoll_ucx_region_t *regions[] = {p->heap_region, p->region};
+    symcoll_status_t first = SYMCOLL_SUCCESS;
+    for (size_t i = 0; i < sizeof regions / sizeof regions[0]; i++) {
+        if (!regions[i])
+            continue;
+        symcoll_status_t st = abort ? symcoll_ucx_region_release(p->t, regions[i])
+                                    : symcoll_ucx_region_unmap(p->t, regions[i]);
+        first = first != SYMCOLL_SUCCESS ? first : st;
+    }
+    p->heap_region = p->region = NULL;
+    return first;
+}
+
 static void free_proxy(symcoll_proxy_t *p) {
     if (p->host)
         p->memory.host_free(p->memory.context, p->host);
@@ -302,10 +321,7 @@ symcoll_status_t symcoll_proxy_destroy(symcoll_proxy_t *p, int abort) {
         abort = st != SYMCOLL_SUCCESS;
     }
     stop_thread(p);
-    symcoll_status_t unmapped = SYMCOLL_SUCCESS;
-    if (p->region)
-        unmapped = abort ? symcoll_ucx_region_release(p->t, p->region)
-                         : symcoll_ucx_region_unmap(p->t, p->region);
+    symcoll_status_t unmapped = unmap(p, abort);
     free_proxy(p);
     return st != SYMCOLL_SUCCESS ? st : unmapped;
 }
@@ -329,20 +345,30 @@ static symcoll_status_t configure(symcoll_proxy_t *p, const symcoll_proxy_config
                                "%zu, %u and %u",
                                fn, slot_bytes, slots, p->ring_entries, MAX_SLOT_BYTES,
                                SYMCOLL_PROXY_MAX_SLOTS, MAX_RING_ENTRIES);
-    uint64_t mine[3] = {slot_bytes, slots, p->heap_bytes};
+    /* The direct path where every PE's UCX can register its heap's memory. */
+    symcoll_ucx_capabilities_t caps;
+    bool can_direct = !(config && config->staged) &&
+                      symcoll_ucx_capabilities(p->t, &caps) == SYMCOLL_SUCCESS &&
+                      (p->memory.heap_memory == SYMCOLL_UCX_MEMORY_HOST || caps.cuda_memory);
+    enum { SAME = 3, WORDS = 4 };
+    uint64_t mine[WORDS] = {slot_bytes, slots, p->heap_bytes, can_direct};
     uint64_t *all = calloc((size_t)p->boot->size, sizeof mine);
     if (!all)
         return symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, "%s: no host memory", fn);
     symcoll_status_t exchanged = p->boot->allgather(p->boot, mine, all, sizeof mine);
     st = st == SYMCOLL_SUCCESS ? exchanged : st;
-    for (int pe = 0; pe < p->boot->size && st == SYMCOLL_SUCCESS; pe++)
-        if (memcmp(&all[3 * pe], mine, sizeof mine))
-            st = symcoll_set_error(
-                SYMCOLL_ERROR_SYMMETRY,
-                "%s: PE %d has slot_bytes %llu, slots %llu and a %llu-byte "
-                "heap, this PE %zu, %u and %zu",
-                fn, pe, (unsigned long long)all[3 * pe], (unsigned long long)all[3 * pe + 1],
-                (unsigned long long)all[3 * pe + 2], slot_bytes, slots, p->heap_bytes);
+    p->direct_wanted = st == SYMCOLL_SUCCESS;
+    for (int pe = 0; pe < p->boot->size && st == SYMCOLL_SUCCESS; pe++) {
+        const uint64_t *theirs = &all[WORDS * pe];
+        if (memcmp(theirs, mine, SAME * sizeof *mine))
+            st = symcoll_set_error(SYMCOLL_ERROR_SYMMETRY,
+                                   "%s: PE %d has slot_bytes %llu, slots %llu and a %llu-byte "
+                                   "heap, this PE %zu, %u and %zu",
+                                   fn, pe, (unsigned long long)theirs[0],
+                                   (unsigned long long)theirs[1], (unsigned long long)theirs[2],
+                                   slot_bytes, slots, p->heap_bytes);
+        p->direct_wanted = p->direct_wanted && theirs[SAME];
+    }
     free(all);
     proxy_layout_t *l = &p->layout;
     l->slot_bytes = (slot_bytes + 63) & ~(size_t)63; /* records and counters stay aligned */
@@ -393,7 +419,12 @@ symcoll_status_t symcoll_proxy_create(symcoll_bootstrap_t *boot, symcoll_ucx_t *
     /* Every PE maps (or all give up together), as region_map is collective. */
     st = symcoll_bootstrap_agree(boot, fn, st);
     if (st == SYMCOLL_SUCCESS)
-        st = symcoll_ucx_region_map(t, p->host, p->host_bytes, &p->region);
+        st = symcoll_ucx_region_map(t, p->host, p->host_bytes, SYMCOLL_UCX_MEMORY_HOST, &p->region);
+    /* A heap that UCX says it takes but cannot register (on any PE) leaves every PE staging. */
+    if (st == SYMCOLL_SUCCESS && p->direct_wanted &&
+        symcoll_ucx_region_map(t, heap, heap_bytes, p->memory.heap_memory, &p->heap_region) !=
+            SYMCOLL_SUCCESS)
+        p->heap_region = NULL;
     if (st == SYMCOLL_SUCCESS) {
         int err = pthread_create(&p->thread, NULL, proxy_thread, p);
         p->thread_running = err == 0;
@@ -405,8 +436,7 @@ symcoll_status_t symcoll_proxy_create(symcoll_bootstrap_t *boot, symcoll_ucx_t *
     }
     if (st != SYMCOLL_SUCCESS) {
         stop_thread(p);
-        if (p->region)
-            symcoll_ucx_region_unmap(t, p->region);
+        unmap(p, false);
         free_proxy(p);
         return st;
     }

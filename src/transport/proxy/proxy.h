@@ -1,6 +1,7 @@
 /* The proxy: a thread per PE that carries puts and signals into the symmetric heaps of PEs
  * that this PE cannot reach with loads and stores (PEs of other nodes), over the UCX
- * transport, through staging in pinned host memory:
+ * transport, straight between the heaps where UCX can register their memory (the direct path,
+ * symcoll_proxy_memory_t.heap_memory), else through staging in pinned host memory:
  *
  *   sender: the source goes from the heap into a staging slot (memory.to_host), ucp_put takes
  *   it into the target's receive window, and once a batch is complete at the target (a flush
@@ -59,6 +60,11 @@ typedef struct {
      * source (the device API's ring) with symcoll_proxy_try_put and _try_get; true when it did
      * something, false with *st set on failure. */
     bool (*poll)(void *context, symcoll_proxy_t *p, symcoll_status_t *st);
+    /* What the heap and every local buffer are. Where UCX can register that memory on every
+     * PE, the heaps are mapped and puts and gets move straight between them (the direct path):
+     * no staging copy, the data complete at the target before the request is staged (so its
+     * source may change), a signal following as a record of no data. */
+    symcoll_ucx_memory_t heap_memory;
 } symcoll_proxy_memory_t;
 
 /* The most slots a configuration may ask for. */
@@ -69,6 +75,7 @@ typedef struct {
     size_t slot_bytes;     /* the staging chunk: a put moves in pieces of this size (1 MiB) */
     unsigned slots;        /* chunks in flight from one PE to another (4) */
     unsigned ring_entries; /* requests posted and not complete (1024); a post waits for room */
+    bool staged;           /* stage even where the direct path could be taken */
 } symcoll_proxy_config_t;
 
 /* A put of bytes from src (in this PE's heap) to dst_offset of PE pe's heap, and with signal,
@@ -119,6 +126,9 @@ symcoll_status_t symcoll_proxy_try_put(symcoll_proxy_t *p, const symcoll_proxy_p
                                        uint64_t *ticket, bool *posted);
 symcoll_status_t symcoll_proxy_try_get(symcoll_proxy_t *p, const symcoll_proxy_get_t *get,
                                        uint64_t *ticket, bool *posted);
+
+/* Whether puts and gets take the direct path (memory.heap_memory). */
+bool symcoll_proxy_direct(const symcoll_proxy_t *p);
 
 /* How many requests, in posting order, are staged in full (a put's source may change) and
  * complete: tickets up to these counts are. */

@@ -34,9 +34,34 @@ static symcoll_status_t stage_record(symcoll_proxy_t *p, int pe, const char *src
     return SYMCOLL_SUCCESS;
 }
 
+/* The direct path: the whole request straight between the heaps, complete at the target (a
+ * put's source may then change, a get's data is in place); a put's signal follows as a record
+ * of no data, applied after what came before it. A get asks nothing of the target, so its
+ * count stays and the request retires once staged. */
+static bool move_direct(symcoll_proxy_t *p, const proxy_request_t *r, symcoll_status_t *st) {
+    symcoll_ucx_memory_t memory = p->memory.heap_memory;
+    *st = r->kind == PROXY_GET ? symcoll_ucx_get_into(p->t, p->heap_region, r->pe, r->remote_offset,
+                                                      r->local, r->bytes, memory)
+                               : symcoll_ucx_put_from(p->t, p->heap_region, r->pe, r->remote_offset,
+                                                      r->local, r->bytes, memory);
+    if (*st == SYMCOLL_SUCCESS)
+        *st = symcoll_ucx_quiet_pe(p->t, r->pe);
+    if (*st == SYMCOLL_SUCCESS && r->kind == PROXY_PUT && r->signal)
+        *st = stage_record(p, r->pe, NULL, 0,
+                           (proxy_record_t){.kind = PROXY_PUT,
+                                            .offset = r->remote_offset,
+                                            .signal_offset = r->signal_offset,
+                                            .value = r->value,
+                                            .has_signal = 1,
+                                            .op = (uint32_t)r->op});
+    return *st == SYMCOLL_SUCCESS;
+}
+
 /* The next chunk of request r, of which p->taken_bytes are staged; true once its last record
  * is staged. */
 static bool stage_request(symcoll_proxy_t *p, const proxy_request_t *r, symcoll_status_t *st) {
+    if (p->heap_region)
+        return move_direct(p, r, st);
     if (r->kind == PROXY_GET) {
         *st = stage_record(
             p, r->pe, NULL, 0,

@@ -29,6 +29,7 @@ struct symcoll_ucx_region {
     char *base;
     size_t bytes;
     ucp_mem_h memh;
+    symcoll_ucx_memory_t memory;
     uint64_t *remote_base;  /* per PE: its region's address */
     uint64_t *remote_bytes; /* per PE: its region's size */
     ucp_rkey_h *rkeys;      /* per PE: NULL where not connected */
@@ -68,6 +69,9 @@ symcoll_status_t symcoll_ucx_wait(symcoll_ucx_t *t, ucs_status_ptr_t sp, const c
 symcoll_status_t symcoll_ucx_track(symcoll_ucx_t *t, ucs_status_ptr_t sp, const char *call, int pe);
 /* Flushes PE pe's endpoint: everything issued to it is complete at the target. */
 symcoll_status_t symcoll_ucx_flush_pe(symcoll_ucx_t *t, int pe, uint64_t deadline);
+/* UNSUPPORTED, naming what, for CUDA memory where this UCX cannot take it. */
+symcoll_status_t symcoll_ucx_check_memory(const symcoll_ucx_t *t, const char *fn, const char *what,
+                                          symcoll_ucx_memory_t memory);
 /* Frees every tracked request, complete or not (UCX releases an unfinished one when it
  * finishes or its endpoint is closed). */
 void symcoll_ucx_drop_pending(symcoll_ucx_t *t);

@@ -1,4 +1,4 @@
-/* Regions: host memory registered with UCX, its address, size and packed remote key sent to
+/* Regions: memory registered with UCX, its address, size and packed remote key sent to
  * every PE in one variable-size exchange, and the keys unpacked on the endpoints. */
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +17,8 @@ static symcoll_status_t map_local(symcoll_ucx_t *t, symcoll_ucx_region_t *r) {
                         UCP_MEM_MAP_PARAM_FIELD_MEMORY_TYPE;
     params.address = r->base;
     params.length = r->bytes;
-    /* Said, not detected: UCX's detection is what touches a pointer it cannot handle. */
-    params.memory_type = UCS_MEMORY_TYPE_HOST;
+    params.memory_type =
+        r->memory == SYMCOLL_UCX_MEMORY_CUDA ? UCS_MEMORY_TYPE_CUDA : UCS_MEMORY_TYPE_HOST;
     ucs_status_t status = t->lib.ucp_mem_map(t->context, &params, &r->memh);
     if (status != UCS_OK) {
         r->memh = NULL;
@@ -71,7 +71,7 @@ static symcoll_status_t unpack_keys(symcoll_ucx_t *t, symcoll_ucx_region_t *r,
 }
 
 symcoll_status_t symcoll_ucx_region_map(symcoll_ucx_t *t, void *base, size_t bytes,
-                                        symcoll_ucx_region_t **out) {
+                                        symcoll_ucx_memory_t memory, symcoll_ucx_region_t **out) {
     const char *fn = "symcoll_ucx_region_map";
     int n = t->boot->size;
     *out = NULL;
@@ -81,8 +81,8 @@ symcoll_status_t symcoll_ucx_region_map(symcoll_ucx_t *t, void *base, size_t byt
         r->remote_bytes = calloc((size_t)n, sizeof *r->remote_bytes);
         r->rkeys = calloc((size_t)n, sizeof *r->rkeys);
     }
-    symcoll_status_t st = SYMCOLL_SUCCESS;
-    if (!r || !r->remote_base || !r->remote_bytes || !r->rkeys)
+    symcoll_status_t st = symcoll_ucx_check_memory(t, fn, "the region", memory);
+    if (st == SYMCOLL_SUCCESS && (!r || !r->remote_base || !r->remote_bytes || !r->rkeys))
         st =
             symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, "%s: no memory for %d PEs' keys", fn, n);
     char *blob = NULL;
@@ -90,6 +90,7 @@ symcoll_status_t symcoll_ucx_region_map(symcoll_ucx_t *t, void *base, size_t byt
     if (st == SYMCOLL_SUCCESS) {
         r->base = base;
         r->bytes = bytes;
+        r->memory = memory;
         st = map_local(t, r);
     }
     if (st == SYMCOLL_SUCCESS)

@@ -17,23 +17,39 @@ static symcoll_status_t check_target(const symcoll_ucx_t *t, const symcoll_ucx_r
     return SYMCOLL_SUCCESS;
 }
 
-/* Host memory, said rather than detected: see ucx_region.c. */
-static ucp_request_param_t host_param(void) {
+symcoll_status_t symcoll_ucx_check_memory(const symcoll_ucx_t *t, const char *fn, const char *what,
+                                          symcoll_ucx_memory_t memory) {
+    if (memory == SYMCOLL_UCX_MEMORY_HOST ||
+        (memory == SYMCOLL_UCX_MEMORY_CUDA && t->caps.cuda_memory))
+        return SYMCOLL_SUCCESS;
+    return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
+                             "%s: %s is memory of type %d, which UCX %s does not support here "
+                             "(memory types 0x%llx)",
+                             fn, what, (int)memory, t->caps.version,
+                             (unsigned long long)t->caps.memory_types);
+}
+
+/* The local buffer's memory, said rather than detected: see ucx_transport.h. */
+static ucp_request_param_t memory_param(symcoll_ucx_memory_t memory) {
     ucp_request_param_t param = {0};
     param.op_attr_mask = UCP_OP_ATTR_FIELD_MEMORY_TYPE;
-    param.memory_type = UCS_MEMORY_TYPE_HOST;
+    param.memory_type =
+        memory == SYMCOLL_UCX_MEMORY_CUDA ? UCS_MEMORY_TYPE_CUDA : UCS_MEMORY_TYPE_HOST;
     return param;
 }
 
 /* A put (local is the source) or a get (local is the destination) of bytes at offset of PE
  * pe's region; tracked until the next quiet. */
 static symcoll_status_t transfer(symcoll_ucx_t *t, const symcoll_ucx_region_t *r, int pe,
-                                 size_t offset, void *local, size_t bytes, int is_put) {
+                                 size_t offset, void *local, size_t bytes,
+                                 symcoll_ucx_memory_t memory, int is_put) {
     const char *fn = is_put ? "symcoll_ucx_put" : "symcoll_ucx_get";
     symcoll_status_t st = check_target(t, r, fn, pe, offset, bytes);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_ucx_check_memory(t, fn, is_put ? "src" : "dst", memory);
     if (st != SYMCOLL_SUCCESS || bytes == 0)
         return st;
-    ucp_request_param_t param = host_param();
+    ucp_request_param_t param = memory_param(memory);
     uint64_t remote = r->remote_base[pe] + offset;
     ucp_ep_h ep = t->peers[pe].ep;
     ucs_status_ptr_t request =
@@ -42,14 +58,26 @@ static symcoll_status_t transfer(symcoll_ucx_t *t, const symcoll_ucx_region_t *r
     return symcoll_ucx_track(t, request, is_put ? "ucp_put_nbx" : "ucp_get_nbx", pe);
 }
 
+symcoll_status_t symcoll_ucx_put_from(symcoll_ucx_t *t, const symcoll_ucx_region_t *r, int pe,
+                                      size_t offset, const void *src, size_t bytes,
+                                      symcoll_ucx_memory_t src_memory) {
+    return transfer(t, r, pe, offset, (void *)src, bytes, src_memory, 1);
+}
+
+symcoll_status_t symcoll_ucx_get_into(symcoll_ucx_t *t, const symcoll_ucx_region_t *r, int pe,
+                                      size_t offset, void *dst, size_t bytes,
+                                      symcoll_ucx_memory_t dst_memory) {
+    return transfer(t, r, pe, offset, dst, bytes, dst_memory, 0);
+}
+
 symcoll_status_t symcoll_ucx_put(symcoll_ucx_t *t, const symcoll_ucx_region_t *r, int pe,
                                  size_t offset, const void *src, size_t bytes) {
-    return transfer(t, r, pe, offset, (void *)src, bytes, 1);
+    return symcoll_ucx_put_from(t, r, pe, offset, src, bytes, SYMCOLL_UCX_MEMORY_HOST);
 }
 
 symcoll_status_t symcoll_ucx_get(symcoll_ucx_t *t, const symcoll_ucx_region_t *r, int pe,
                                  size_t offset, void *dst, size_t bytes) {
-    return transfer(t, r, pe, offset, dst, bytes, 0);
+    return symcoll_ucx_get_into(t, r, pe, offset, dst, bytes, SYMCOLL_UCX_MEMORY_HOST);
 }
 
 symcoll_status_t symcoll_ucx_signal(symcoll_ucx_t *t, const symcoll_ucx_region_t *r, int pe,
@@ -68,7 +96,10 @@ symcoll_status_t symcoll_ucx_signal(symcoll_ucx_t *t, const symcoll_ucx_region_t
     if (op != SYMCOLL_UCX_SIGNAL_SET && op != SYMCOLL_UCX_SIGNAL_ADD)
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: op %d is neither SET nor ADD",
                                  fn, (int)op);
-    ucp_request_param_t param = host_param();
+    if (r->memory != SYMCOLL_UCX_MEMORY_HOST)
+        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                 "%s: signals go into regions of host memory only", fn);
+    ucp_request_param_t param = memory_param(SYMCOLL_UCX_MEMORY_HOST);
     param.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
     param.datatype = ucp_dt_make_contig(sizeof(uint64_t));
     /* UCP has no plain atomic store: SET swaps, into a reply word that nobody reads. */
@@ -104,11 +135,12 @@ symcoll_status_t symcoll_ucx_put_signal(symcoll_ucx_t *t, const symcoll_ucx_regi
 symcoll_status_t symcoll_ucx_wait_signal(symcoll_ucx_t *t, const symcoll_ucx_region_t *r,
                                          size_t signal_offset, uint64_t value) {
     const char *fn = "symcoll_ucx_wait_signal";
-    if (signal_offset > r->bytes || r->bytes - signal_offset < sizeof(uint64_t) ||
+    if (r->memory != SYMCOLL_UCX_MEMORY_HOST || signal_offset > r->bytes ||
+        r->bytes - signal_offset < sizeof(uint64_t) ||
         (uintptr_t)(r->base + signal_offset) % sizeof(uint64_t))
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
                                  "%s: offset %zu is not an aligned 8-byte word of the %zu-byte "
-                                 "region",
+                                 "region of host memory",
                                  fn, signal_offset, r->bytes);
     const uint64_t *word = (const uint64_t *)(r->base + signal_offset);
     uint64_t deadline = symcoll_ucx_deadline(t);

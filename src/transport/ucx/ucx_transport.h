@@ -46,12 +46,18 @@ symcoll_status_t symcoll_ucx_destroy(symcoll_ucx_t *t, int abort);
 
 symcoll_status_t symcoll_ucx_capabilities(const symcoll_ucx_t *t, symcoll_ucx_capabilities_t *out);
 
-/* Collective: registers [base, base + bytes) of host memory on every PE (the sizes may
- * differ) and exchanges the remote keys, so that the connected PEs can put, get and signal
- * into it by offset. Its exchanges do not progress the worker: call it with no transfer in
- * flight (after symcoll_ucx_barrier or creation). */
+/* What memory a region or the local buffer of a transfer is: said, never detected (UCX's
+ * detection is what crashes a UCX without CUDA support on a GPU pointer). CUDA memory is
+ * refused (UNSUPPORTED) where the capabilities lack cuda_memory. */
+typedef enum { SYMCOLL_UCX_MEMORY_HOST = 0, SYMCOLL_UCX_MEMORY_CUDA = 1 } symcoll_ucx_memory_t;
+
+/* Collective: registers [base, base + bytes) of memory on every PE (the sizes may differ) and
+ * exchanges the remote keys, so that the connected PEs can put, get and signal into it by
+ * offset (signals into host memory only). Its exchanges do not progress the worker: call it
+ * with no transfer in flight (after symcoll_ucx_barrier or creation). A failure on any PE fails
+ * it on every PE. */
 symcoll_status_t symcoll_ucx_region_map(symcoll_ucx_t *t, void *base, size_t bytes,
-                                        symcoll_ucx_region_t **out);
+                                        symcoll_ucx_memory_t memory, symcoll_ucx_region_t **out);
 /* Collective: completes every transfer, waits for every PE, then unregisters; frees r. */
 symcoll_status_t symcoll_ucx_region_unmap(symcoll_ucx_t *t, symcoll_ucx_region_t *r);
 /* Destroys the keys and unregisters without waiting on any PE (after a failure); frees r. */
@@ -65,6 +71,14 @@ symcoll_status_t symcoll_ucx_put(symcoll_ucx_t *t, const symcoll_ucx_region_t *r
  * returns. */
 symcoll_status_t symcoll_ucx_get(symcoll_ucx_t *t, const symcoll_ucx_region_t *r, int pe,
                                  size_t offset, void *dst, size_t bytes);
+/* The same with a local buffer of the given memory (symcoll_ucx_put and _get take host
+ * memory). */
+symcoll_status_t symcoll_ucx_put_from(symcoll_ucx_t *t, const symcoll_ucx_region_t *r, int pe,
+                                      size_t offset, const void *src, size_t bytes,
+                                      symcoll_ucx_memory_t src_memory);
+symcoll_status_t symcoll_ucx_get_into(symcoll_ucx_t *t, const symcoll_ucx_region_t *r, int pe,
+                                      size_t offset, void *dst, size_t bytes,
+                                      symcoll_ucx_memory_t dst_memory);
 
 typedef enum { SYMCOLL_UCX_SIGNAL_SET = 0, SYMCOLL_UCX_SIGNAL_ADD = 1 } symcoll_ucx_signal_op_t;
 
