@@ -7,8 +7,8 @@
 //   mpirun -np 2 -x UCX_TLS=tcp transport_proxy_bandwidth [max_bytes] [total_bytes] [slots]
 //       [slot_bytes]
 // (slots and slot_bytes: the proxy's staging, 0 or absent for its default, 4 of 1 MiB;
-// SYMCOLL_PROXY_DIRECT=0 stages, else the proxy takes its direct path, as UCX registers host
-// heaps)
+// SYMCOLL_PROXY_DIRECT=1 takes the proxy's direct path, as UCX registers host heaps, else it
+// stages)
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -30,7 +30,7 @@ int main(int argc, char **argv) {
     config.slots = argc > 3 ? (unsigned)std::strtoul(argv[3], nullptr, 0) : 0;
     config.slot_bytes = argc > 4 ? std::strtoull(argv[4], nullptr, 0) : 0;
     const char *direct = std::getenv("SYMCOLL_PROXY_DIRECT");
-    config.staged = direct && std::strcmp(direct, "0") == 0;
+    config.staged = !direct || std::strcmp(direct, "1") != 0;
     symcoll_bootstrap_t *boot = nullptr;
     if (int rc = start_pmix_bootstrap(&boot))
         return rc;

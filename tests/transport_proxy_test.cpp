@@ -2,8 +2,8 @@
 // bootstrap: heaps of host memory, copies by memcpy, so that the staging protocol (slots,
 // mailbox records, announcements, freed slots, signals after data, gets answered by replies)
 // is checked without a GPU, and so is the draining of the device API's ring. UCX registers host
-// heaps, so the proxy takes its direct path (puts and gets between the heaps, signals as records
-// of no data) unless SYMCOLL_PROXY_DIRECT=0 asks for staging, as the library's variable does.
+// heaps, so SYMCOLL_PROXY_DIRECT=1 takes the proxy's direct path (puts and gets between the heaps,
+// signals as records of no data); otherwise it stages, as the library's variable says.
 // Each PE puts to its right neighbour. Small slots and a short ring make every put wrap the
 // slots and every burst wait for room. Exit 77 without PMIx or UCX.
 #include <gtest/gtest.h>
@@ -38,10 +38,10 @@ constexpr size_t kHeapBytes = 2 * kHalf + 64; // and signal words at the end
 constexpr size_t kSignal = 2 * kHalf;         // this PE's signal words (8 of them)
 constexpr uint8_t kPoison = 0xee;
 
-// The path this run asks for (SYMCOLL_PROXY_DIRECT, 1 unless set to 0).
+// The path this run asks for (SYMCOLL_PROXY_DIRECT, staged unless set to 1).
 bool staged_run() {
     const char *direct = std::getenv("SYMCOLL_PROXY_DIRECT");
-    return direct && std::string(direct) == "0";
+    return !direct || std::string(direct) != "1";
 }
 
 symcoll_proxy_config_t config_of(size_t slot_bytes, unsigned slots, unsigned ring_entries) {
