@@ -137,25 +137,56 @@ namespace {
 // No launch path in the environment but the one each PE sets.
 class InitNodes : public ::testing::Test {
   protected:
-    ScopedEnv env_{
-        "SYMCOLL_BOOTSTRAP",   "SYMCOLL_UNIQUEID", "SYMCOLL_LOCAL_RANK", "SYMCOLL_LOCAL_SIZE",
-        "SYMCOLL_LAUNCHER_FD", "PMIX_RANK",        "PMIX_NAMESPACE",     "RANK",
-        "WORLD_SIZE",          "MASTER_ADDR"};
+    ScopedEnv env_{"SYMCOLL_BOOTSTRAP",
+                   "SYMCOLL_UNIQUEID",
+                   "SYMCOLL_LOCAL_RANK",
+                   "SYMCOLL_LOCAL_SIZE",
+                   "SYMCOLL_LAUNCHER_FD",
+                   "PMIX_RANK",
+                   "PMIX_NAMESPACE",
+                   "RANK",
+                   "WORLD_SIZE",
+                   "MASTER_ADDR",
+                   "CUDA_DEVICE_MAX_CONNECTIONS"};
 };
 
+// Whether init created a transport in this process (never, in a build without UCX).
+int expect_no_transport(int rank) {
+    int rc = expect_ucx_loaded(rank, false);
+#ifdef SYMCOLL_HAVE_UCX
+    if (calls.creates) {
+        std::fprintf(stderr, "PE %d: init created a transport\n", rank);
+        rc = 1;
+    }
+#endif
+    return rc;
+}
+
+// One GPU queue (CUDA_DEVICE_MAX_CONNECTIONS=1) is no concern of one node's jobs.
 TEST_F(InitNodes, OnOneNodeInitNeverLoadsUcx) {
     std::string socket = fresh_name();
     std::vector<int> codes = run_job(2, [&](int rank) {
+        setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 1);
         int rc = expect_status(rank, init_on_node(socket, rank, {0, 0}), SYMCOLL_ERROR_CUDA, "init",
                                kStopped);
-        rc |= expect_share_steps(rank, 1) | expect_ucx_loaded(rank, false);
-#ifdef SYMCOLL_HAVE_UCX
-        if (calls.creates) {
-            std::fprintf(stderr, "PE %d: init created a transport on one node\n", rank);
-            rc = 1;
-        }
-#endif
-        return rc;
+        return rc | expect_share_steps(rank, 1) | expect_no_transport(rank);
+    });
+    EXPECT_EQ(codes, std::vector<int>(2, 0));
+}
+
+// Across nodes, one GPU queue would leave the proxy's copies behind the kernels that wait for
+// them: init refuses it on every PE, before the transport, though only PE 0 has it (PE 1's 16
+// is fine).
+TEST_F(InitNodes, AcrossNodesOneGpuQueueIsRefusedOnEveryPe) {
+    std::string socket = fresh_name();
+    std::vector<int> codes = run_job(2, [&](int rank) {
+        setenv("CUDA_DEVICE_MAX_CONNECTIONS", rank == 0 ? "1" : "16", 1);
+        symcoll_status_t st = init_on_node(socket, rank, {0, 1});
+        int rc = rank == 0 ? expect_refused(rank, st,
+                                            "symcoll_init: PEs on 2 nodes need the proxy's copies",
+                                            {"CUDA_DEVICE_MAX_CONNECTIONS=1", "16 or more"})
+                           : expect_refused(rank, st, "symcoll_init: PE 0 failed", {});
+        return rc | expect_no_transport(rank);
     });
     EXPECT_EQ(codes, std::vector<int>(2, 0));
 }
