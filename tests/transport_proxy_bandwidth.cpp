@@ -5,8 +5,9 @@
 // PE 1, so a wrong copy fails the run.
 //
 //   mpirun -np 2 -x UCX_TLS=tcp transport_proxy_bandwidth [max_bytes] [total_bytes] [slots]
-//       [slot_bytes]
-// (slots and slot_bytes: the proxy's staging, 0 or absent for its default, 4 of 1 MiB;
+//       [slot_bytes] [min_bytes]
+// (sizes from min_bytes, 64 KiB by default, times 4 up to max_bytes; slots and slot_bytes: the
+// proxy's staging, 0 or absent for its default, 4 of 1 MiB;
 // SYMCOLL_PROXY_DIRECT=1 takes the proxy's direct path, as UCX registers host heaps, else it
 // stages)
 #include <cstdint>
@@ -29,6 +30,7 @@ int main(int argc, char **argv) {
     symcoll_proxy_config_t config = {};
     config.slots = argc > 3 ? (unsigned)std::strtoul(argv[3], nullptr, 0) : 0;
     config.slot_bytes = argc > 4 ? std::strtoull(argv[4], nullptr, 0) : 0;
+    size_t min_bytes = argc > 5 ? std::strtoull(argv[5], nullptr, 0) : 64u << 10;
     const char *direct = std::getenv("SYMCOLL_PROXY_DIRECT");
     config.staged = !direct || std::strcmp(direct, "1") != 0;
     symcoll_bootstrap_t *boot = nullptr;
@@ -44,7 +46,7 @@ int main(int argc, char **argv) {
     std::vector<uint64_t> storage(2 * max_bytes / 8 + 8);
     char *heap = reinterpret_cast<char *>(storage.data()), *src = heap + max_bytes;
     std::vector<size_t> sizes;
-    for (size_t bytes = 64 << 10; bytes <= max_bytes; bytes *= 4)
+    for (size_t bytes = min_bytes; bytes <= max_bytes; bytes *= 4)
         sizes.push_back(bytes);
     std::vector<double> raw(sizes.size()), proxied(sizes.size());
     bool ok = true;

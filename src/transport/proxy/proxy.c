@@ -9,6 +9,8 @@
 #define DEFAULT_SLOT_BYTES ((size_t)1 << 20)
 #define DEFAULT_SLOTS 4u
 #define DEFAULT_RING_ENTRIES 1024u
+/* Records per pair of PEs and direction, at least: small puts share the staging ring. */
+#define MIN_RECORDS 64u
 
 void proxy_fail(symcoll_proxy_t *p, symcoll_status_t st) {
     pthread_mutex_lock(&p->failure_lock);
@@ -373,6 +375,9 @@ static symcoll_status_t configure(symcoll_proxy_t *p, const symcoll_proxy_config
     proxy_layout_t *l = &p->layout;
     l->slot_bytes = (slot_bytes + 63) & ~(size_t)63; /* records and counters stay aligned */
     l->slots = slots;
+    l->ring_bytes = (size_t)slots * l->slot_bytes;
+    /* One more record than may be out, so that the last one freed is never overwritten. */
+    l->records = slots + 1 > MIN_RECORDS ? slots + 1 : MIN_RECORDS;
     l->n_pes = p->boot->size;
     l->box_bytes = proxy_count(l) + 64;
     return st;

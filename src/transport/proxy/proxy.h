@@ -3,14 +3,14 @@
  * transport, straight between the heaps where UCX can register their memory (the direct path,
  * symcoll_proxy_memory_t.heap_memory), else through staging in pinned host memory:
  *
- *   sender: the source goes from the heap into a staging slot (memory.to_host), ucp_put takes
- *   it into the target's receive window, and once a batch is complete at the target (a flush
- *   of the endpoint) its mailbox records (offset, length, signal, value, op) follow, announced
- *   by a put of the new total of the target's count of records from this PE;
- *   target: its proxy copies each record's data from the window into its heap
- *   (memory.from_host), only then applies the record's signal (memory.signal), and returns the
- *   slots to the sender with a put of the new total of the sender's count of freed records.
- * Each count has one writer, so no remote atomics are needed.
+ *   sender: the source goes from the heap, in chunks, into a staging ring (memory.to_host),
+ *   ucp_put takes each into the same place of the target's receive window, and once a batch is
+ * complete at the target (a flush of the endpoint) its mailbox records (offset, length, signal,
+ * value, op) follow, announced by a put of the new total of the target's count of records from this
+ * PE; target: its proxy copies each record's data from the window into its heap (memory.from_host),
+ * only then applies the record's signal (memory.signal), and returns the records and their chunks
+ * to the sender with a put of the new total of the sender's count of freed records. Each count has
+ * one writer, so no remote atomics are needed.
  *
  * A get is a record that asks the target's proxy to stage the bytes back as replies, which the
  * requester's proxy copies into its heap.
@@ -40,7 +40,7 @@ typedef struct symcoll_proxy symcoll_proxy_t;
 /* How the proxy reaches this PE's heap and allocates its staging, whatever memory the heap is
  * (the library: CUDA copies; the CPU tests: memcpy). Called on the proxy thread; each returns
  * a status with the error set, and only once its work is complete: the proxy reuses the
- * staging slot or frees the window slot as soon as the call returns. */
+ * staging or frees the window's chunk as soon as the call returns. */
 typedef struct {
     void *context;
     symcoll_status_t (*to_host)(void *context, void *host, const void *heap, size_t bytes);
@@ -49,7 +49,7 @@ typedef struct {
      * data that from_host wrote before it. */
     symcoll_status_t (*signal)(void *context, uint64_t *word, uint64_t value,
                                symcoll_ucx_signal_op_t op);
-    /* Zeroed host memory for the staging slots and mailboxes, 64-byte aligned; NULL when out
+    /* Zeroed host memory for the staging rings and mailboxes, 64-byte aligned; NULL when out
      * of memory. */
     void *(*host_alloc)(void *context, size_t bytes);
     void (*host_free)(void *context, void *p);
@@ -73,7 +73,7 @@ typedef struct {
 /* The same on every PE (as is the heap's size). 0 picks the default. */
 typedef struct {
     size_t slot_bytes;     /* the staging chunk: a put moves in pieces of this size (1 MiB) */
-    unsigned slots;        /* chunks in flight from one PE to another (4) */
+    unsigned slots;        /* chunks the staging ring holds, per pair and direction (4) */
     unsigned ring_entries; /* requests posted and not complete (1024); a post waits for room */
     bool staged;           /* stage even where the direct path could be taken */
 } symcoll_proxy_config_t;

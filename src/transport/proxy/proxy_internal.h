@@ -18,20 +18,29 @@ typedef struct {
     uint64_t offset, bytes;        /* PUT, REPLY: where the chunk goes; GET: what goes back */
     uint64_t signal_offset, value; /* PUT */
     uint64_t reply_offset;         /* GET: where the replies go in the sender's heap */
+    uint64_t data_at;              /* the chunk's place in the staging ring (ever growing) */
     uint32_t kind, has_signal, op; /* has_signal: PUT: signal; REPLY: the get's last chunk */
-    uint8_t unused[12];
+    uint8_t unused[4];
 } proxy_record_t;
 _Static_assert(sizeof(proxy_record_t) == 64, "a record is one 64-byte line");
 
+/* The bytes of staged data a record carries (a get's bytes are asked, not carried). */
+static inline uint64_t proxy_record_data(const proxy_record_t *r) {
+    return r->kind == PROXY_GET ? 0 : r->bytes;
+}
+
 /* The mapped host memory of a job of n PEs, a box per PE q and direction:
- *   inbox q  (written by PE q):  window[slots][slot_bytes], records[slots], posted count
- *   outbox q (staged for PE q):  staging[slots][slot_bytes], records[slots], freed count
- * Record i from PE q to this PE uses slot i % slots of both boxes. posted: records PE q has
- * announced to this PE (PE q puts its total); freed: records of this PE that PE q has applied
- * (PE q puts its total). Every PE's layout is the same, so an offset here is one there. */
+ *   inbox q  (written by PE q):  window[ring_bytes], records[records], posted count
+ *   outbox q (staged for PE q):  staging[ring_bytes], records[records], freed count
+ * The staging and the window are one ring of slots * slot_bytes bytes, the same place in
+ * both: each record's chunk (at most slot_bytes) is contiguous at data_at % ring_bytes, 64-byte
+ * aligned, so that small puts share what a large one takes in slot_bytes pieces. Record i from
+ * PE q to this PE is records[i % records] of both boxes. posted: records PE q has announced to
+ * this PE (PE q puts its total); freed: records of this PE that PE q has applied (PE q puts its
+ * total). Every PE's layout is the same, so an offset here is one there. */
 typedef struct {
-    size_t slot_bytes, box_bytes;
-    unsigned slots;
+    size_t slot_bytes, ring_bytes, box_bytes;
+    unsigned slots, records;
     int n_pes;
 } proxy_layout_t;
 
@@ -41,14 +50,14 @@ static inline size_t proxy_inbox(const proxy_layout_t *l, int q) {
 static inline size_t proxy_outbox(const proxy_layout_t *l, int q) {
     return ((size_t)l->n_pes + q) * l->box_bytes;
 }
-static inline size_t proxy_slot(const proxy_layout_t *l, uint64_t record) {
-    return (size_t)(record % l->slots) * l->slot_bytes;
+static inline size_t proxy_ring_at(const proxy_layout_t *l, uint64_t data_at) {
+    return (size_t)(data_at % l->ring_bytes);
 }
 static inline size_t proxy_records(const proxy_layout_t *l) {
-    return (size_t)l->slots * l->slot_bytes;
+    return l->ring_bytes;
 }
 static inline size_t proxy_count(const proxy_layout_t *l) {
-    return proxy_records(l) + (size_t)l->slots * sizeof(proxy_record_t);
+    return proxy_records(l) + (size_t)l->records * sizeof(proxy_record_t);
 }
 
 /* A posted put or get. */
@@ -81,6 +90,7 @@ typedef struct {
 /* Sending to one PE (proxy thread only). */
 typedef struct {
     uint64_t staged;        /* records staged (and their data put) */
+    uint64_t head;          /* the staging ring's place after the last staged chunk */
     uint64_t announced;     /* of which announced */
     uint64_t gets;          /* gets asked of it */
     proxy_reply_t *replies; /* the gets it asked of this PE, oldest first, from first */
@@ -148,7 +158,7 @@ static inline symcoll_status_t proxy_put_count(symcoll_proxy_t *p, int pe, size_
 
 /* ---- the proxy thread's steps; each returns true when it did something ---- */
 /* Stages the replies to other PEs' gets, then the posted requests in order, as far as the
- * targets' free slots allow (proxy_send.c). */
+ * targets' records and staging rings have room (proxy_send.c). */
 bool proxy_stage(symcoll_proxy_t *p, symcoll_status_t *st);
 /* Announces every staged record: its records follow once its data is complete at the target,
  * then the target's posted count grows (proxy_send.c). */
@@ -156,7 +166,7 @@ bool proxy_announce(symcoll_proxy_t *p, symcoll_status_t *st);
 /* Retires the requests, in order, whose records every target has applied and whose gets are
  * answered (proxy_send.c). */
 bool proxy_retire(symcoll_proxy_t *p);
-/* Applies the records announced to this PE and frees their slots at their senders
+/* Applies the records announced to this PE and frees them, and their chunks, at their senders
  * (proxy_receive.c). */
 bool proxy_receive(symcoll_proxy_t *p, symcoll_status_t *st);
 /* Queues the replies to a get of PE to (proxy_send.c). */

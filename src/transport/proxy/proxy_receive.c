@@ -6,15 +6,16 @@ static bool inside(uint64_t offset, uint64_t bytes, size_t heap) {
     return offset <= heap && bytes <= heap - offset;
 }
 
-/* The record asks for this PE's heap only, and its chunk fits its slot; a sender that breaks
- * this is refused rather than trusted with this PE's memory. */
+/* The record asks for this PE's heap only, and its chunk is at most a slot, whole inside the
+ * window; a sender that breaks this is refused rather than trusted with this PE's memory. */
 static symcoll_status_t check_record(const symcoll_proxy_t *p, const proxy_record_t *r, int from,
                                      uint64_t index) {
     size_t heap = p->heap_bytes;
     /* A reply lands where this PE's own get asked, which may be outside its heap. */
     bool ok = (r->kind == PROXY_REPLY && p->memory.any_local) || inside(r->offset, r->bytes, heap);
     if (r->kind == PROXY_PUT || r->kind == PROXY_REPLY)
-        ok = ok && r->bytes <= p->layout.slot_bytes;
+        ok = ok && r->bytes <= p->layout.slot_bytes &&
+             r->bytes <= p->layout.ring_bytes - proxy_ring_at(&p->layout, r->data_at);
     if (r->kind == PROXY_PUT && r->has_signal)
         ok = ok && r->signal_offset % 8 == 0 && inside(r->signal_offset, 8, heap) &&
              (r->op == SYMCOLL_UCX_SIGNAL_SET || r->op == SYMCOLL_UCX_SIGNAL_ADD);
@@ -32,7 +33,8 @@ static symcoll_status_t check_record(const symcoll_proxy_t *p, const proxy_recor
 static symcoll_status_t apply(symcoll_proxy_t *p, int from, uint64_t index) {
     const proxy_layout_t *l = &p->layout;
     const char *inbox = p->host + proxy_inbox(l, from);
-    const proxy_record_t *r = (const proxy_record_t *)(inbox + proxy_records(l)) + index % l->slots;
+    const proxy_record_t *r =
+        (const proxy_record_t *)(inbox + proxy_records(l)) + index % l->records;
     symcoll_status_t st = check_record(p, r, from, index);
     if (st != SYMCOLL_SUCCESS)
         return st;
@@ -42,7 +44,7 @@ static symcoll_status_t apply(symcoll_proxy_t *p, int from, uint64_t index) {
     }
     if (r->bytes)
         st = p->memory.from_host(p->memory.context, (char *)((uintptr_t)p->heap + r->offset),
-                                 inbox + proxy_slot(l, index), r->bytes);
+                                 inbox + proxy_ring_at(l, r->data_at), r->bytes);
     if (st == SYMCOLL_SUCCESS && r->has_signal && r->kind == PROXY_PUT)
         st = p->memory.signal(p->memory.context, (uint64_t *)(p->heap + r->signal_offset), r->value,
                               (symcoll_ucx_signal_op_t)r->op);
@@ -60,19 +62,20 @@ bool proxy_receive(symcoll_proxy_t *p, symcoll_status_t *st) {
         proxy_source_t *source = &p->sources[from];
         uint64_t posted = proxy_counter(p, proxy_inbox(l, from) + proxy_count(l));
         uint64_t start = source->consumed;
-        if (posted - start > l->slots) { /* a sender never has more records out than slots */
+        if (posted - start > l->records - 1) { /* a sender never has more records out */
             *st = symcoll_set_error(SYMCOLL_ERROR_INTERNAL,
                                     "symcoll_proxy: PE %d announced %llu records, %llu beyond "
-                                    "the %llu this PE applied, with %u slots",
+                                    "the %llu this PE applied, where at most %u may be out",
                                     from, (unsigned long long)posted,
                                     (unsigned long long)(posted - start), (unsigned long long)start,
-                                    l->slots);
+                                    l->records - 1);
             break;
         }
         while (source->consumed < posted && *st == SYMCOLL_SUCCESS)
             if ((*st = apply(p, from, source->consumed)) == SYMCOLL_SUCCESS)
                 source->consumed++;
-        /* The slots go back to the sender: its outbox for this PE counts them. */
+        /* The records, and their chunks, go back to the sender: its outbox for this PE counts
+         * them. */
         if (source->consumed != start && *st == SYMCOLL_SUCCESS) {
             *st = proxy_put_count(p, from, proxy_outbox(l, p->boot->rank) + proxy_count(l),
                                   &source->consumed);

@@ -7,30 +7,59 @@ static uint64_t freed_by(const symcoll_proxy_t *p, int pe) {
     return proxy_counter(p, proxy_outbox(&p->layout, pe) + proxy_count(&p->layout));
 }
 
-static bool slot_free(const symcoll_proxy_t *p, int pe) {
-    return p->targets[pe].staged - freed_by(p, pe) < p->layout.slots;
+static proxy_record_t *outbox_records(const symcoll_proxy_t *p, int pe) {
+    return (proxy_record_t *)(p->host + proxy_outbox(&p->layout, pe) + proxy_records(&p->layout));
 }
 
-/* Stages one record to PE pe in its next slot (which must be free): len bytes of data from
- * src in this PE's heap, copied into the staging slot and put into the same slot of pe's
- * window, and the record beside them. */
-static symcoll_status_t stage_record(symcoll_proxy_t *p, int pe, const char *src, size_t len,
-                                     proxy_record_t record) {
+static uint64_t align64(uint64_t at) {
+    return (at + 63) & ~(uint64_t)63;
+}
+
+/* Where the next record to PE pe can stage len bytes (at most slot_bytes) in the ring: false
+ * while it has no free record or no contiguous room. The ring is free from the end of the last
+ * chunk that pe has applied, which stays in its record: a record is reused only once the one
+ * before it is freed. */
+static bool room(const symcoll_proxy_t *p, int pe, size_t len, uint64_t *data_at) {
+    const proxy_layout_t *l = &p->layout;
+    const proxy_target_t *target = &p->targets[pe];
+    uint64_t freed = freed_by(p, pe);
+    if (target->staged - freed >= l->records - 1)
+        return false;
+    uint64_t tail = 0;
+    if (freed) {
+        const proxy_record_t *last = &outbox_records(p, pe)[(freed - 1) % l->records];
+        tail = align64(last->data_at + proxy_record_data(last));
+    }
+    uint64_t at = target->head;
+    size_t offset = proxy_ring_at(l, at);
+    if (len > l->ring_bytes - offset) /* a chunk never wraps: it starts the ring again */
+        at += l->ring_bytes - offset;
+    if (at + len - tail > l->ring_bytes)
+        return false;
+    *data_at = at;
+    return true;
+}
+
+/* Stages one record to PE pe at data_at (from room): len bytes of data from src in this PE's
+ * heap, copied into the staging ring and put into the same place of pe's window, and the
+ * record beside them. */
+static symcoll_status_t stage_record(symcoll_proxy_t *p, int pe, uint64_t data_at, const char *src,
+                                     size_t len, proxy_record_t record) {
     const proxy_layout_t *l = &p->layout;
     proxy_target_t *target = &p->targets[pe];
-    size_t slot = proxy_slot(l, target->staged);
-    char *staging = p->host + proxy_outbox(l, pe) + slot;
+    size_t at = proxy_ring_at(l, data_at);
+    char *staging = p->host + proxy_outbox(l, pe) + at;
     symcoll_status_t st = SYMCOLL_SUCCESS;
     if (len)
         st = p->memory.to_host(p->memory.context, staging, src, len);
     if (len && st == SYMCOLL_SUCCESS)
-        st = symcoll_ucx_put(p->t, p->region, pe, proxy_inbox(l, p->boot->rank) + slot, staging,
-                             len);
+        st = symcoll_ucx_put(p->t, p->region, pe, proxy_inbox(l, p->boot->rank) + at, staging, len);
     if (st != SYMCOLL_SUCCESS)
         return st;
-    proxy_record_t *records = (proxy_record_t *)(p->host + proxy_outbox(l, pe) + proxy_records(l));
-    records[target->staged % l->slots] = record;
+    record.data_at = data_at;
+    outbox_records(p, pe)[target->staged % l->records] = record;
     target->staged++;
+    target->head = align64(data_at + len);
     return SYMCOLL_SUCCESS;
 }
 
@@ -38,7 +67,8 @@ static symcoll_status_t stage_record(symcoll_proxy_t *p, int pe, const char *src
  * put's source may then change, a get's data is in place); a put's signal follows as a record
  * of no data, applied after what came before it. A get asks nothing of the target, so its
  * count stays and the request retires once staged. */
-static bool move_direct(symcoll_proxy_t *p, const proxy_request_t *r, symcoll_status_t *st) {
+static bool move_direct(symcoll_proxy_t *p, const proxy_request_t *r, uint64_t data_at,
+                        symcoll_status_t *st) {
     symcoll_ucx_memory_t memory = p->memory.heap_memory;
     *st = r->kind == PROXY_GET ? symcoll_ucx_get_into(p->t, p->heap_region, r->pe, r->remote_offset,
                                                       r->local, r->bytes, memory)
@@ -47,7 +77,7 @@ static bool move_direct(symcoll_proxy_t *p, const proxy_request_t *r, symcoll_st
     if (*st == SYMCOLL_SUCCESS)
         *st = symcoll_ucx_quiet_pe(p->t, r->pe);
     if (*st == SYMCOLL_SUCCESS && r->kind == PROXY_PUT && r->signal)
-        *st = stage_record(p, r->pe, NULL, 0,
+        *st = stage_record(p, r->pe, data_at, NULL, 0,
                            (proxy_record_t){.kind = PROXY_PUT,
                                             .offset = r->remote_offset,
                                             .signal_offset = r->signal_offset,
@@ -57,14 +87,25 @@ static bool move_direct(symcoll_proxy_t *p, const proxy_request_t *r, symcoll_st
     return *st == SYMCOLL_SUCCESS;
 }
 
-/* The next chunk of request r, of which p->taken_bytes are staged; true once its last record
- * is staged. */
-static bool stage_request(symcoll_proxy_t *p, const proxy_request_t *r, symcoll_status_t *st) {
+/* The next chunk of left bytes to stage. */
+static size_t chunk(const symcoll_proxy_t *p, size_t left) {
+    return left < p->layout.slot_bytes ? left : p->layout.slot_bytes;
+}
+
+/* The bytes of request r's next record (p->taken_bytes of it are staged). */
+static size_t next_chunk(const symcoll_proxy_t *p, const proxy_request_t *r) {
+    return p->heap_region || r->kind == PROXY_GET ? 0 : chunk(p, r->bytes - p->taken_bytes);
+}
+
+/* The next chunk of request r (next_chunk bytes, at data_at); true once its last record is
+ * staged. */
+static bool stage_request(symcoll_proxy_t *p, const proxy_request_t *r, uint64_t data_at,
+                          symcoll_status_t *st) {
     if (p->heap_region)
-        return move_direct(p, r, st);
+        return move_direct(p, r, data_at, st);
     if (r->kind == PROXY_GET) {
         *st = stage_record(
-            p, r->pe, NULL, 0,
+            p, r->pe, data_at, NULL, 0,
             (proxy_record_t){.kind = PROXY_GET,
                              .offset = r->remote_offset,
                              .bytes = r->bytes,
@@ -72,11 +113,10 @@ static bool stage_request(symcoll_proxy_t *p, const proxy_request_t *r, symcoll_
         p->targets[r->pe].gets++;
         return *st == SYMCOLL_SUCCESS;
     }
-    size_t left = r->bytes - p->taken_bytes;
-    size_t len = left < p->layout.slot_bytes ? left : p->layout.slot_bytes;
-    bool last = len == left;
+    size_t len = next_chunk(p, r);
+    bool last = len == r->bytes - p->taken_bytes;
     /* A signal alone has no source (NULL, not to be offset). */
-    *st = stage_record(p, r->pe, len ? r->local + p->taken_bytes : NULL, len,
+    *st = stage_record(p, r->pe, data_at, len ? r->local + p->taken_bytes : NULL, len,
                        (proxy_record_t){.kind = PROXY_PUT,
                                         .offset = r->remote_offset + p->taken_bytes,
                                         .bytes = len,
@@ -88,15 +128,18 @@ static bool stage_request(symcoll_proxy_t *p, const proxy_request_t *r, symcoll_
     return last && *st == SYMCOLL_SUCCESS;
 }
 
-/* The replies to PE pe's gets, oldest first, as far as its free slots allow. */
+/* The replies to PE pe's gets, oldest first, as far as its ring has room. */
 static bool stage_replies(symcoll_proxy_t *p, int pe, symcoll_status_t *st) {
     proxy_target_t *target = &p->targets[pe];
     bool did = false;
-    while (target->n_replies && *st == SYMCOLL_SUCCESS && slot_free(p, pe)) {
+    uint64_t data_at;
+    while (target->n_replies && *st == SYMCOLL_SUCCESS) {
         proxy_reply_t *reply = &target->replies[target->first];
         size_t left = reply->bytes - reply->staged;
-        size_t len = left < p->layout.slot_bytes ? left : p->layout.slot_bytes;
-        *st = stage_record(p, pe, reply->src + reply->staged, len,
+        size_t len = chunk(p, left);
+        if (!room(p, pe, len, &data_at))
+            break;
+        *st = stage_record(p, pe, data_at, reply->src + reply->staged, len,
                            (proxy_record_t){.kind = PROXY_REPLY,
                                             .offset = reply->dst_offset + reply->staged,
                                             .bytes = len,
@@ -141,11 +184,12 @@ bool proxy_stage(symcoll_proxy_t *p, symcoll_status_t *st) {
             return did;
         const proxy_request_t *r = &e->request;
         bool done = false;
-        while (!done && *st == SYMCOLL_SUCCESS && slot_free(p, r->pe)) {
-            done = stage_request(p, r, st);
+        uint64_t data_at;
+        while (!done && *st == SYMCOLL_SUCCESS && room(p, r->pe, next_chunk(p, r), &data_at)) {
+            done = stage_request(p, r, data_at, st);
             did = true;
         }
-        if (!done) /* out of slots at this target: later requests wait, in order */
+        if (!done) /* no room at this target: later requests wait, in order */
             return did;
         e->last = r->kind == PROXY_GET ? p->targets[r->pe].gets : p->targets[r->pe].staged;
         p->taken++;
@@ -162,11 +206,11 @@ bool proxy_announce(symcoll_proxy_t *p, symcoll_status_t *st) {
         proxy_target_t *target = &p->targets[pe];
         if (target->staged == target->announced)
             continue;
-        /* The records are contiguous but for a wrap past the last slot. */
+        /* The records are contiguous but for a wrap past the last one. */
         for (uint64_t i = target->announced; i < target->staged && *st == SYMCOLL_SUCCESS;) {
-            uint64_t k = i % l->slots, run = target->staged - i;
-            if (run > l->slots - k)
-                run = l->slots - k;
+            uint64_t k = i % l->records, run = target->staged - i;
+            if (run > l->records - k)
+                run = l->records - k;
             size_t at = proxy_records(l) + k * sizeof(proxy_record_t);
             *st = symcoll_ucx_put(p->t, p->region, pe, proxy_inbox(l, me) + at,
                                   p->host + proxy_outbox(l, pe) + at, run * sizeof(proxy_record_t));
