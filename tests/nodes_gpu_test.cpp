@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "rma_testing.h"
@@ -205,6 +206,35 @@ TEST_F(Nodes, PutsOfEverySizeReachTheOtherNode) {
         barrier_sync(stream);
         CUDA_OK(cudaMemcpy(got.data(), dst.ptr, kOffset + bytes + kGuard, cudaMemcpyDeviceToHost));
         expect_delivered(got.data(), bytes, seed, partner);
+    }
+}
+
+// A put on each of 40 fresh streams in turn. CUDA hands the GPU's hardware queues
+// (CUDA_DEVICE_MAX_CONNECTIONS, 8 by default) to streams round-robin, so some of these streams
+// share a queue with the proxy's own stream: the put's kernel, which waits there until the proxy
+// has staged its source, must not hold back the proxy's copy (README, "More than one node").
+TEST_F(Nodes, PutsFromStreamsOnEveryHardwareQueueReachTheOtherNode) {
+    SEED_TRACE();
+    constexpr int kStreams = 40;
+    constexpr size_t kBytes = 4093;
+    const size_t span = kOffset + kBytes + kGuard;
+    SymBuffer dst(span);
+    DeviceBuffer src(kBytes);
+    Stream stream;
+    std::vector<uint8_t> got(span);
+    for (int i = 0; i < kStreams; i++) {
+        SCOPED_TRACE("stream " + std::to_string(i));
+        uint64_t seed = mix(run_seed(), (uint64_t)i);
+        std::vector<uint8_t> mine = random_bytes(kBytes, seed, me);
+        CUDA_OK(cudaMemcpy(src.ptr, mine.data(), kBytes, cudaMemcpyHostToDevice));
+        CUDA_OK(cudaMemset(dst.ptr, kPoison, span));
+        barrier_sync(stream);
+        Stream fresh;
+        SYM_OK(symcoll_put_on_stream(dst.as<char>() + kOffset, src.ptr, kBytes, partner, fresh));
+        CUDA_OK(cudaStreamSynchronize(fresh));
+        barrier_sync(stream);
+        CUDA_OK(cudaMemcpy(got.data(), dst.ptr, span, cudaMemcpyDeviceToHost));
+        expect_delivered(got.data(), kBytes, seed, partner);
     }
 }
 
