@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "bandwidth_timing.h"
@@ -122,11 +123,10 @@ int main(int argc, char **argv) {
     if (!ok)
         std::fprintf(stderr, "PE %d: %s\n", boot->rank, symcoll_last_error());
     if (ok && boot->rank == 0)
-        print_bandwidth(symcoll_proxy_direct(symcoll_g.proxy)
-                            ? "PE 0 to PE 1 of another node; ucx_put: pinned host to pinned "
-                              "host, proxy_put: GPU to GPU, direct"
-                            : "PE 0 to PE 1 of another node; ucx_put: pinned host to pinned "
-                              "host, proxy_put: GPU to GPU, staged",
+        print_bandwidth((std::string("PE 0 to PE 1 of another node; ucx_put: pinned host to "
+                                     "pinned host, proxy_put: GPU to GPU, ") +
+                         (symcoll_proxy_direct(symcoll_g.proxy) ? "direct" : "staged"))
+                            .c_str(),
                         sizes, total, raw, proxied);
     st = symcoll_finalize();
     return ok && st == SYMCOLL_SUCCESS ? 0 : 1;

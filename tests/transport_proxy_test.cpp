@@ -1,11 +1,11 @@
 // The proxy (src/transport/proxy) over the UCX transport, on the CPU under mpirun with the PMIx
-// bootstrap: heaps of host memory, copies by memcpy, so that the staging protocol (slots,
-// mailbox records, announcements, freed slots, signals after data, gets answered by replies)
-// is checked without a GPU, and so is the draining of the device API's ring. UCX registers host
-// heaps, so SYMCOLL_PROXY_DIRECT=1 takes the proxy's direct path (puts and gets between the heaps,
-// signals as records of no data); otherwise it stages, as the library's variable says.
-// Each PE puts to its right neighbour. Small slots and a short ring make every put wrap the
-// slots and every burst wait for room. Exit 77 without PMIx or UCX.
+// bootstrap: heaps of host memory, copies by memcpy, so that the staging protocol (the staging
+// ring, mailbox records, announcements, freed records, signals after data, gets answered by
+// replies) is checked without a GPU, and so is the draining of the device API's ring. UCX registers
+// host heaps, so SYMCOLL_PROXY_DIRECT=1 takes the proxy's direct path (puts and gets between the
+// heaps, signals as records of no data); otherwise it stages, as the library's variable says. Each
+// PE puts to its right neighbour. Small slots and a short request ring make every put wrap the
+// staging ring and every burst wait for room. Exit 77 without PMIx or UCX.
 #include <gtest/gtest.h>
 
 #include <atomic>

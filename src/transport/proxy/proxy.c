@@ -333,8 +333,10 @@ symcoll_status_t symcoll_proxy_destroy(symcoll_proxy_t *p, int abort) {
 #define MAX_RING_ENTRIES (1u << 20)
 
 /* The configuration with defaults, within bounds, and with the heap's size the same on every
- * PE (compared over the bootstrap: offsets checked here must hold there). */
-static symcoll_status_t configure(symcoll_proxy_t *p, const symcoll_proxy_config_t *config) {
+ * PE (compared over the bootstrap: offsets checked here must hold there); *direct: every PE's
+ * UCX takes its heap's memory and none asked for staging. */
+static symcoll_status_t configure(symcoll_proxy_t *p, const symcoll_proxy_config_t *config,
+                                  bool *direct) {
     const char *fn = "symcoll_proxy_create";
     size_t slot_bytes = config && config->slot_bytes ? config->slot_bytes : DEFAULT_SLOT_BYTES;
     unsigned slots = config && config->slots ? config->slots : DEFAULT_SLOTS;
@@ -359,7 +361,7 @@ static symcoll_status_t configure(symcoll_proxy_t *p, const symcoll_proxy_config
         return symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, "%s: no host memory", fn);
     symcoll_status_t exchanged = p->boot->allgather(p->boot, mine, all, sizeof mine);
     st = st == SYMCOLL_SUCCESS ? exchanged : st;
-    p->direct_wanted = st == SYMCOLL_SUCCESS;
+    *direct = st == SYMCOLL_SUCCESS;
     for (int pe = 0; pe < p->boot->size && st == SYMCOLL_SUCCESS; pe++) {
         const uint64_t *theirs = &all[WORDS * pe];
         if (memcmp(theirs, mine, SAME * sizeof *mine))
@@ -369,7 +371,7 @@ static symcoll_status_t configure(symcoll_proxy_t *p, const symcoll_proxy_config
                                    fn, pe, (unsigned long long)theirs[0],
                                    (unsigned long long)theirs[1], (unsigned long long)theirs[2],
                                    slot_bytes, slots, p->heap_bytes);
-        p->direct_wanted = p->direct_wanted && theirs[SAME];
+        *direct = *direct && theirs[SAME];
     }
     free(all);
     proxy_layout_t *l = &p->layout;
@@ -418,7 +420,8 @@ symcoll_status_t symcoll_proxy_create(symcoll_bootstrap_t *boot, symcoll_ucx_t *
                            .memory = *memory,
                            .timeout_ms = timeout_ms};
     pthread_mutex_init(&p->failure_lock, NULL);
-    symcoll_status_t st = configure(p, config);
+    bool direct = false;
+    symcoll_status_t st = configure(p, config, &direct);
     if (st == SYMCOLL_SUCCESS)
         st = allocate(p);
     /* Every PE maps (or all give up together), as region_map is collective. */
@@ -426,7 +429,7 @@ symcoll_status_t symcoll_proxy_create(symcoll_bootstrap_t *boot, symcoll_ucx_t *
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_ucx_region_map(t, p->host, p->host_bytes, SYMCOLL_UCX_MEMORY_HOST, &p->region);
     /* A heap that UCX says it takes but cannot register (on any PE) leaves every PE staging. */
-    if (st == SYMCOLL_SUCCESS && p->direct_wanted &&
+    if (st == SYMCOLL_SUCCESS && direct &&
         symcoll_ucx_region_map(t, heap, heap_bytes, p->memory.heap_memory, &p->heap_region) !=
             SYMCOLL_SUCCESS)
         p->heap_region = NULL;

@@ -115,7 +115,6 @@ struct symcoll_proxy {
     size_t host_bytes;
     symcoll_ucx_region_t *region;
     symcoll_ucx_region_t *heap_region; /* the direct path: the heaps; NULL: staging */
-    bool direct_wanted;                /* every PE's UCX takes its heap's memory */
 
     proxy_entry_t *ring;
     unsigned ring_entries;
