@@ -11,6 +11,7 @@
 
 typedef struct {
     int device;
+    uint64_t timeout_ms; /* 0: no limit */
     cudaStream_t stream;
     symcoll_proxy_t *_Atomic proxy; /* once created: progressed while a copy runs */
 } proxy_gpu_t;
@@ -40,13 +41,21 @@ static symcoll_status_t on_proxy_thread(const proxy_gpu_t *g, const char *what) 
 }
 
 /* The proxy's stream is done. Meanwhile the transport progresses, as the proxy thread would:
- * over TCP the puts already posted move only then, so the network and the copies overlap. */
+ * over TCP the puts already posted move only then, so the network and the copies overlap. A
+ * stream that the GPU does not run within the timeout fails the proxy, saying what it waited
+ * for, rather than stall it (and every PE that waits for it) for ever. */
 static symcoll_status_t finish(proxy_gpu_t *g, const char *what) {
+    uint64_t start = symcoll_bootstrap_now_ms();
     cudaError_t err;
     while ((err = cudaStreamQuery(g->stream)) == cudaErrorNotReady) {
         symcoll_proxy_t *proxy = atomic_load_explicit(&g->proxy, memory_order_acquire);
         if (proxy)
             symcoll_proxy_progress(proxy);
+        if (g->timeout_ms && symcoll_bootstrap_now_ms() - start > g->timeout_ms)
+            return symcoll_set_error(SYMCOLL_ERROR_TIMEOUT,
+                                     "symcoll_proxy: %s: the GPU did not run the proxy's stream "
+                                     "in %llu ms",
+                                     what, (unsigned long long)g->timeout_ms);
     }
     return symcoll_cuda_status(err, "symcoll_proxy", what);
 }
@@ -102,8 +111,9 @@ static void host_free(void *context, void *p) {
     symcoll_cuda_status(cudaFreeHost(p), "symcoll_proxy", "freeing the staging");
 }
 
-symcoll_status_t symcoll_nodes_proxy_memory_open(int device, symcoll_proxy_memory_t *out) {
-    proxy_gpu = (proxy_gpu_t){.device = device};
+symcoll_status_t symcoll_nodes_proxy_memory_open(int device, uint64_t timeout_ms,
+                                                 symcoll_proxy_memory_t *out) {
+    proxy_gpu = (proxy_gpu_t){.device = device, .timeout_ms = timeout_ms};
     symcoll_status_t st =
         symcoll_cuda_status(cudaStreamCreateWithFlags(&proxy_gpu.stream, cudaStreamNonBlocking),
                             "symcoll_init", "creating the proxy's stream");

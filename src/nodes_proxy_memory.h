@@ -10,8 +10,10 @@ extern "C" {
 #endif
 
 /* Creates the stream on device and fills *out (any_local: the proxy copies from and to any
- * memory of the GPU). */
-symcoll_status_t symcoll_nodes_proxy_memory_open(int device, symcoll_proxy_memory_t *out);
+ * memory of the GPU); a copy or signal that the GPU has not run after timeout_ms (0: no limit)
+ * fails the proxy. */
+symcoll_status_t symcoll_nodes_proxy_memory_open(int device, uint64_t timeout_ms,
+                                                 symcoll_proxy_memory_t *out);
 /* The proxy these copies serve, once created: its transport progresses while they run. */
 void symcoll_nodes_proxy_memory_attach(symcoll_proxy_t *p);
 /* Forgets the proxy and destroys the stream, once the proxy is gone. */

@@ -10,9 +10,9 @@
 #include "nodes_proxy_memory.h"
 #include "nodes_transport.h"
 
-/* CUDA feeds every stream of the process through CUDA_DEVICE_MAX_CONNECTIONS hardware queues,
- * each in order. With one queue, the proxy's copies and signal kernel always wait behind the
- * kernels that wait for them, so every call across nodes would time out. */
+/* The calls across nodes stall now and then (the open defect, docs/design.md), more often the
+ * fewer hardware queues CUDA feeds the process's streams through (CUDA_DEVICE_MAX_CONNECTIONS):
+ * one queue, the least, is refused rather than left to time out. */
 static symcoll_status_t proxy_queue_possible(int n_nodes) {
     const char *set = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
     char *end = NULL;
@@ -20,10 +20,9 @@ static symcoll_status_t proxy_queue_possible(int n_nodes) {
     if (!set || end == set || *end != '\0' || queues != 1)
         return SYMCOLL_SUCCESS;
     return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
-                             "symcoll_init: PEs on %d nodes need the proxy's copies to run beside "
-                             "kernels that wait for them, but CUDA_DEVICE_MAX_CONNECTIONS=1 puts "
-                             "every stream into one queue of the GPU, where they would wait until "
-                             "the timeout: unset it, or set 16 or more",
+                             "symcoll_init: PEs on %d nodes with CUDA_DEVICE_MAX_CONNECTIONS=1: "
+                             "with fewer GPU queues the proxy's calls across nodes stall more "
+                             "often (a known defect, see the README): unset it, or set 16 or more",
                              n_nodes);
 }
 
@@ -79,7 +78,7 @@ symcoll_status_t symcoll_nodes_proxy_create(symcoll_bootstrap_t *boot, symcoll_u
     memset(ring, 0, sizeof *ring);
 #ifdef SYMCOLL_HAVE_UCX
     symcoll_proxy_memory_t memory;
-    symcoll_status_t st = symcoll_nodes_proxy_memory_open(device, &memory);
+    symcoll_status_t st = symcoll_nodes_proxy_memory_open(device, timeout_ms, &memory);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_nodes_device_ring_create(ring);
     /* Every PE creates it (or all give up together), as creation is collective. */

@@ -174,18 +174,20 @@ TEST_F(InitNodes, OnOneNodeInitNeverLoadsUcx) {
     EXPECT_EQ(codes, std::vector<int>(2, 0));
 }
 
-// Across nodes, one GPU queue would leave the proxy's copies behind the kernels that wait for
-// them: init refuses it on every PE, before the transport, though only PE 0 has it (PE 1's 16
-// is fine).
+// Across nodes, one GPU queue (where the proxy's stalls were more frequent the fewer the queues):
+// init refuses it on every PE, before the transport, though only PE 0 has it (PE 1's 16 is
+// fine).
 TEST_F(InitNodes, AcrossNodesOneGpuQueueIsRefusedOnEveryPe) {
     std::string socket = fresh_name();
     std::vector<int> codes = run_job(2, [&](int rank) {
         setenv("CUDA_DEVICE_MAX_CONNECTIONS", rank == 0 ? "1" : "16", 1);
         symcoll_status_t st = init_on_node(socket, rank, {0, 1});
-        int rc = rank == 0 ? expect_refused(rank, st,
-                                            "symcoll_init: PEs on 2 nodes need the proxy's copies",
-                                            {"CUDA_DEVICE_MAX_CONNECTIONS=1", "16 or more"})
-                           : expect_refused(rank, st, "symcoll_init: PE 0 failed", {});
+        int rc =
+            rank == 0
+                ? expect_refused(rank, st,
+                                 "symcoll_init: PEs on 2 nodes with CUDA_DEVICE_MAX_CONNECTIONS=1",
+                                 {"CUDA_DEVICE_MAX_CONNECTIONS=1", "16 or more"})
+                : expect_refused(rank, st, "symcoll_init: PE 0 failed", {});
         return rc | expect_no_transport(rank);
     });
     EXPECT_EQ(codes, std::vector<int>(2, 0));

@@ -209,10 +209,10 @@ TEST_F(Nodes, PutsOfEverySizeReachTheOtherNode) {
     }
 }
 
-// A put on each of 40 fresh streams in turn. CUDA hands the GPU's hardware queues
-// (CUDA_DEVICE_MAX_CONNECTIONS, 8 by default) to streams round-robin, so some of these streams
-// share a queue with the proxy's own stream: the put's kernel, which waits there until the proxy
-// has staged its source, must not hold back the proxy's copy (README, "More than one node").
+// A put on each of 40 fresh streams in turn, each destroyed after it: the streams go round every
+// hardware queue of the GPU (CUDA_DEVICE_MAX_CONNECTIONS, 8 by default), and the put's kernel,
+// which waits on its stream until the proxy has staged its source, must not hold back the
+// proxy's own copies wherever it runs.
 TEST_F(Nodes, PutsFromStreamsOnEveryHardwareQueueReachTheOtherNode) {
     SEED_TRACE();
     constexpr int kStreams = 40;

@@ -90,6 +90,12 @@ symcoll_status_t symcoll_ucx_flush_pe(symcoll_ucx_t *t, int pe, uint64_t deadlin
                             pe, deadline);
 }
 
+symcoll_status_t symcoll_ucx_fence(symcoll_ucx_t *t) {
+    ucs_status_t status = t->lib.ucp_worker_fence(t->worker);
+    return status == UCS_OK ? SYMCOLL_SUCCESS
+                            : symcoll_ucx_fail(&t->lib, "ucp_worker_fence", status, "this PE");
+}
+
 void symcoll_ucx_drop_pending(symcoll_ucx_t *t) {
     for (size_t i = 0; i < t->n_pending; i++)
         t->lib.ucp_request_free(t->pending[i].request);

@@ -100,6 +100,11 @@ symcoll_status_t symcoll_ucx_quiet(symcoll_ucx_t *t);
 /* The same for the puts and gets issued to PE pe alone. */
 symcoll_status_t symcoll_ucx_quiet_pe(symcoll_ucx_t *t, int pe);
 
+/* Orders what this PE issues: nothing issued after lands before what was issued before, at any
+ * PE. UCX orders no two operations otherwise (not even two puts to one address), and chooses
+ * the cheapest way the transports allow (free where they deliver in order). */
+symcoll_status_t symcoll_ucx_fence(symcoll_ucx_t *t);
+
 /* One pass of the worker's progress: over transports that emulate RMA in software (TCP), the
  * transfers that target this PE advance only while it progresses. */
 void symcoll_ucx_progress(symcoll_ucx_t *t);
