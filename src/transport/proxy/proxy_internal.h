@@ -101,6 +101,8 @@ typedef struct {
 typedef struct {
     uint64_t consumed; /* records applied */
     uint64_t answered; /* gets of this PE that it has answered in full */
+    uint64_t returned; /* the count of applied records last put to the sender */
+    void *returning;   /* the flush that completes that put at the sender, until it has */
 } proxy_source_t;
 
 struct symcoll_proxy {
@@ -149,15 +151,12 @@ static inline uint64_t proxy_counter(const symcoll_proxy_t *p, size_t offset) {
 /* Every counter has one writer, which puts its new total (*count, 8 bytes that only grow): a put
  * works over every transport, where remote atomics do not (UCX 1.16 over TCP has no protocol for
  * them), and it does not wait for a round trip. UCX orders no two puts to one address, so a
- * fence goes first: else an older total still in flight could land last, and the reader wait
- * for ever. A put still in flight that reads a later total carries a count whose work is done
- * as well. */
+ * counter is put again only once its last put is complete at the target (a flush of the
+ * endpoint since): else an older total could land last, and the reader wait for ever. *count
+ * stays as put until then. */
 static inline symcoll_status_t proxy_put_count(symcoll_proxy_t *p, int pe, size_t offset,
                                                const uint64_t *count) {
-    symcoll_status_t st = symcoll_ucx_fence(p->t);
-    return st == SYMCOLL_SUCCESS
-               ? symcoll_ucx_put(p->t, p->region, pe, offset, count, sizeof *count)
-               : st;
+    return symcoll_ucx_put(p->t, p->region, pe, offset, count, sizeof *count);
 }
 
 /* ---- the proxy thread's steps; each returns true when it did something ---- */

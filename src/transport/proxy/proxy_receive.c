@@ -53,6 +53,22 @@ static symcoll_status_t apply(symcoll_proxy_t *p, int from, uint64_t index) {
     return st;
 }
 
+/* The applied records, and their chunks, go back to the sender: its outbox for this PE counts
+ * them. The count is put again once its last put is flushed (proxy_put_count). */
+static bool give_back(symcoll_proxy_t *p, int from, symcoll_status_t *st) {
+    proxy_source_t *source = &p->sources[from];
+    if (!symcoll_ucx_flush_done(p->t, from, &source->returning, st) || *st != SYMCOLL_SUCCESS ||
+        source->returned == source->consumed)
+        return false;
+    source->returned = source->consumed;
+    *st =
+        proxy_put_count(p, from, proxy_outbox(&p->layout, p->boot->rank) + proxy_count(&p->layout),
+                        &source->returned);
+    if (*st == SYMCOLL_SUCCESS)
+        *st = symcoll_ucx_flush_start(p->t, from, &source->returning);
+    return true;
+}
+
 bool proxy_receive(symcoll_proxy_t *p, symcoll_status_t *st) {
     const proxy_layout_t *l = &p->layout;
     bool did = false;
@@ -74,13 +90,9 @@ bool proxy_receive(symcoll_proxy_t *p, symcoll_status_t *st) {
         while (source->consumed < posted && *st == SYMCOLL_SUCCESS)
             if ((*st = apply(p, from, source->consumed)) == SYMCOLL_SUCCESS)
                 source->consumed++;
-        /* The records, and their chunks, go back to the sender: its outbox for this PE counts
-         * them. */
-        if (source->consumed != start && *st == SYMCOLL_SUCCESS) {
-            *st = proxy_put_count(p, from, proxy_outbox(l, p->boot->rank) + proxy_count(l),
-                                  &source->consumed);
-            did = true;
-        }
+        did |= source->consumed != start;
+        if (*st == SYMCOLL_SUCCESS)
+            did |= give_back(p, from, st);
     }
     return did;
 }

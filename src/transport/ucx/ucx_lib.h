@@ -25,7 +25,6 @@ extern "C" {
     F(ucp_worker_get_address)                                                                      \
     F(ucp_worker_release_address)                                                                  \
     F(ucp_worker_progress)                                                                         \
-    F(ucp_worker_fence)                                                                            \
     F(ucp_ep_create)                                                                               \
     F(ucp_ep_close_nbx)                                                                            \
     F(ucp_ep_flush_nbx)                                                                            \

@@ -90,10 +90,38 @@ symcoll_status_t symcoll_ucx_flush_pe(symcoll_ucx_t *t, int pe, uint64_t deadlin
                             pe, deadline);
 }
 
-symcoll_status_t symcoll_ucx_fence(symcoll_ucx_t *t) {
-    ucs_status_t status = t->lib.ucp_worker_fence(t->worker);
-    return status == UCS_OK ? SYMCOLL_SUCCESS
-                            : symcoll_ucx_fail(&t->lib, "ucp_worker_fence", status, "this PE");
+symcoll_status_t symcoll_ucx_flush_start(symcoll_ucx_t *t, int pe, void **flush) {
+    ucp_request_param_t param = {0};
+    ucs_status_ptr_t sp = t->lib.ucp_ep_flush_nbx(t->peers[pe].ep, &param);
+    *flush = NULL;
+    if (UCS_PTR_IS_ERR(sp))
+        return symcoll_ucx_fail(&t->lib, "ucp_ep_flush_nbx", UCS_PTR_STATUS(sp), "PE %d", pe);
+    *flush = sp;
+    return SYMCOLL_SUCCESS;
+}
+
+bool symcoll_ucx_flush_done(symcoll_ucx_t *t, int pe, void **flush, symcoll_status_t *st) {
+    if (!*flush)
+        return true;
+    ucs_status_t status = t->lib.ucp_request_check_status(*flush);
+    if (status == UCS_INPROGRESS)
+        return false;
+    t->lib.ucp_request_free(*flush);
+    *flush = NULL;
+    if (status != UCS_OK)
+        *st = symcoll_ucx_fail(&t->lib, "ucp_ep_flush_nbx", status, "PE %d", pe);
+    return true;
+}
+
+symcoll_status_t symcoll_ucx_flush_finish(symcoll_ucx_t *t, int pe, void **flush, bool abort) {
+    void *request = *flush;
+    *flush = NULL;
+    if (!request)
+        return SYMCOLL_SUCCESS;
+    if (!abort)
+        return symcoll_ucx_wait(t, request, "ucp_ep_flush_nbx", pe, symcoll_ucx_deadline(t));
+    t->lib.ucp_request_free(request);
+    return SYMCOLL_SUCCESS;
 }
 
 void symcoll_ucx_drop_pending(symcoll_ucx_t *t) {

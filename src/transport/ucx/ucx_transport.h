@@ -100,10 +100,17 @@ symcoll_status_t symcoll_ucx_quiet(symcoll_ucx_t *t);
 /* The same for the puts and gets issued to PE pe alone. */
 symcoll_status_t symcoll_ucx_quiet_pe(symcoll_ucx_t *t, int pe);
 
-/* Orders what this PE issues: nothing issued after lands before what was issued before, at any
- * PE. UCX orders no two operations otherwise (not even two puts to one address), and chooses
- * the cheapest way the transports allow (free where they deliver in order). */
-symcoll_status_t symcoll_ucx_fence(symcoll_ucx_t *t);
+/* The same without waiting: a flush of the endpoint to PE pe starts, and *flush holds it until
+ * symcoll_ucx_flush_done sees it complete (NULL once it has). UCX orders no two operations, not
+ * even two puts to one address: one issued after such a flush completes lands after those
+ * before it. (ucp_worker_fence would order them too, but where UCX makes it strong it flushes
+ * every endpoint, blocking, with no deadline.) */
+symcoll_status_t symcoll_ucx_flush_start(symcoll_ucx_t *t, int pe, void **flush);
+/* Whether the flush of symcoll_ucx_flush_start is complete, without waiting: then *flush is
+ * NULL again. *st gets its failure, if it failed. */
+bool symcoll_ucx_flush_done(symcoll_ucx_t *t, int pe, void **flush, symcoll_status_t *st);
+/* Waits for the flush until the transport's timeout, or with abort only lets it go. */
+symcoll_status_t symcoll_ucx_flush_finish(symcoll_ucx_t *t, int pe, void **flush, bool abort);
 
 /* One pass of the worker's progress: over transports that emulate RMA in software (TCP), the
  * transfers that target this PE advance only while it progresses. */
