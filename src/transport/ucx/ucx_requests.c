@@ -84,12 +84,6 @@ symcoll_status_t symcoll_ucx_track(symcoll_ucx_t *t, ucs_status_ptr_t sp, const 
     return SYMCOLL_SUCCESS;
 }
 
-symcoll_status_t symcoll_ucx_flush_pe(symcoll_ucx_t *t, int pe, uint64_t deadline) {
-    ucp_request_param_t param = {0};
-    return symcoll_ucx_wait(t, t->lib.ucp_ep_flush_nbx(t->peers[pe].ep, &param), "ucp_ep_flush_nbx",
-                            pe, deadline);
-}
-
 symcoll_status_t symcoll_ucx_flush_start(symcoll_ucx_t *t, int pe, void **flush) {
     ucp_request_param_t param = {0};
     ucs_status_ptr_t sp = t->lib.ucp_ep_flush_nbx(t->peers[pe].ep, &param);
@@ -98,6 +92,13 @@ symcoll_status_t symcoll_ucx_flush_start(symcoll_ucx_t *t, int pe, void **flush)
         return symcoll_ucx_fail(&t->lib, "ucp_ep_flush_nbx", UCS_PTR_STATUS(sp), "PE %d", pe);
     *flush = sp;
     return SYMCOLL_SUCCESS;
+}
+
+symcoll_status_t symcoll_ucx_flush_pe(symcoll_ucx_t *t, int pe, uint64_t deadline) {
+    void *flush;
+    symcoll_status_t st = symcoll_ucx_flush_start(t, pe, &flush);
+    return st == SYMCOLL_SUCCESS ? symcoll_ucx_wait(t, flush, "ucp_ep_flush_nbx", pe, deadline)
+                                 : st;
 }
 
 bool symcoll_ucx_flush_done(symcoll_ucx_t *t, int pe, void **flush, symcoll_status_t *st) {
