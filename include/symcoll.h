@@ -165,11 +165,10 @@ SYMCOLL_API void symcoll_init_attr_default(symcoll_init_attr_t *attr);
  * with its value and what is accepted; a second init without finalize), NO_GPU (says which
  * is missing: the driver, a driver as new as the CUDA runtime, or a device), UNSUPPORTED
  * (a launch of more than SYMCOLL_MAX_PES PEs; attr.size or SYMCOLL_SIZE above it is
- * INVALID_ARGUMENT; PEs on several nodes without the UCX transport, or with
- * CUDA_DEVICE_MAX_CONNECTIONS=1 on any PE, see the README), BOOTSTRAP (no launch path found, peers
- * missing, a callback failed, the callbacks disagree with attr.rank and attr.size), TIMEOUT, CUDA,
- * NCCL (PEs that share a GPU on an NCCL launch path: the message names the paths that serve them),
- * SYSTEM, OUT_OF_MEMORY (heap could not be created). */
+ * INVALID_ARGUMENT; PEs on several nodes without the UCX transport, see the README), BOOTSTRAP (no
+ * launch path found, peers missing, a callback failed, the callbacks disagree with attr.rank and
+ * attr.size), TIMEOUT, CUDA, NCCL (PEs that share a GPU on an NCCL launch path: the message names
+ * the paths that serve them), SYSTEM, OUT_OF_MEMORY (heap could not be created). */
 SYMCOLL_API symcoll_status_t symcoll_init(const symcoll_init_attr_t *attr);
 
 /* Waits for this PE's GPU, then for every PE (a bootstrap barrier; the NCCL bootstrap gives

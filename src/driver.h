@@ -27,6 +27,11 @@ typedef struct {
     CUresult (*mem_import)(CUmemGenericAllocationHandle *, void *, CUmemAllocationHandleType);
     CUresult (*get_error_string)(CUresult, const char **);
     CUresult (*exec_affinity_support)(int *, CUexecAffinityType, CUdevice);
+    CUresult (*device_get)(CUdevice *, int);
+    CUresult (*ctx_create)(CUcontext *, CUctxCreateParams *, unsigned int, CUdevice);
+    CUresult (*ctx_destroy)(CUcontext);
+    CUresult (*ctx_push)(CUcontext);
+    CUresult (*ctx_pop)(CUcontext *);
 } symcoll_driver_t;
 
 /* Resolves the entry points once; NO_GPU or CUDA on failure. */

@@ -1,5 +1,6 @@
 /* The proxy's way into this PE's GPU (src/nodes_proxy_memory.c): CUDA copies and the signal
- * kernel on a stream of its own, staging in pinned host memory. One per process, as the PE. */
+ * kernel on a stream of a CUDA context of its own, staging in pinned host memory. One per
+ * process, as the PE. */
 #ifndef SYMCOLL_NODES_PROXY_MEMORY_H
 #define SYMCOLL_NODES_PROXY_MEMORY_H
 
@@ -9,14 +10,14 @@
 extern "C" {
 #endif
 
-/* Creates the stream on device and fills *out (any_local: the proxy copies from and to any
- * memory of the GPU); a copy or signal that the GPU has not run after timeout_ms (0: no limit)
- * fails the proxy. */
+/* Creates the context and its stream on device and fills *out (any_local: the proxy copies from and
+ * to any memory of the GPU); a copy or signal that the GPU has not run after timeout_ms (0: no
+ * limit) fails the proxy. */
 symcoll_status_t symcoll_nodes_proxy_memory_open(int device, uint64_t timeout_ms,
                                                  symcoll_proxy_memory_t *out);
 /* The proxy these copies serve, once created: its transport progresses while they run. */
 void symcoll_nodes_proxy_memory_attach(symcoll_proxy_t *p);
-/* Forgets the proxy and destroys the stream, once the proxy is gone. */
+/* Forgets the proxy and destroys the stream and the context, once the proxy is gone. */
 void symcoll_nodes_proxy_memory_close(void);
 
 #ifdef __cplusplus

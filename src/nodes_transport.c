@@ -1,7 +1,6 @@
 /* The UCX transport to the PEs of other nodes and the proxy over it, or why this build cannot
  * have them. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "env.h"
 #include "internal.h"
@@ -9,22 +8,6 @@
 #include "nodes_device_ring.h"
 #include "nodes_proxy_memory.h"
 #include "nodes_transport.h"
-
-/* The calls across nodes stall now and then (the open defect, docs/design.md), more often the
- * fewer hardware queues CUDA feeds the process's streams through (CUDA_DEVICE_MAX_CONNECTIONS):
- * one queue, the least, is refused rather than left to time out. */
-static symcoll_status_t proxy_queue_possible(int n_nodes) {
-    const char *set = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
-    char *end = NULL;
-    long queues = set ? strtol(set, &end, 10) : 0;
-    if (!set || end == set || *end != '\0' || queues != 1)
-        return SYMCOLL_SUCCESS;
-    return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
-                             "symcoll_init: PEs on %d nodes with CUDA_DEVICE_MAX_CONNECTIONS=1: "
-                             "with fewer GPU queues the proxy's calls across nodes stall more "
-                             "often (a known defect, see the README): unset it, or set 16 or more",
-                             n_nodes);
-}
 
 symcoll_status_t symcoll_nodes_transport_create(symcoll_bootstrap_t *boot,
                                                 const unsigned long long *nodes,
@@ -34,10 +17,6 @@ symcoll_status_t symcoll_nodes_transport_create(symcoll_bootstrap_t *boot,
     *out = NULL;
     if (n_nodes == 1)
         return SYMCOLL_SUCCESS;
-    symcoll_status_t queues =
-        symcoll_bootstrap_agree(boot, "symcoll_init", proxy_queue_possible(n_nodes));
-    if (queues != SYMCOLL_SUCCESS)
-        return queues;
 #ifdef SYMCOLL_HAVE_UCX
     /* Another node's PE is reached by no other path, so every one of them gets an endpoint;
      * other[] is symmetric, as creation requires. */

@@ -162,11 +162,9 @@ int expect_no_transport(int rank) {
     return rc;
 }
 
-// One GPU queue (CUDA_DEVICE_MAX_CONNECTIONS=1) is no concern of one node's jobs.
 TEST_F(InitNodes, OnOneNodeInitNeverLoadsUcx) {
     std::string socket = fresh_name();
     std::vector<int> codes = run_job(2, [&](int rank) {
-        setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 1);
         int rc = expect_status(rank, init_on_node(socket, rank, {0, 0}), SYMCOLL_ERROR_CUDA, "init",
                                kStopped);
         return rc | expect_share_steps(rank, 1) | expect_no_transport(rank);
@@ -174,32 +172,17 @@ TEST_F(InitNodes, OnOneNodeInitNeverLoadsUcx) {
     EXPECT_EQ(codes, std::vector<int>(2, 0));
 }
 
-// Across nodes, one GPU queue (where the proxy's stalls were more frequent the fewer the queues):
-// init refuses it on every PE, before the transport, though only PE 0 has it (PE 1's 16 is
-// fine).
-TEST_F(InitNodes, AcrossNodesOneGpuQueueIsRefusedOnEveryPe) {
-    std::string socket = fresh_name();
-    std::vector<int> codes = run_job(2, [&](int rank) {
-        setenv("CUDA_DEVICE_MAX_CONNECTIONS", rank == 0 ? "1" : "16", 1);
-        symcoll_status_t st = init_on_node(socket, rank, {0, 1});
-        int rc =
-            rank == 0
-                ? expect_refused(rank, st,
-                                 "symcoll_init: PEs on 2 nodes with CUDA_DEVICE_MAX_CONNECTIONS=1",
-                                 {"CUDA_DEVICE_MAX_CONNECTIONS=1", "16 or more"})
-                : expect_refused(rank, st, "symcoll_init: PE 0 failed", {});
-        return rc | expect_no_transport(rank);
-    });
-    EXPECT_EQ(codes, std::vector<int>(2, 0));
-}
-
 #ifdef SYMCOLL_HAVE_UCX
 // PEs 0 and 1 on node 0, PE 2 on node 1: each PE connects to the PEs of the other node. The
-// transport comes up (init passes to the SM share), and init's failure there aborts it.
+// transport comes up (init passes to the SM share), and init's failure there aborts it. PE 0
+// has one GPU queue (CUDA_DEVICE_MAX_CONNECTIONS=1, as some training frameworks set): the
+// proxy's CUDA work has a context and queues of its own, so nothing refuses it.
 TEST_F(InitNodes, AcrossNodesInitCreatesTheTransportToTheOtherNodesPes) {
     const std::vector<int> nodes = {0, 0, 1};
     std::string socket = fresh_name();
     std::vector<int> codes = run_job(3, [&](int rank) {
+        if (rank == 0)
+            setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 1);
         int rc = expect_status(rank, init_on_node(socket, rank, nodes), SYMCOLL_ERROR_CUDA, "init",
                                kStopped);
         rc |= expect_share_steps(rank, 1) | expect_ucx_loaded(rank, true);

@@ -210,9 +210,9 @@ TEST_F(Nodes, PutsOfEverySizeReachTheOtherNode) {
 }
 
 // A put on each of 40 fresh streams in turn, each destroyed after it: the streams go round every
-// hardware queue of the GPU (CUDA_DEVICE_MAX_CONNECTIONS, 8 by default), and the put's kernel,
-// which waits on its stream until the proxy has staged its source, must not hold back the
-// proxy's own copies wherever it runs.
+// hardware queue of the context (CUDA_DEVICE_MAX_CONNECTIONS, 8 by default), and the put's
+// kernel, which waits on its stream until the proxy has staged its source, must not hold back
+// the proxy's own copies wherever it runs (they run in a context of their own).
 TEST_F(Nodes, PutsFromStreamsOnEveryHardwareQueueReachTheOtherNode) {
     SEED_TRACE();
     constexpr int kStreams = 40;
