@@ -298,7 +298,6 @@ static symcoll_status_t init_runtime(const symcoll_init_attr_t *attr) {
     st = symcoll_bootstrap_agree(
         symcoll_g.boot, "symcoll_init",
         symcoll_cuda_status(symcoll_kernels_load(), "symcoll_init", "loading the kernels"));
-    /* After the kernels: the proxy applies signals with one of them. */
     if (st == SYMCOLL_SUCCESS && symcoll_g.ucx)
         st = symcoll_nodes_proxy_create(
             symcoll_g.boot, symcoll_g.ucx, symcoll_g.device, symcoll_g.heap_base,

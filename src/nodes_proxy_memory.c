@@ -16,6 +16,7 @@
 #include "rma_launch.h"
 
 typedef struct {
+    int device;
     uint64_t timeout_ms; /* 0: no limit */
     const symcoll_driver_t *driver;
     CUcontext context;
@@ -36,20 +37,21 @@ static void leave(const proxy_gpu_t *g) {
     symcoll_driver_status(g->driver->ctx_pop(&ours), "symcoll_proxy", "leaving its context");
 }
 
-/* The proxy's calls capture nothing, so their thread relaxes its capture mode: a user's capture in
- * global mode on another thread would otherwise fail its stream queries, and a graph of calls to
- * other nodes would wait for a proxy that has failed. */
-static symcoll_status_t relax_capture(const char *what) {
+/* Prepares the calling thread, then enters the proxy's context. Beneath it, the thread's own
+ * current context is the primary one of this PE's device, as the application's: UCX takes GPU
+ * memory in the thread's current context (the direct path), and no runtime call of the thread
+ * falls to device 0. The proxy's calls capture nothing, so the thread relaxes its capture mode:
+ * a user's capture in global mode on another thread would otherwise fail its stream queries,
+ * and a graph of calls to other nodes would wait for a proxy that has failed. */
+static symcoll_status_t on_proxy_thread(const proxy_gpu_t *g, const char *what) {
     static _Thread_local bool relaxed;
-    if (!relaxed) {
+    symcoll_status_t st = symcoll_cuda_status(cudaSetDevice(g->device), "symcoll_proxy", what);
+    if (st == SYMCOLL_SUCCESS && !relaxed) {
         enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-        symcoll_status_t st =
-            symcoll_cuda_status(cudaThreadExchangeStreamCaptureMode(&mode), "symcoll_proxy", what);
-        if (st != SYMCOLL_SUCCESS)
-            return st;
-        relaxed = true;
+        st = symcoll_cuda_status(cudaThreadExchangeStreamCaptureMode(&mode), "symcoll_proxy", what);
+        relaxed = st == SYMCOLL_SUCCESS;
     }
-    return SYMCOLL_SUCCESS;
+    return st == SYMCOLL_SUCCESS ? enter(g, what) : st;
 }
 
 /* The proxy's stream is done. Meanwhile the transport progresses, as the proxy thread would:
@@ -74,9 +76,7 @@ static symcoll_status_t finish(proxy_gpu_t *g, const char *what) {
 
 static symcoll_status_t copy(proxy_gpu_t *g, void *dst, const void *src, size_t bytes,
                              const char *what) {
-    symcoll_status_t st = relax_capture(what);
-    if (st == SYMCOLL_SUCCESS)
-        st = enter(g, what);
+    symcoll_status_t st = on_proxy_thread(g, what);
     if (st != SYMCOLL_SUCCESS)
         return st;
     st = symcoll_cuda_status(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, g->stream),
@@ -101,9 +101,7 @@ static symcoll_status_t apply_signal(void *context, uint64_t *word, uint64_t val
                                      symcoll_ucx_signal_op_t op) {
     proxy_gpu_t *g = context;
     const char *what = "applying a received signal";
-    symcoll_status_t st = relax_capture(what);
-    if (st == SYMCOLL_SUCCESS)
-        st = enter(g, what);
+    symcoll_status_t st = on_proxy_thread(g, what);
     if (st != SYMCOLL_SUCCESS)
         return st;
     st = symcoll_cuda_status(
@@ -122,7 +120,7 @@ static symcoll_status_t apply_signal(void *context, uint64_t *word, uint64_t val
 static void *host_alloc(void *context, size_t bytes) {
     proxy_gpu_t *g = context;
     void *p = NULL;
-    if (enter(g, "allocating staging") != SYMCOLL_SUCCESS)
+    if (on_proxy_thread(g, "allocating staging") != SYMCOLL_SUCCESS)
         return NULL;
     cudaError_t err = cudaHostAlloc(&p, bytes, cudaHostAllocPortable);
     leave(g);
@@ -136,7 +134,7 @@ static void *host_alloc(void *context, size_t bytes) {
 
 static void host_free(void *context, void *p) {
     proxy_gpu_t *g = context;
-    if (enter(g, "freeing the staging") != SYMCOLL_SUCCESS)
+    if (on_proxy_thread(g, "freeing the staging") != SYMCOLL_SUCCESS)
         return;
     symcoll_cuda_status(cudaFreeHost(p), "symcoll_proxy", "freeing the staging");
     leave(g);
@@ -156,16 +154,20 @@ static symcoll_status_t fill_context(proxy_gpu_t *g) {
 
 symcoll_status_t symcoll_nodes_proxy_memory_open(int device, uint64_t timeout_ms,
                                                  symcoll_proxy_memory_t *out) {
-    proxy_gpu = (proxy_gpu_t){.timeout_ms = timeout_ms};
+    proxy_gpu = (proxy_gpu_t){.device = device, .timeout_ms = timeout_ms};
     proxy_gpu_t *g = &proxy_gpu;
     CUdevice dev;
     symcoll_status_t st = symcoll_driver_load(&g->driver);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_driver_status(g->driver->device_get(&dev, device), "symcoll_init",
                                    "the proxy's device");
+    CUctxCreateParams defaults = {0};
     if (st == SYMCOLL_SUCCESS)
-        st = symcoll_driver_status(g->driver->ctx_create(&g->context, NULL, 0, dev), "symcoll_init",
-                                   "creating the proxy's CUDA context");
+        st = symcoll_driver_status(g->driver->ctx_create(&g->context, &defaults, 0, dev),
+                                   "symcoll_init",
+                                   "creating the proxy's CUDA context (a GPU in exclusive-process "
+                                   "compute mode allows one context per process; the default "
+                                   "mode does not limit them)");
     if (st != SYMCOLL_SUCCESS)
         return st;
     st = fill_context(g);

@@ -73,9 +73,13 @@ symcoll_status_t symcoll_nodes_proxy_create(symcoll_bootstrap_t *boot, symcoll_u
     if (st == SYMCOLL_SUCCESS) {
         symcoll_nodes_proxy_memory_attach(*out);
     } else {
+        /* The teardown's own failures must not replace the reason. */
+        char reason[512];
+        snprintf(reason, sizeof reason, "%s", symcoll_last_error());
         symcoll_nodes_device_ring_destroy();
         symcoll_nodes_proxy_memory_close();
         memset(ring, 0, sizeof *ring);
+        symcoll_restore_error(reason);
     }
     return st;
 #else
