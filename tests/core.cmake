@@ -85,6 +85,14 @@ endfunction()
 foreach(test nodes_gpu_test nodes_coll_test nodes_device_test)
   symcoll_nodes_test(${test} ${test})
 endforeach()
+# One hardware queue for the application's streams (CUDA_DEVICE_MAX_CONNECTIONS=1, as some
+# training frameworks set): while the proxy's CUDA work shared the application's context, every
+# call across nodes stalled there behind the kernels that wait for it. In a context of its own
+# it must pass as at the default.
+add_test(NAME nodes_gpu_test_one_queue_2pe COMMAND symcoll-run -n 2 --nodes 2 --tag-output
+         --timeout 800 $<TARGET_FILE:nodes_gpu_test>)
+set_tests_properties(nodes_gpu_test_one_queue_2pe PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900
+                     LABELS gpu ENVIRONMENT "SYMCOLL_TIMEOUT_MS=20000;CUDA_DEVICE_MAX_CONNECTIONS=1")
 # alltoallv, dispatch and combine across nodes: their own tests (every case is on WORLD) on two
 # nodes, where the forced algorithms give way to the plan across nodes.
 symcoll_nodes_test(nodes_alltoallv_test coll_alltoallv_test)
