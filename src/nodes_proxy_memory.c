@@ -172,10 +172,8 @@ symcoll_status_t symcoll_nodes_proxy_memory_open(int device, uint64_t timeout_ms
         return st;
     st = fill_context(g);
     leave(g); /* creation made the context current here */
-    if (st != SYMCOLL_SUCCESS) {
-        symcoll_nodes_proxy_memory_close();
-        return st;
-    }
+    if (st != SYMCOLL_SUCCESS)
+        return st; /* the caller closes what there is, keeping this reason */
     *out = (symcoll_proxy_memory_t){.context = g,
                                     .to_host = to_host,
                                     .from_host = from_host,

@@ -10,9 +10,9 @@
 extern "C" {
 #endif
 
-/* Creates the context and its stream on device and fills *out (any_local: the proxy copies from and
- * to any memory of the GPU); a copy or signal that the GPU has not run after timeout_ms (0: no
- * limit) fails the proxy. */
+/* Creates the context and its stream on device and fills *out (any_local: the proxy copies from
+ * and to any memory of the GPU); a copy or signal that the GPU has not run after timeout_ms (0:
+ * no limit) fails the proxy. On failure, symcoll_nodes_proxy_memory_close frees what it made. */
 symcoll_status_t symcoll_nodes_proxy_memory_open(int device, uint64_t timeout_ms,
                                                  symcoll_proxy_memory_t *out);
 /* The proxy these copies serve, once created: its transport progresses while they run. */

@@ -33,9 +33,9 @@ symcoll_status_t symcoll_nodes_proxy_create(symcoll_bootstrap_t *boot, symcoll_u
                                             char *heap, size_t heap_bytes, uint64_t timeout_ms,
                                             symcoll_proxy_t **out, symcoll_proxy_ring_t *ring);
 
-/* symcoll_proxy_destroy(p, abort), the device ring and the proxy's stream and context; nothing for
- * p NULL. With
- * abort the transport must be destroyed right after (the proxy's puts may still be in flight). */
+/* symcoll_proxy_destroy(p, abort), the device ring and the proxy's stream and context; nothing
+ * for p NULL. With abort the transport must be destroyed right after (the proxy's puts may still
+ * be in flight). */
 symcoll_status_t symcoll_nodes_proxy_destroy(symcoll_proxy_t *p, int abort);
 
 #ifdef __cplusplus
