@@ -17,6 +17,7 @@
 #include "symcoll_launch_protocol.h"
 #include "liveness.h"
 #include "nodes.h"
+#include "nodes_proxy_memory.h"
 #include "nodes_transport.h"
 #include "topology_probe.h"
 
@@ -136,6 +137,8 @@ static symcoll_status_t create_nodes_sync(void) {
         symcoll_g.nodes_scratch_size = symcoll_env()->nodes_scratch;
         st = symcoll_cuda_status(cudaMemset(symcoll_g.nodes_sync, 0, words), "symcoll_init",
                                  "cudaMemset of the words of the barrier across nodes");
+        /* Only other nodes signal the arrivals (the node's own PEs meet by other words). */
+        symcoll_nodes_proxy_memory_unshared(symcoll_g.nodes_sync, SYMCOLL_NODES_SYNC_WORDS);
     }
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_cuda_status(cudaDeviceSynchronize(), "symcoll_init",

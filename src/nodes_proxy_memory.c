@@ -21,7 +21,10 @@ typedef struct {
     const symcoll_driver_t *driver;
     CUcontext context;
     cudaStream_t stream;
-    symcoll_proxy_t *_Atomic proxy; /* once created: progressed while a copy runs */
+    uint64_t *word;                   /* pinned: a signal's value on its way to or from the GPU */
+    symcoll_proxy_t *_Atomic proxy;   /* once created: progressed while a copy runs */
+    const uint64_t *_Atomic unshared; /* words only the proxy writes, and how many */
+    _Atomic size_t unshared_count;
 } proxy_gpu_t;
 
 static proxy_gpu_t proxy_gpu;
@@ -95,8 +98,27 @@ static symcoll_status_t from_host(void *context, void *gpu, const void *host, si
     return copy(context, gpu, host, bytes, "copying received data into the GPU");
 }
 
-/* After the data that from_host copied, in stream order: the kernel's release makes the signal
- * visible only with it. */
+static bool unshared(const proxy_gpu_t *g, const uint64_t *word) {
+    const uint64_t *first = atomic_load_explicit(&g->unshared, memory_order_acquire);
+    return first && word >= first &&
+           word < first + atomic_load_explicit(&g->unshared_count, memory_order_relaxed);
+}
+
+/* One 8-byte copy on the proxy's stream, waited for; the proxy's context is current. */
+static symcoll_status_t word_copy(proxy_gpu_t *g, uint64_t *dst, const uint64_t *src,
+                                  const char *what) {
+    symcoll_status_t st =
+        symcoll_cuda_status(cudaMemcpyAsync(dst, src, sizeof *dst, cudaMemcpyDefault, g->stream),
+                            "symcoll_proxy", what);
+    return st == SYMCOLL_SUCCESS ? finish(g, what) : st;
+}
+
+/* After the data that from_host copied, in stream order, so the signal is seen only with it.
+ * Without a kernel where it can be: a kernel of the proxy's context waits for a time slice while
+ * the application's kernels run (no MPS), a copy engine does not. A SET is one copy; an ADD to a
+ * word only the proxy writes is a copy out, the sum, a copy in (the proxy applies its signals
+ * one at a time); any other ADD must be atomic beside the GPU's own, so the signal kernel does
+ * it. */
 static symcoll_status_t apply_signal(void *context, uint64_t *word, uint64_t value,
                                      symcoll_ucx_signal_op_t op) {
     proxy_gpu_t *g = context;
@@ -104,13 +126,21 @@ static symcoll_status_t apply_signal(void *context, uint64_t *word, uint64_t val
     symcoll_status_t st = on_proxy_thread(g, what);
     if (st != SYMCOLL_SUCCESS)
         return st;
-    st = symcoll_cuda_status(
-        symcoll_put_signal_launch(
-            NULL, NULL, 0, word, value,
-            op == SYMCOLL_UCX_SIGNAL_ADD ? SYMCOLL_SIGNAL_ADD : SYMCOLL_SIGNAL_SET, g->stream),
-        "symcoll_proxy", what);
-    if (st == SYMCOLL_SUCCESS)
-        st = finish(g, what);
+    if (op == SYMCOLL_UCX_SIGNAL_SET) {
+        *g->word = value;
+        st = word_copy(g, word, g->word, what);
+    } else if (unshared(g, word)) {
+        st = word_copy(g, g->word, word, what);
+        *g->word += value;
+        if (st == SYMCOLL_SUCCESS)
+            st = word_copy(g, word, g->word, what);
+    } else {
+        st = symcoll_cuda_status(
+            symcoll_put_signal_launch(NULL, NULL, 0, word, value, SYMCOLL_SIGNAL_ADD, g->stream),
+            "symcoll_proxy", what);
+        if (st == SYMCOLL_SUCCESS)
+            st = finish(g, what);
+    }
     leave(g);
     return st;
 }
@@ -140,12 +170,17 @@ static void host_free(void *context, void *p) {
     leave(g);
 }
 
-/* In the new context, current on this thread: the stream, and the signal kernel loaded now
- * rather than at the first signal, when loading would wait for the GPU. */
+/* In the new context, current on this thread: the stream, the signals' pinned word, and the
+ * signal kernel loaded now rather than at the first signal, when loading would wait for the
+ * GPU. */
 static symcoll_status_t fill_context(proxy_gpu_t *g) {
     symcoll_status_t st =
         symcoll_cuda_status(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking),
                             "symcoll_init", "creating the proxy's stream");
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_cuda_status(
+            cudaHostAlloc((void **)&g->word, sizeof *g->word, cudaHostAllocPortable),
+            "symcoll_init", "cudaHostAlloc of the proxy's signal word");
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_cuda_status(symcoll_rma_kernels_load(), "symcoll_init",
                                  "loading the proxy's signal kernel");
@@ -186,6 +221,11 @@ symcoll_status_t symcoll_nodes_proxy_memory_open(int device, uint64_t timeout_ms
     return SYMCOLL_SUCCESS;
 }
 
+void symcoll_nodes_proxy_memory_unshared(const uint64_t *words, size_t count) {
+    atomic_store_explicit(&proxy_gpu.unshared_count, count, memory_order_relaxed);
+    atomic_store_explicit(&proxy_gpu.unshared, words, memory_order_release);
+}
+
 void symcoll_nodes_proxy_memory_attach(symcoll_proxy_t *p) {
     atomic_store_explicit(&proxy_gpu.proxy, p, memory_order_release);
 }
@@ -195,9 +235,13 @@ void symcoll_nodes_proxy_memory_close(void) {
     symcoll_nodes_proxy_memory_attach(NULL);
     if (!g->context)
         return;
-    if (g->stream && enter(g, "destroying its stream") == SYMCOLL_SUCCESS) {
-        symcoll_cuda_status(cudaStreamDestroy(g->stream), "symcoll_finalize",
-                            "destroying the proxy's stream");
+    if (enter(g, "freeing its stream") == SYMCOLL_SUCCESS) {
+        if (g->word)
+            symcoll_cuda_status(cudaFreeHost(g->word), "symcoll_finalize",
+                                "freeing the proxy's signal word");
+        if (g->stream)
+            symcoll_cuda_status(cudaStreamDestroy(g->stream), "symcoll_finalize",
+                                "destroying the proxy's stream");
         leave(g);
     }
     symcoll_driver_status(g->driver->ctx_destroy(g->context), "symcoll_finalize",
