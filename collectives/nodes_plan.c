@@ -87,8 +87,8 @@ symcoll_status_t symcoll_nodes_await(const char *fn, int arrivals, uint64_t expe
     return symcoll_cuda_status(
         symcoll_arrivals_wait_launch(symcoll_team_device(&symcoll_g.teams[SYMCOLL_TEAM_WORLD]),
                                      &symcoll_g.nodes_sync[arrivals],
-                                     &symcoll_g.nodes_sync[arrivals + 1], expected, collective,
-                                     stream),
+                                     &symcoll_g.nodes_sync[arrivals + SYMCOLL_NODES_AWAITED],
+                                     expected, collective, stream),
         fn, "wait kernel launch");
 }
 

@@ -45,8 +45,8 @@ symcoll_status_t symcoll_nodes_send(const symcoll_nodes_plan_t *p, void *dst, co
                                     size_t bytes, int pe);
 
 /* Waits in stream order until `expected` more signals have reached this PE's word `arrivals`
- * (SYMCOLL_NODES_BARRIER_ARRIVALS, _DATA_ARRIVALS or _HEADER_ARRIVALS, its awaited count after it),
- * under the WORLD team's timeout, which names collective. */
+ * (SYMCOLL_NODES_BARRIER_ARRIVALS, _DATA_ARRIVALS or _HEADER_ARRIVALS, its awaited count
+ * SYMCOLL_NODES_AWAITED words after it), under the WORLD team's timeout, which names collective. */
 symcoll_status_t symcoll_nodes_await(const char *fn, int arrivals, uint64_t expected,
                                      symcoll_collective_t collective, cudaStream_t stream);
 

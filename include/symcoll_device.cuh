@@ -9,7 +9,7 @@
  * a put until its source is staged, a get until its data is in dst. dst of a put, src of a get
  * and signals are symmetric addresses of this PE; the other buffer may be any memory of this
  * GPU. A kernel that waits for what the proxy delivers must leave it room to run: the proxy
- * applies signals with a one-thread kernel of its own.
+ * applies a SIGNAL_ADD with a one-thread kernel of its own (a SIGNAL_SET with a copy).
  * Scopes: the plain functions are called by one thread; _warp variants by every thread of
  * the warp and _block variants by every thread of the block, with the same arguments. A
  * scoped call returns once the whole group is done with src, so any thread may reuse it.

@@ -65,19 +65,18 @@ typedef struct {
 
 extern symcoll_state_t symcoll_g;
 
-/* The words of symcoll_g.nodes_sync: signals from other nodes counted as they arrive, each
- * followed by how many of them this PE has waited for (symcoll_arrivals_wait_launch): one pair
- * for the leaders' barrier across nodes, one for the data of collectives across nodes, one for
- * alltoallv's headers (a fast peer's data may arrive before a slow peer's header: counted
- * together, the data could pass for the missing header). */
+/* The words of symcoll_g.nodes_sync: signals from other nodes counted as they arrive (only the
+ * proxy writes them), then for each how many of them this PE has waited for
+ * (symcoll_arrivals_wait_launch, SYMCOLL_NODES_AWAITED words after it): one for the leaders'
+ * barrier across nodes, one for the data of collectives across nodes, one for alltoallv's
+ * headers (a fast peer's data may arrive before a slow peer's header: counted together, the
+ * data could pass for the missing header). */
 enum {
     SYMCOLL_NODES_BARRIER_ARRIVALS,
-    SYMCOLL_NODES_BARRIER_AWAITED,
     SYMCOLL_NODES_DATA_ARRIVALS,
-    SYMCOLL_NODES_DATA_AWAITED,
     SYMCOLL_NODES_HEADER_ARRIVALS,
-    SYMCOLL_NODES_HEADER_AWAITED,
-    SYMCOLL_NODES_SYNC_WORDS
+    SYMCOLL_NODES_AWAITED, /* the first awaited count */
+    SYMCOLL_NODES_SYNC_WORDS = 2 * SYMCOLL_NODES_AWAITED
 };
 
 /* ---- errors (src/error.c) ---- */

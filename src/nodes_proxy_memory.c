@@ -1,11 +1,11 @@
 /* How the proxy (src/transport/proxy) reaches this PE's GPU: copies between its staging in
- * pinned host memory and any memory of the GPU, and signals applied by the signal kernel, all on
- * one stream of a CUDA context of the proxy's own. The kernels of calls across nodes wait for
- * this work, so it must never queue behind them: CUDA feeds a context's streams through a few
- * hardware queues (CUDA_DEVICE_MAX_CONNECTIONS), and a stream of the user's context can hold
- * one of them behind a kernel waiting for the proxy (on the device: the halo tests across two
- * simulated nodes stalled in 15 of 22 runs with the proxy's stream in the primary context, in
- * 0 of 22 with this context). Another context has queues of its own. */
+ * pinned host memory and any memory of the GPU, and signals applied by copies or the signal
+ * kernel, all on one stream of a CUDA context of the proxy's own. The kernels of calls across
+ * nodes wait for this work, so it must never queue behind them: CUDA feeds a context's streams
+ * through a few hardware queues (CUDA_DEVICE_MAX_CONNECTIONS), and a stream of the user's
+ * context can hold one of them behind a kernel waiting for the proxy (on the device: the halo
+ * tests across two simulated nodes stalled in 15 of 22 runs with the proxy's stream in the
+ * primary context, in 0 of 22 with this context). Another context has queues of its own. */
 #include <stdatomic.h>
 #include <string.h>
 #include "driver.h"
