@@ -45,6 +45,7 @@ symcoll_status_t symcoll_driver_load(const symcoll_driver_t **out) {
             {"cuCtxDestroy", 12000, (void **)&driver.ctx_destroy},
             {"cuCtxPushCurrent", 12000, (void **)&driver.ctx_push},
             {"cuCtxPopCurrent", 12000, (void **)&driver.ctx_pop},
+            {"cuStreamWriteValue64", 12000, (void **)&driver.stream_write_value64},
         };
         for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
             symcoll_status_t st = resolve(table[i].name, table[i].version, table[i].fn);

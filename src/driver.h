@@ -32,6 +32,7 @@ typedef struct {
     CUresult (*ctx_destroy)(CUcontext);
     CUresult (*ctx_push)(CUcontext);
     CUresult (*ctx_pop)(CUcontext *);
+    CUresult (*stream_write_value64)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
 } symcoll_driver_t;
 
 /* Resolves the entry points once; NO_GPU or CUDA on failure. */

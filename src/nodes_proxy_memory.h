@@ -16,8 +16,8 @@ extern "C" {
 symcoll_status_t symcoll_nodes_proxy_memory_open(int device, uint64_t timeout_ms,
                                                  symcoll_proxy_memory_t *out);
 /* count words from words on, written by no one but the proxy (the arrivals of calls across
- * nodes, which only other nodes signal): an ADD to one of them is applied with copies, not the
- * signal kernel. Before any PE may signal them. */
+ * nodes, which only other nodes signal): an ADD to one of them is a copy out and a memory
+ * operation, not the signal kernel. Before any PE may signal them. */
 void symcoll_nodes_proxy_memory_unshared(const uint64_t *words, size_t count);
 /* The proxy these copies serve, once created: its transport progresses while they run. */
 void symcoll_nodes_proxy_memory_attach(symcoll_proxy_t *p);
