@@ -77,25 +77,40 @@ static symcoll_status_t finish(proxy_gpu_t *g, const char *what) {
     return symcoll_cuda_status(err, "symcoll_proxy", what);
 }
 
-static symcoll_status_t copy(proxy_gpu_t *g, void *dst, const void *src, size_t bytes,
+/* A copy on the proxy's stream, waited for when wait: to_host's, as the proxy puts the staging
+ * as soon as it returns; not from_host's, which settle waits for once for every record applied
+ * together. */
+static symcoll_status_t copy(void *context, void *dst, const void *src, size_t bytes, bool wait,
                              const char *what) {
+    proxy_gpu_t *g = context;
     symcoll_status_t st = on_proxy_thread(g, what);
     if (st != SYMCOLL_SUCCESS)
         return st;
     st = symcoll_cuda_status(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, g->stream),
                              "symcoll_proxy", what);
-    if (st == SYMCOLL_SUCCESS)
+    if (st == SYMCOLL_SUCCESS && wait)
         st = finish(g, what);
     leave(g);
     return st;
 }
 
 static symcoll_status_t to_host(void *context, void *host, const void *gpu, size_t bytes) {
-    return copy(context, host, gpu, bytes, "staging a put's data");
+    return copy(context, host, gpu, bytes, true, "staging a put's data");
 }
 
 static symcoll_status_t from_host(void *context, void *gpu, const void *host, size_t bytes) {
-    return copy(context, gpu, host, bytes, "copying received data into the GPU");
+    return copy(context, gpu, host, bytes, false, "copying received data into the GPU");
+}
+
+static symcoll_status_t settle(void *context) {
+    proxy_gpu_t *g = context;
+    const char *what = "copying received data into the GPU and applying its signals";
+    symcoll_status_t st = on_proxy_thread(g, what);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    st = finish(g, what);
+    leave(g);
+    return st;
 }
 
 static bool unshared(const proxy_gpu_t *g, const uint64_t *word) {
@@ -104,7 +119,7 @@ static bool unshared(const proxy_gpu_t *g, const uint64_t *word) {
            word < first + atomic_load_explicit(&g->unshared_count, memory_order_relaxed);
 }
 
-/* One 8-byte copy on the proxy's stream, waited for; the proxy's context is current. */
+/* The word, after everything before it on the proxy's stream, into g->word; waited for. */
 static symcoll_status_t word_read(proxy_gpu_t *g, const uint64_t *word, const char *what) {
     symcoll_status_t st = symcoll_cuda_status(
         cudaMemcpyAsync(g->word, word, sizeof *word, cudaMemcpyDefault, g->stream), "symcoll_proxy",
@@ -112,15 +127,14 @@ static symcoll_status_t word_read(proxy_gpu_t *g, const uint64_t *word, const ch
     return st == SYMCOLL_SUCCESS ? finish(g, what) : st;
 }
 
-/* A stream memory operation, waited for: its default flags fence the copies before it, and it
- * takes neither a kernel nor a copy engine. */
+/* A stream memory operation: its default flags fence the copies before it, and it takes
+ * neither a kernel nor a copy engine. */
 static symcoll_status_t word_write(proxy_gpu_t *g, uint64_t *word, uint64_t value,
                                    const char *what) {
-    symcoll_status_t st = symcoll_driver_status(
-        g->driver->stream_write_value64((CUstream)g->stream, (CUdeviceptr)word, value,
-                                        CU_STREAM_WRITE_VALUE_DEFAULT),
-        "symcoll_proxy", what);
-    return st == SYMCOLL_SUCCESS ? finish(g, what) : st;
+    return symcoll_driver_status(g->driver->stream_write_value64((CUstream)g->stream,
+                                                                 (CUdeviceptr)word, value,
+                                                                 CU_STREAM_WRITE_VALUE_DEFAULT),
+                                 "symcoll_proxy", what);
 }
 
 /* After the data that from_host copied, in stream order, so the signal is seen only with it.
@@ -128,8 +142,8 @@ static symcoll_status_t word_write(proxy_gpu_t *g, uint64_t *word, uint64_t valu
  * the application's kernels run (no MPS; on the device 1.7 ms beside a spinning kernel, against
  * 11 us for a memory operation and 19 us for a copy). A SET is one memory operation; an ADD to a
  * word only the proxy writes is a copy out, the sum, a memory operation (the proxy applies its
- * signals one at a time); any other ADD must be atomic beside the GPU's own, so the signal
- * kernel does it. */
+ * signals in order, and the read waits for the writes before it); any other ADD must be atomic
+ * beside the GPU's own, so the signal kernel does it. */
 static symcoll_status_t apply_signal(void *context, uint64_t *word, uint64_t value,
                                      symcoll_ucx_signal_op_t op) {
     proxy_gpu_t *g = context;
@@ -147,8 +161,6 @@ static symcoll_status_t apply_signal(void *context, uint64_t *word, uint64_t val
         st = symcoll_cuda_status(
             symcoll_put_signal_launch(NULL, NULL, 0, word, value, SYMCOLL_SIGNAL_ADD, g->stream),
             "symcoll_proxy", what);
-        if (st == SYMCOLL_SUCCESS)
-            st = finish(g, what);
     }
     leave(g);
     return st;
@@ -222,6 +234,7 @@ symcoll_status_t symcoll_nodes_proxy_memory_open(int device, uint64_t timeout_ms
                                     .to_host = to_host,
                                     .from_host = from_host,
                                     .signal = apply_signal,
+                                    .settle = settle,
                                     .host_alloc = host_alloc,
                                     .host_free = host_free,
                                     .any_local = true,

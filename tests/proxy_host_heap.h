@@ -51,7 +51,7 @@ struct HostHeap {
     // Set by the test's thread while the proxy's may be copying.
     std::atomic<unsigned> stall_ms{0}, copy_delay_us{0};
     symcoll_proxy_memory_t ops() {
-        return {this, to_host, from_host, signal, host_alloc, host_free};
+        return {this, to_host, from_host, signal, nullptr, host_alloc, host_free};
     }
 };
 

@@ -323,10 +323,13 @@ symcoll_status_t symcoll_proxy_destroy(symcoll_proxy_t *p, int abort) {
         abort = st != SYMCOLL_SUCCESS;
     }
     stop_thread(p);
-    /* The counts still going back to their senders read p->sources. */
-    for (int pe = 0; p->sources && pe < p->layout.n_pes; pe++) {
+    /* The counts still going back to their senders read p->sources; a batch not yet announced
+     * (only after a failure) has a flush of its own. */
+    for (int pe = 0; p->sources && p->targets && pe < p->layout.n_pes; pe++) {
         symcoll_status_t flushed =
             symcoll_ucx_flush_finish(p->t, pe, &p->sources[pe].returning, abort);
+        st = st != SYMCOLL_SUCCESS ? st : flushed;
+        flushed = symcoll_ucx_flush_finish(p->t, pe, &p->targets[pe].announcing, abort);
         st = st != SYMCOLL_SUCCESS ? st : flushed;
     }
     symcoll_status_t unmapped = unmap(p, abort);

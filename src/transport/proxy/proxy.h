@@ -4,13 +4,15 @@
  * symcoll_proxy_memory_t.heap_memory), else through staging in pinned host memory:
  *
  *   sender: the source goes from the heap, in chunks, into a staging ring (memory.to_host),
- *   ucp_put takes each into the same place of the target's receive window, and once a batch is
- * complete at the target (a flush of the endpoint) its mailbox records (offset, length, signal,
- * value, op) follow, announced by a put of the new total of the target's count of records from this
- * PE; target: its proxy copies each record's data from the window into its heap (memory.from_host),
- * only then applies the record's signal (memory.signal), and returns the records and their chunks
- * to the sender with a put of the new total of the sender's count of freed records. Each count has
- * one writer, so no remote atomics are needed.
+ *   ucp_put takes each into the same place of the target's receive window, the batch's mailbox
+ *   records (offset, length, signal, value, op) follow, and once a flush of the endpoint has
+ *   made both complete at the target, a put of the new total of the target's count of records
+ *   from this PE announces them (the thread stages and receives meanwhile); target: its proxy
+ *   copies each record's data from the window into its heap (memory.from_host), then applies the
+ *   record's signal (memory.signal), and once all that is complete (memory.settle, one wait for
+ *   the records that arrived together) returns the records and their chunks to the sender with a
+ *   put of the new total of the sender's count of freed records. Each count has one writer, so
+ *   no remote atomics are needed.
  *
  * A get is a record that asks the target's proxy to stage the bytes back as replies, which the
  * requester's proxy copies into its heap.
@@ -39,8 +41,9 @@ typedef struct symcoll_proxy symcoll_proxy_t;
 
 /* How the proxy reaches this PE's heap and allocates its staging, whatever memory the heap is
  * (the library: CUDA copies; the CPU tests: memcpy). Called on the proxy thread; each returns
- * a status with the error set, and only once its work is complete: the proxy reuses the
- * staging or frees the window's chunk as soon as the call returns. */
+ * a status with the error set. to_host returns once its copy is complete (the proxy puts the
+ * staging at once); from_host and signal may return before their work is, which then happens
+ * in the order of the calls, until settle. */
 typedef struct {
     void *context;
     symcoll_status_t (*to_host)(void *context, void *host, const void *heap, size_t bytes);
@@ -49,6 +52,10 @@ typedef struct {
      * data that from_host wrote before it. */
     symcoll_status_t (*signal)(void *context, uint64_t *word, uint64_t value,
                                symcoll_ucx_signal_op_t op);
+    /* Returns once every from_host and signal before it is complete: the proxy then frees the
+     * window's chunks and completes gets. NULL: they complete before they return. One wait for
+     * all the records that arrived together, rather than one per copy and signal. */
+    symcoll_status_t (*settle)(void *context);
     /* Zeroed host memory for the staging rings and mailboxes, 64-byte aligned; NULL when out
      * of memory. */
     void *(*host_alloc)(void *context, size_t bytes);

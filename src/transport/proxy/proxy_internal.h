@@ -91,7 +91,9 @@ typedef struct {
 typedef struct {
     uint64_t staged;        /* records staged (and their data put) */
     uint64_t head;          /* the staging ring's place after the last staged chunk */
-    uint64_t announced;     /* of which announced */
+    uint64_t sent;          /* of which their records put, a flush started after them */
+    uint64_t announced;     /* of which announced: that flush complete, the count put */
+    void *announcing;       /* the flush, until complete */
     uint64_t gets;          /* gets asked of it */
     proxy_reply_t *replies; /* the gets it asked of this PE, oldest first, from first */
     size_t first, n_replies, replies_capacity;
@@ -99,10 +101,12 @@ typedef struct {
 
 /* Receiving from one PE (proxy thread only). */
 typedef struct {
-    uint64_t consumed; /* records applied */
-    uint64_t answered; /* gets of this PE that it has answered in full */
-    uint64_t returned; /* the count of applied records last put to the sender */
-    void *returning;   /* the flush that completes that put at the sender, until it has */
+    uint64_t applied;   /* records applied, their copies and signals perhaps still running */
+    uint64_t consumed;  /* records applied and settled */
+    uint64_t answering; /* gets of this PE answered in full since the last settle */
+    uint64_t answered;  /* gets of this PE that it has answered in full, settled */
+    uint64_t returned;  /* the count of applied records last put to the sender */
+    void *returning;    /* the flush that completes that put at the sender, until it has */
 } proxy_source_t;
 
 struct symcoll_proxy {
@@ -163,8 +167,9 @@ static inline symcoll_status_t proxy_put_count(symcoll_proxy_t *p, int pe, size_
 /* Stages the replies to other PEs' gets, then the posted requests in order, as far as the
  * targets' records and staging rings have room (proxy_send.c). */
 bool proxy_stage(symcoll_proxy_t *p, symcoll_status_t *st);
-/* Announces every staged record: its records follow once its data is complete at the target,
- * then the target's posted count grows (proxy_send.c). */
+/* Announces the staged records without waiting: their records follow their data, and once a
+ * flush has made both complete at the target, the target's posted count grows; meanwhile the
+ * thread stages and receives (proxy_send.c). */
 bool proxy_announce(symcoll_proxy_t *p, symcoll_status_t *st);
 /* Retires the requests, in order, whose records every target has applied and whose gets are
  * answered (proxy_send.c). */

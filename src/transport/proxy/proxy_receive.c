@@ -49,7 +49,7 @@ static symcoll_status_t apply(symcoll_proxy_t *p, int from, uint64_t index) {
         st = p->memory.signal(p->memory.context, (uint64_t *)(p->heap + r->signal_offset), r->value,
                               (symcoll_ucx_signal_op_t)r->op);
     if (st == SYMCOLL_SUCCESS && r->has_signal && r->kind == PROXY_REPLY)
-        p->sources[from].answered++;
+        p->sources[from].answering++;
     return st;
 }
 
@@ -69,28 +69,45 @@ static bool give_back(symcoll_proxy_t *p, int from, symcoll_status_t *st) {
     return true;
 }
 
+/* The records announced by PE from, as far as posted, into applied (their copies and signals
+ * may still be running). */
+static bool apply_announced(symcoll_proxy_t *p, int from, symcoll_status_t *st) {
+    const proxy_layout_t *l = &p->layout;
+    proxy_source_t *source = &p->sources[from];
+    uint64_t posted = proxy_counter(p, proxy_inbox(l, from) + proxy_count(l));
+    if (posted - source->consumed > l->records - 1) { /* a sender never has more records out */
+        *st = symcoll_set_error(SYMCOLL_ERROR_INTERNAL,
+                                "symcoll_proxy: PE %d announced %llu records, %llu beyond "
+                                "the %llu this PE applied, where at most %u may be out",
+                                from, (unsigned long long)posted,
+                                (unsigned long long)(posted - source->consumed),
+                                (unsigned long long)source->consumed, l->records - 1);
+        return false;
+    }
+    uint64_t start = source->applied;
+    while (source->applied < posted && *st == SYMCOLL_SUCCESS)
+        if ((*st = apply(p, from, source->applied)) == SYMCOLL_SUCCESS)
+            source->applied++;
+    return source->applied != start;
+}
+
+/* Every source's announced records applied, one settle for all of them, then the records go
+ * back and the gets they answer complete. */
 bool proxy_receive(symcoll_proxy_t *p, symcoll_status_t *st) {
     const proxy_layout_t *l = &p->layout;
     bool did = false;
+    for (int from = 0; from < l->n_pes && *st == SYMCOLL_SUCCESS; from++)
+        if (symcoll_ucx_connected(p->t, from))
+            did |= apply_announced(p, from, st);
+    if (did && *st == SYMCOLL_SUCCESS && p->memory.settle)
+        *st = p->memory.settle(p->memory.context);
     for (int from = 0; from < l->n_pes && *st == SYMCOLL_SUCCESS; from++) {
         if (!symcoll_ucx_connected(p->t, from))
             continue;
         proxy_source_t *source = &p->sources[from];
-        uint64_t posted = proxy_counter(p, proxy_inbox(l, from) + proxy_count(l));
-        uint64_t start = source->consumed;
-        if (posted - start > l->records - 1) { /* a sender never has more records out */
-            *st = symcoll_set_error(SYMCOLL_ERROR_INTERNAL,
-                                    "symcoll_proxy: PE %d announced %llu records, %llu beyond "
-                                    "the %llu this PE applied, where at most %u may be out",
-                                    from, (unsigned long long)posted,
-                                    (unsigned long long)(posted - start), (unsigned long long)start,
-                                    l->records - 1);
-            break;
-        }
-        while (source->consumed < posted && *st == SYMCOLL_SUCCESS)
-            if ((*st = apply(p, from, source->consumed)) == SYMCOLL_SUCCESS)
-                source->consumed++;
-        did |= source->consumed != start;
+        source->consumed = source->applied;
+        source->answered += source->answering;
+        source->answering = 0;
         if (*st == SYMCOLL_SUCCESS)
             did |= give_back(p, from, st);
     }

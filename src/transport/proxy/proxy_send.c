@@ -198,31 +198,47 @@ bool proxy_stage(symcoll_proxy_t *p, symcoll_status_t *st) {
     return did;
 }
 
-bool proxy_announce(symcoll_proxy_t *p, symcoll_status_t *st) {
+/* The records staged since the last batch go to PE pe, behind their data, and a flush starts
+ * after them. The records are contiguous but for a wrap past the last one. */
+static symcoll_status_t send_records(symcoll_proxy_t *p, int pe) {
     const proxy_layout_t *l = &p->layout;
     const int me = p->boot->rank;
+    proxy_target_t *target = &p->targets[pe];
+    symcoll_status_t st = SYMCOLL_SUCCESS;
+    for (uint64_t i = target->sent; i < target->staged && st == SYMCOLL_SUCCESS;) {
+        uint64_t k = i % l->records, run = target->staged - i;
+        if (run > l->records - k)
+            run = l->records - k;
+        size_t at = proxy_records(l) + k * sizeof(proxy_record_t);
+        st = symcoll_ucx_put(p->t, p->region, pe, proxy_inbox(l, me) + at,
+                             p->host + proxy_outbox(l, pe) + at, run * sizeof(proxy_record_t));
+        i += run;
+    }
+    target->sent = target->staged;
+    return st == SYMCOLL_SUCCESS ? symcoll_ucx_flush_start(p->t, pe, &target->announcing) : st;
+}
+
+/* One batch per target in flight: data and records complete at the target (the flush) before
+ * the count that announces them, and that count's put complete (the next batch's flush) before
+ * the count is put again (proxy_put_count). */
+bool proxy_announce(symcoll_proxy_t *p, symcoll_status_t *st) {
+    const proxy_layout_t *l = &p->layout;
     bool did = false;
     for (int pe = 0; pe < l->n_pes && *st == SYMCOLL_SUCCESS; pe++) {
         proxy_target_t *target = &p->targets[pe];
-        if (target->staged == target->announced)
-            continue;
-        /* The records are contiguous but for a wrap past the last one. */
-        for (uint64_t i = target->announced; i < target->staged && *st == SYMCOLL_SUCCESS;) {
-            uint64_t k = i % l->records, run = target->staged - i;
-            if (run > l->records - k)
-                run = l->records - k;
-            size_t at = proxy_records(l) + k * sizeof(proxy_record_t);
-            *st = symcoll_ucx_put(p->t, p->region, pe, proxy_inbox(l, me) + at,
-                                  p->host + proxy_outbox(l, pe) + at, run * sizeof(proxy_record_t));
-            i += run;
+        if (target->sent != target->announced) {
+            if (!symcoll_ucx_flush_done(p->t, pe, &target->announcing, st) ||
+                *st != SYMCOLL_SUCCESS)
+                continue;
+            target->announced = target->sent;
+            *st = proxy_put_count(p, pe, proxy_inbox(l, p->boot->rank) + proxy_count(l),
+                                  &target->announced);
+            did = true;
         }
-        /* Data and records complete at the target before the count that announces them. */
-        if (*st == SYMCOLL_SUCCESS)
-            *st = symcoll_ucx_quiet_pe(p->t, pe);
-        target->announced = target->staged;
-        if (*st == SYMCOLL_SUCCESS)
-            *st = proxy_put_count(p, pe, proxy_inbox(l, me) + proxy_count(l), &target->announced);
-        did = true;
+        if (*st == SYMCOLL_SUCCESS && target->staged != target->sent) {
+            *st = send_records(p, pe);
+            did = true;
+        }
     }
     return did;
 }
