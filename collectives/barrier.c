@@ -1,42 +1,49 @@
-/* Team barrier on a stream: one kernel (kernels/barrier.cu), quiet included. WORLD across nodes:
- * a quiet of the proxy, the node's barrier, the nodes' first PEs meet through the proxy, the
- * node's barrier again. */
+/* Team barrier on a stream: one kernel (kernels/barrier.cu), quiet included. A team across
+ * nodes: a quiet of the proxy, the node's barrier, the team's first PE of each node meet through
+ * the proxy, the node's barrier again. */
 #include "barrier_launch.h"
 #include "internal.h"
 #include "nodes_plan.h"
 #include "rma_remote.h"
 
-/* The leaders' meeting: each adds 1 to every other leader's arrivals (through the proxy, in
- * stream order) and waits for one round of arrivals from all of them. The node's barrier before
- * it holds every PE of the node until its quiet is done. */
-static symcoll_status_t leaders_meet(const char *fn, cudaStream_t stream) {
-    uint64_t *arrivals = &symcoll_g.nodes_sync[SYMCOLL_NODES_BARRIER_ARRIVALS];
+/* The leaders' meeting: each adds 1 to the team's arrivals at every other leader (the team's
+ * first PE of each node; first[] as symcoll_nodes_runs gives them), through the proxy in stream
+ * order, and waits for one round of arrivals from all of them. The node's barrier before it
+ * holds every PE of the node until its quiet is done. */
+static symcoll_status_t leaders_meet(const symcoll_coll_call_t *call, const int *first, int runs,
+                                     cudaStream_t stream) {
+    const symcoll_team_state_t *t = call->team;
+    uint64_t *arrivals = symcoll_nodes_arrivals(t, SYMCOLL_NODES_BARRIER_ARRIVALS);
     symcoll_status_t st = SYMCOLL_SUCCESS;
-    for (int k = 0; k < symcoll_g.n_nodes && st == SYMCOLL_SUCCESS; k++)
-        if (symcoll_g.node_leaders[k] != symcoll_g.my_pe)
-            st = symcoll_rma_remote_put(fn, NULL, NULL, 0, arrivals, 1, SYMCOLL_SIGNAL_ADD,
-                                        symcoll_g.node_leaders[k], SYMCOLL_COLL_BARRIER, stream);
+    for (int k = 0; k < runs && st == SYMCOLL_SUCCESS; k++)
+        if (first[k] != t->my_pe)
+            st = symcoll_rma_remote_put(call->fn, NULL, NULL, 0, arrivals, 1, SYMCOLL_SIGNAL_ADD,
+                                        t->start + first[k] * t->stride, call->collective, stream);
     if (st != SYMCOLL_SUCCESS)
         return st;
-    return symcoll_nodes_await(fn, SYMCOLL_NODES_BARRIER_ARRIVALS,
-                               (uint64_t)(symcoll_g.n_nodes - 1), SYMCOLL_COLL_BARRIER, stream);
+    return symcoll_nodes_await(call, SYMCOLL_NODES_BARRIER_ARRIVALS, (uint64_t)(runs - 1), stream);
 }
 
-symcoll_status_t symcoll_barrier_across_nodes(const char *fn, cudaStream_t stream) {
-    if (symcoll_g.n_nodes == 0)
-        return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
-                                 "%s: the PEs of a node are not contiguous in rank, which a "
-                                 "barrier across nodes needs",
-                                 fn);
-    symcoll_status_t st = symcoll_rma_remote_usable();
+symcoll_status_t symcoll_barrier_across_nodes(const symcoll_coll_call_t *call,
+                                              cudaStream_t stream) {
+    const symcoll_team_state_t *t = call->team;
+    int first[SYMCOLL_MAX_PES], runs = 0, mine = 0;
+    symcoll_status_t st = symcoll_nodes_runs(call->fn, t, first, &runs);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_rma_remote_usable();
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    while (mine + 1 < runs && first[mine + 1] <= t->my_pe)
+        mine++;
+    const int next = mine + 1 < runs ? first[mine + 1] : t->size;
+    const bool whole = next - first[mine] > 1;
     /* Every PE's puts to other nodes are complete there before it arrives. */
+    st = symcoll_rma_remote_quiet(call->fn, call->collective, stream);
     if (st == SYMCOLL_SUCCESS)
-        st = symcoll_rma_remote_quiet(fn, SYMCOLL_COLL_BARRIER, stream);
-    if (st == SYMCOLL_SUCCESS)
-        st = symcoll_nodes_node_barrier(fn, stream);
-    if (st == SYMCOLL_SUCCESS && symcoll_g.local_rank == 0)
-        st = leaders_meet(fn, stream);
-    return st == SYMCOLL_SUCCESS ? symcoll_nodes_node_barrier(fn, stream) : st;
+        st = symcoll_nodes_node_barrier(call, whole, stream);
+    if (st == SYMCOLL_SUCCESS && first[mine] == t->my_pe)
+        st = leaders_meet(call, first, runs, stream);
+    return st == SYMCOLL_SUCCESS ? symcoll_nodes_node_barrier(call, whole, stream) : st;
 }
 
 symcoll_status_t symcoll_barrier_on_stream(symcoll_team_t team, cudaStream_t stream) {
@@ -45,8 +52,10 @@ symcoll_status_t symcoll_barrier_on_stream(symcoll_team_t team, cudaStream_t str
     symcoll_status_t st = symcoll_team_for_call(fn, team, &t);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_check_stream(fn, stream);
-    if (st == SYMCOLL_SUCCESS && symcoll_nodes_spans(t))
-        return symcoll_barrier_across_nodes(fn, stream);
+    if (st == SYMCOLL_SUCCESS && symcoll_nodes_spans(t)) {
+        symcoll_coll_call_t call = {.fn = fn, .collective = SYMCOLL_COLL_BARRIER, .team = t};
+        return symcoll_barrier_across_nodes(&call, stream);
+    }
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_check_team_p2p(fn, t);
     if (st != SYMCOLL_SUCCESS)

@@ -18,7 +18,9 @@ typedef struct {
     const symcoll_tuning_file_t *file;
     const char *env_forced; /* SYMCOLL_ALGO_<COLLECTIVE> of those settings, "" for none */
     char whose[32];         /* the team in messages: "team 3", "the described job" */
-    int nodes; /* WORLD across nodes: how many (size and topo are then one node's); else 0 */
+    int nodes;  /* a team across nodes: how many of them (size and topo are then its part of one
+                   node's: one PE, or the node); else 0 */
+    bool world; /* the team is WORLD (alltoallv has a plan across nodes there only) */
 } team_view_t;
 
 static symcoll_status_t bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -114,18 +116,19 @@ static symcoll_status_t job_team(symcoll_team_t team, symcoll_collective_t colle
         .env_forced = symcoll_env_algo(collective),
     };
     snprintf(view->whose, sizeof view->whose, "team %d", (int)t->handle);
+    view->world = t == &symcoll_g.teams[SYMCOLL_TEAM_WORLD];
     if (symcoll_nodes_spans(t)) {
-        const symcoll_team_state_t *node = &symcoll_g.teams[SYMCOLL_TEAM_NODE];
-        view->nodes = symcoll_g.n_nodes;
-        view->size = node->size;
-        view->topo = node->topo_class;
+        int first[SYMCOLL_MAX_PES];
+        st = symcoll_nodes_runs(FN, t, first, &view->nodes);
+        view->size = view->nodes > 1 ? first[1] : t->size;
+        view->topo = symcoll_g.teams[SYMCOLL_TEAM_NODE].topo_class;
     }
-    return SYMCOLL_SUCCESS;
+    return st;
 }
 
-/* The plan of a collective on WORLD across nodes (collectives/nodes_*.c), NULL where there is
- * none. */
-static const char *nodes_plan(symcoll_collective_t collective) {
+/* The plan of a collective on a team across nodes (collectives/nodes_*.c), NULL where there is
+ * none (alltoallv's on teams other than WORLD). */
+static const char *nodes_plan(symcoll_collective_t collective, bool world) {
     switch (collective) {
     case SYMCOLL_COLL_BARRIER:
         return "node barrier, leaders meet through the proxy, node barrier";
@@ -140,8 +143,9 @@ static const char *nodes_plan(symcoll_collective_t collective) {
     case SYMCOLL_COLL_ALLTOALL:
         return "blocks straight to other nodes' PEs, node alltoall";
     case SYMCOLL_COLL_ALLTOALLV:
-        return "counts to every PE, then segments: node peers by stores, other nodes through the "
-               "proxy";
+        return world ? "counts to every PE, then segments: node peers by stores, other nodes "
+                       "through the proxy"
+                     : NULL;
     default:
         return NULL;
     }
@@ -191,7 +195,7 @@ static symcoll_status_t choose(const symcoll_explain_query_t *q, const team_view
         describe(view, "", 0, 0, SYMCOLL_CHOICE_FIXED, "nothing to move (count 0)", out);
         return SYMCOLL_SUCCESS;
     }
-    const char *plan = view->nodes ? nodes_plan(q->collective) : NULL;
+    const char *plan = view->nodes ? nodes_plan(q->collective, view->world) : NULL;
     st = symcoll_check_p2p(FN, view->whose, view->nodes && !plan ? TOPO_NO_P2P : view->topo);
     if (st != SYMCOLL_SUCCESS)
         return st;

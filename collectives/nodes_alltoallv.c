@@ -1,4 +1,5 @@
-/* alltoallv and the expert-grouped dispatch and combine on WORLD across nodes. After every PE
+/* alltoallv and the expert-grouped dispatch and combine on WORLD across nodes (other teams
+ * across nodes: UNSUPPORTED). After every PE
  * has entered, each sends its header (its row of counts with the call's shape, capacity and
  * room in src) to every PE, into a row of the scratch; once every row is in, every PE lays the
  * call out from the same rows, as the LL path does from its packets, so that all agree on
@@ -22,7 +23,12 @@ symcoll_status_t symcoll_nodes_alltoallv(const symcoll_coll_call_t *call,
                                          symcoll_alltoallv_args_t *args, void *dst, const void *src,
                                          size_t dst_bytes, cudaStream_t stream) {
     symcoll_nodes_plan_t p;
-    symcoll_status_t st = symcoll_nodes_begin(&p, call, stream);
+    symcoll_status_t st =
+        call->team == &symcoll_g.teams[SYMCOLL_TEAM_WORLD]
+            ? symcoll_nodes_begin(&p, call, stream)
+            : symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
+                                "%s: across nodes only on SYMCOLL_TEAM_WORLD (team %d spans nodes)",
+                                call->fn, (int)call->team->handle);
     const int n = symcoll_g.n_pes;
     const size_t rows = (size_t)n * SYMCOLL_ALLTOALLV_HEADER_WORDS * sizeof(uint64_t);
     if (st == SYMCOLL_SUCCESS && rows > symcoll_g.nodes_scratch_size)
@@ -44,21 +50,22 @@ symcoll_status_t symcoll_nodes_alltoallv(const symcoll_coll_call_t *call,
     const uint64_t others = (uint64_t)(n - p.per_node);
     /* The waits are enqueued also after a failed launch: the counts of awaited signals stay in
      * step with what the other PEs send. */
-    st =
-        symcoll_cuda_status(symcoll_nodes_alltoallv_header_launch(
-                                args, &symcoll_g.nodes_sync[SYMCOLL_NODES_HEADER_ARRIVALS], stream),
-                            call->fn, "kernel launch of the headers");
-    symcoll_status_t waited = symcoll_nodes_await(call->fn, SYMCOLL_NODES_HEADER_ARRIVALS, others,
-                                                  SYMCOLL_COLL_ALLTOALLV, stream);
-    symcoll_status_t met = symcoll_nodes_node_barrier(call->fn, stream);
+    st = symcoll_cuda_status(
+        symcoll_nodes_alltoallv_header_launch(
+            args, symcoll_nodes_arrivals(call->team, SYMCOLL_NODES_HEADER_ARRIVALS), stream),
+        call->fn, "kernel launch of the headers");
+    symcoll_status_t waited =
+        symcoll_nodes_await(call, SYMCOLL_NODES_HEADER_ARRIVALS, others, stream);
+    symcoll_status_t met = symcoll_nodes_node_barrier(call, true, stream);
     st = st != SYMCOLL_SUCCESS ? st : waited != SYMCOLL_SUCCESS ? waited : met;
     if (st == SYMCOLL_SUCCESS)
-        st = symcoll_cuda_status(symcoll_nodes_alltoallv_launch(
-                                     args, &symcoll_g.nodes_sync[SYMCOLL_NODES_DATA_ARRIVALS],
-                                     data_blocks(dst_bytes, n), SYMCOLL_TUNING_MAX_THREADS, stream),
-                                 call->fn, "kernel launch");
+        st = symcoll_cuda_status(
+            symcoll_nodes_alltoallv_launch(
+                args, symcoll_nodes_arrivals(call->team, SYMCOLL_NODES_DATA_ARRIVALS),
+                data_blocks(dst_bytes, n), SYMCOLL_TUNING_MAX_THREADS, stream),
+            call->fn, "kernel launch");
     st = symcoll_nodes_settle(&p, st, others);
     /* Also after a failure: the node's barrier counts stay in step with its peers'. */
-    met = symcoll_nodes_node_barrier(call->fn, stream);
+    met = symcoll_nodes_node_barrier(call, true, stream);
     return st != SYMCOLL_SUCCESS ? st : met;
 }

@@ -1,6 +1,7 @@
-/* broadcast, fcollect and alltoall across nodes: after every PE has entered, the blocks for other
- * nodes leave first (puts with signals through the proxy), the node's kernel moves the node's own
- * blocks meanwhile, and each PE waits for what it receives before the node shares it. */
+/* broadcast, fcollect and alltoall on a team across nodes (ranks and roots are team ranks): after
+ * every PE has entered, the blocks for other nodes leave first (puts with signals through the
+ * proxy), the node's kernel moves the node's own blocks meanwhile, and each PE waits for what it
+ * receives before the node shares it. */
 #include "nodes_plan.h"
 
 static symcoll_status_t start(symcoll_nodes_plan_t *p, const symcoll_coll_call_t *call,
@@ -21,7 +22,7 @@ symcoll_status_t symcoll_nodes_broadcast(const symcoll_coll_call_t *call, void *
     const int root_node = root / p.per_node, root_local = root % p.per_node;
     const bool root_here = p.node == root_node;
     for (int k = 0; st == SYMCOLL_SUCCESS && k < p.nodes; k++)
-        if (k != root_node && symcoll_g.my_pe == root)
+        if (k != root_node && p.call->team->my_pe == root)
             st = symcoll_nodes_send(&p, dst, src, bytes, symcoll_nodes_pe(&p, k, root_local));
     if (st == SYMCOLL_SUCCESS && !root_here && p.local == root_local)
         st = symcoll_nodes_wait(&p, 1);
@@ -44,7 +45,7 @@ symcoll_status_t symcoll_nodes_fcollect(const symcoll_coll_call_t *call, void *d
     const size_t node_bytes = (size_t)p.per_node * block;
     for (int k = 0; st == SYMCOLL_SUCCESS && k < p.nodes; k++)
         if (k != p.node)
-            st = symcoll_nodes_send(&p, out + (size_t)symcoll_g.my_pe * block, src, block,
+            st = symcoll_nodes_send(&p, out + (size_t)call->team->my_pe * block, src, block,
                                     symcoll_nodes_pe(&p, k, p.local));
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_nodes_on_node(&p, SYMCOLL_COLL_FCOLLECT, out + p.node * node_bytes, src, block,
@@ -71,9 +72,9 @@ symcoll_status_t symcoll_nodes_alltoall(const symcoll_coll_call_t *call, void *d
     const size_t node_bytes = (size_t)p.per_node * block;
     for (int k = 0; st == SYMCOLL_SUCCESS && k < p.nodes; k++)
         for (int local = 0; st == SYMCOLL_SUCCESS && k != p.node && local < p.per_node; local++) {
-            int pe = symcoll_nodes_pe(&p, k, local);
-            st = symcoll_nodes_send(&p, out + (size_t)symcoll_g.my_pe * block,
-                                    in + (size_t)pe * block, block, pe);
+            st = symcoll_nodes_send(&p, out + (size_t)call->team->my_pe * block,
+                                    in + (size_t)symcoll_nodes_rank(&p, k, local) * block, block,
+                                    symcoll_nodes_pe(&p, k, local));
         }
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_nodes_on_node(&p, SYMCOLL_COLL_ALLTOALL, out + p.node * node_bytes,

@@ -6,70 +6,119 @@
 #include "rma_launch.h"
 #include "rma_remote.h"
 
-symcoll_status_t symcoll_nodes_node_barrier(const char *fn, cudaStream_t stream) {
-    if (symcoll_g.local_size == 1)
+symcoll_status_t symcoll_nodes_node_barrier(const symcoll_coll_call_t *call, bool whole,
+                                            cudaStream_t stream) {
+    if (!whole || symcoll_g.local_size == 1)
         return SYMCOLL_SUCCESS;
     return symcoll_cuda_status(
         symcoll_barrier_launch(symcoll_team_device(&symcoll_g.teams[SYMCOLL_TEAM_NODE]), stream),
-        fn, "barrier kernel launch");
+        call->fn, "barrier kernel launch");
 }
 
 bool symcoll_nodes_spans(const symcoll_team_state_t *t) {
-    return symcoll_g.proxy && t == &symcoll_g.teams[SYMCOLL_TEAM_WORLD];
+    if (!symcoll_g.proxy)
+        return false;
+    for (int i = 0; i < t->size; i++)
+        if (!((symcoll_g.reachable >> (t->start + i * t->stride)) & 1ull))
+            return true;
+    return false;
 }
 
-/* Nodes of the same size, each contiguous in rank: the plans address PE `local` of node k as
- * k * per_node + local. */
-static bool nodes_regular(void) {
-    int per_node = symcoll_g.local_size;
-    if (symcoll_g.n_nodes < 2 || symcoll_g.n_nodes * per_node != symcoll_g.n_pes)
-        return false;
-    for (int k = 0; k < symcoll_g.n_nodes; k++)
-        if (symcoll_g.node_leaders[k] != k * per_node)
-            return false;
-    return true;
+/* The job's node of WORLD PE pe, its nodes contiguous in rank. */
+static int node_of(int pe) {
+    int k = 0;
+    while (k + 1 < symcoll_g.n_nodes && symcoll_g.node_leaders[k + 1] <= pe)
+        k++;
+    return k;
+}
+
+static int node_size(int k) {
+    int end = k + 1 < symcoll_g.n_nodes ? symcoll_g.node_leaders[k + 1] : symcoll_g.n_pes;
+    return end - symcoll_g.node_leaders[k];
+}
+
+symcoll_status_t symcoll_nodes_runs(const char *fn, const symcoll_team_state_t *t, int *first,
+                                    int *runs) {
+    if (symcoll_g.n_nodes == 0)
+        return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
+                                 "%s: the PEs of a node are not contiguous in rank, which calls "
+                                 "across nodes need (symcoll-run --nodes and mpirun --map-by "
+                                 "node:PE=... place them so)",
+                                 fn);
+    *runs = 0;
+    for (int i = 0, node = -1; i <= t->size; i++) {
+        int here = i < t->size ? node_of(t->start + i * t->stride) : -1;
+        if (here == node)
+            continue;
+        if (*runs) {
+            int run = i - first[*runs - 1];
+            if (run != 1 && run != node_size(node))
+                return symcoll_set_error(
+                    SYMCOLL_ERROR_UNSUPPORTED,
+                    "%s: team %d (start %d, stride %d, size %d) spans nodes and holds %d of the "
+                    "%d PEs of node %d: calls across nodes need one PE of each of its nodes or "
+                    "whole nodes",
+                    fn, (int)t->handle, t->start, t->stride, t->size, run, node_size(node), node);
+        }
+        if (i < t->size)
+            first[(*runs)++] = i;
+        node = here;
+    }
+    return SYMCOLL_SUCCESS;
 }
 
 symcoll_status_t symcoll_nodes_begin(symcoll_nodes_plan_t *p, const symcoll_coll_call_t *call,
                                      cudaStream_t stream) {
-    if (!nodes_regular())
-        return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
-                                 "%s: WORLD spans nodes of different sizes, or nodes whose PEs are "
-                                 "not contiguous in rank; collectives across nodes need nodes "
-                                 "of equal size, each a run of consecutive ranks (as symcoll-run "
-                                 "--nodes and mpirun --map-by node:PE=... place them)",
-                                 call->fn);
-    symcoll_status_t st = symcoll_rma_remote_usable();
+    const symcoll_team_state_t *t = call->team;
+    int first[SYMCOLL_MAX_PES], runs = 0;
+    symcoll_status_t st = symcoll_nodes_runs(call->fn, t, first, &runs);
+    const int per_node = runs > 1 ? first[1] : t->size;
+    bool equal = per_node * runs == t->size;
+    for (int k = 0; k < runs; k++)
+        equal = equal && first[k] == k * per_node;
+    if (st == SYMCOLL_SUCCESS && !equal)
+        st = symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
+                               "%s: team %d holds different numbers of PEs on its %d nodes; "
+                               "collectives across nodes need the same number on each",
+                               call->fn, (int)t->handle, runs);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_rma_remote_usable();
     /* Checked before anything is enqueued: a node step that failed after the plan's sends
      * would leave the others' puts unawaited. */
-    if (st == SYMCOLL_SUCCESS && symcoll_g.local_size > 1)
+    if (st == SYMCOLL_SUCCESS && per_node > 1)
         st = symcoll_check_team_p2p(call->fn, &symcoll_g.teams[SYMCOLL_TEAM_NODE]);
     if (st != SYMCOLL_SUCCESS)
         return st;
     *p = (symcoll_nodes_plan_t){
         .call = call,
         .stream = stream,
-        .nodes = symcoll_g.n_nodes,
-        .per_node = symcoll_g.local_size,
-        .node = symcoll_g.my_pe / symcoll_g.local_size,
-        .local = symcoll_g.local_rank,
+        .nodes = runs,
+        .per_node = per_node,
+        .node = t->my_pe / per_node,
+        .local = t->my_pe % per_node,
     };
     return SYMCOLL_SUCCESS;
 }
 
-int symcoll_nodes_pe(const symcoll_nodes_plan_t *p, int node, int local) {
+int symcoll_nodes_rank(const symcoll_nodes_plan_t *p, int node, int local) {
     return node * p->per_node + local;
 }
 
+int symcoll_nodes_pe(const symcoll_nodes_plan_t *p, int node, int local) {
+    const symcoll_team_state_t *t = p->call->team;
+    return t->start + symcoll_nodes_rank(p, node, local) * t->stride;
+}
+
 symcoll_status_t symcoll_nodes_enter(const symcoll_nodes_plan_t *p) {
-    return symcoll_barrier_across_nodes(p->call->fn, p->stream);
+    return symcoll_barrier_across_nodes(p->call, p->stream);
 }
 
 symcoll_status_t symcoll_nodes_send(const symcoll_nodes_plan_t *p, void *dst, const void *src,
                                     size_t bytes, int pe) {
-    return symcoll_rma_remote_put(p->call->fn, dst, src, bytes,
-                                  &symcoll_g.nodes_sync[SYMCOLL_NODES_DATA_ARRIVALS], 1,
-                                  SYMCOLL_SIGNAL_ADD, pe, p->call->collective, p->stream);
+    return symcoll_rma_remote_put(
+        p->call->fn, dst, src, bytes,
+        symcoll_nodes_arrivals(p->call->team, SYMCOLL_NODES_DATA_ARRIVALS), 1, SYMCOLL_SIGNAL_ADD,
+        pe, p->call->collective, p->stream);
 }
 
 symcoll_status_t symcoll_nodes_settle(const symcoll_nodes_plan_t *p, symcoll_status_t st,
@@ -82,21 +131,19 @@ symcoll_status_t symcoll_nodes_settle(const symcoll_nodes_plan_t *p, symcoll_sta
     return symcoll_set_error(st, "%s", why);
 }
 
-symcoll_status_t symcoll_nodes_await(const char *fn, int arrivals, uint64_t expected,
-                                     symcoll_collective_t collective, cudaStream_t stream) {
-    return symcoll_cuda_status(
-        symcoll_arrivals_wait_launch(symcoll_team_device(&symcoll_g.teams[SYMCOLL_TEAM_WORLD]),
-                                     &symcoll_g.nodes_sync[arrivals],
-                                     &symcoll_g.nodes_sync[arrivals + SYMCOLL_NODES_AWAITED],
-                                     expected, collective, stream),
-        fn, "wait kernel launch");
+symcoll_status_t symcoll_nodes_await(const symcoll_coll_call_t *call, int arrivals,
+                                     uint64_t expected, cudaStream_t stream) {
+    uint64_t *word = symcoll_nodes_arrivals(call->team, arrivals);
+    return symcoll_cuda_status(symcoll_arrivals_wait_launch(symcoll_team_device(call->team), word,
+                                                            word + SYMCOLL_NODES_AWAITED, expected,
+                                                            call->collective, stream),
+                               call->fn, "wait kernel launch");
 }
 
 symcoll_status_t symcoll_nodes_wait(const symcoll_nodes_plan_t *p, uint64_t expected) {
     if (expected == 0)
         return SYMCOLL_SUCCESS;
-    return symcoll_nodes_await(p->call->fn, SYMCOLL_NODES_DATA_ARRIVALS, expected,
-                               p->call->collective, p->stream);
+    return symcoll_nodes_await(p->call, SYMCOLL_NODES_DATA_ARRIVALS, expected, p->stream);
 }
 
 symcoll_status_t symcoll_nodes_on_node(const symcoll_nodes_plan_t *p,

@@ -1,38 +1,48 @@
-/* Collectives on WORLD when it spans nodes (docs/design.md, "Collectives across nodes"): the
+/* Collectives on a team that spans nodes (docs/design.md, "Collectives across nodes"): the
  * node's own kernels on the NODE team, and between nodes puts with signals through the proxy
- * among the PEs of the same rank in their node. Every step is enqueued on the caller's stream
- * (kernels and copies), so the plans are graph-capturable. */
+ * among the team's PEs of the same rank in their node. Every step is enqueued on the caller's
+ * stream (kernels and copies), so the plans are graph-capturable. */
 #ifndef SYMCOLL_NODES_PLAN_H
 #define SYMCOLL_NODES_PLAN_H
 
 #include <stdbool.h>
 #include "collective_common.h"
 
-/* One collective across nodes in progress: this PE is PE `local` of node `node` (WORLD PE
- * node * per_node + local); every node has per_node PEs. */
+/* One collective across nodes in progress on the call's team: the team's PEs lie on `nodes`
+ * nodes, per_node on each, consecutive in team rank (per_node is 1 or the whole node); this PE
+ * is PE `local` of the team's node `node`, team PE node * per_node + local. */
 typedef struct {
     const symcoll_coll_call_t *call;
     cudaStream_t stream;
     int nodes, per_node, node, local;
 } symcoll_nodes_plan_t;
 
-/* The NODE team's barrier on stream (none where a node has one PE): the node's PEs are past
- * their work before it, stores into each other's memory included. */
-symcoll_status_t symcoll_nodes_node_barrier(const char *fn, cudaStream_t stream);
+/* The NODE team's barrier on stream where whole is true (the call's team holds this whole
+ * node; else it holds one PE of it, and there is none): the node's PEs are past their work
+ * before it, stores into each other's memory included. */
+symcoll_status_t symcoll_nodes_node_barrier(const symcoll_coll_call_t *call, bool whole,
+                                            cudaStream_t stream);
 
-/* The barrier across nodes (collectives/barrier.c): a quiet of the proxy, the node's barrier,
- * the nodes' first PEs meet, the node's barrier. */
-symcoll_status_t symcoll_barrier_across_nodes(const char *fn, cudaStream_t stream);
+/* The barrier across nodes of the call's team (collectives/barrier.c): a quiet of the proxy,
+ * the node's barrier, the team's first PE of each node meet, the node's barrier. */
+symcoll_status_t symcoll_barrier_across_nodes(const symcoll_coll_call_t *call, cudaStream_t stream);
 
-/* The team of the call spans nodes: WORLD of a job on several nodes. */
+/* Team t has PEs that this PE does not reach by loads and stores (PEs of other nodes). */
 bool symcoll_nodes_spans(const symcoll_team_state_t *t);
 
-/* Fills *p; UNSUPPORTED unless every node holds the same number of PEs, contiguous in rank,
- * and the proxy's failure if it has failed. */
+/* Team t's PEs of one node are consecutive in team rank (its runs): the team rank of each
+ * run's first PE into first[] (SYMCOLL_MAX_PES of them) and how many runs; UNSUPPORTED, naming
+ * fn, unless the job's nodes are contiguous in rank and each run is one PE or its whole node. */
+symcoll_status_t symcoll_nodes_runs(const char *fn, const symcoll_team_state_t *t, int *first,
+                                    int *runs);
+
+/* Fills *p; UNSUPPORTED unless the team's runs (symcoll_nodes_runs) are all of one size; the
+ * proxy's failure if it has failed. */
 symcoll_status_t symcoll_nodes_begin(symcoll_nodes_plan_t *p, const symcoll_coll_call_t *call,
                                      cudaStream_t stream);
 
-/* WORLD PE `local` of node `node`. */
+/* The team rank of PE `local` of the team's node `node`, and its WORLD PE. */
+int symcoll_nodes_rank(const symcoll_nodes_plan_t *p, int node, int local);
 int symcoll_nodes_pe(const symcoll_nodes_plan_t *p, int node, int local);
 
 /* Every PE has entered the collective, so its buffers are free to write: the barrier across
@@ -44,11 +54,11 @@ symcoll_status_t symcoll_nodes_enter(const symcoll_nodes_plan_t *p);
 symcoll_status_t symcoll_nodes_send(const symcoll_nodes_plan_t *p, void *dst, const void *src,
                                     size_t bytes, int pe);
 
-/* Waits in stream order until `expected` more signals have reached this PE's word `arrivals`
- * (SYMCOLL_NODES_BARRIER_ARRIVALS, _DATA_ARRIVALS or _HEADER_ARRIVALS, its awaited count
- * SYMCOLL_NODES_AWAITED words after it), under the WORLD team's timeout, which names collective. */
-symcoll_status_t symcoll_nodes_await(const char *fn, int arrivals, uint64_t expected,
-                                     symcoll_collective_t collective, cudaStream_t stream);
+/* Waits in stream order until `expected` more signals have reached the call's team's arrivals
+ * of kind `arrivals` (SYMCOLL_NODES_BARRIER_ARRIVALS, _DATA_ARRIVALS or _HEADER_ARRIVALS) at this
+ * PE, under the team's timeout, which names the collective. */
+symcoll_status_t symcoll_nodes_await(const symcoll_coll_call_t *call, int arrivals,
+                                     uint64_t expected, cudaStream_t stream);
 
 /* Waits in stream order for `expected` more arrivals of data at this PE. */
 symcoll_status_t symcoll_nodes_wait(const symcoll_nodes_plan_t *p, uint64_t expected);

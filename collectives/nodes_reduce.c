@@ -123,7 +123,7 @@ static symcoll_status_t scatter_round(const symcoll_nodes_plan_t *p, char *out, 
     for (int k = 0; st == SYMCOLL_SUCCESS && k < p->nodes; k++) {
         if (k == p->node)
             continue;
-        const char *blocks = in + (size_t)symcoll_nodes_pe(p, k, 0) * block_bytes + first * e;
+        const char *blocks = in + (size_t)symcoll_nodes_rank(p, k, 0) * block_bytes + first * e;
         st = gather_blocks(p, tmp, blocks, block_bytes, part);
         if (st == SYMCOLL_SUCCESS)
             st =
@@ -155,7 +155,7 @@ symcoll_status_t symcoll_nodes_reduce_scatter(const symcoll_coll_call_t *call, v
     const char *in = (const char *)src;
     /* This node's own blocks: dst is block `local` of them in place. */
     st = symcoll_nodes_on_node(&p, SYMCOLL_COLL_REDUCE_SCATTER, dst,
-                               in + (size_t)symcoll_nodes_pe(&p, p.node, 0) * block, block,
+                               in + (size_t)symcoll_nodes_rank(&p, p.node, 0) * block, block,
                                (size_t)p.per_node * block, 0, type, op);
     for (size_t first = 0; st == SYMCOLL_SUCCESS && first < count_per_pe; first += slot / e) {
         size_t n = count_per_pe - first < slot / e ? count_per_pe - first : slot / e;

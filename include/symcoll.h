@@ -234,10 +234,12 @@ SYMCOLL_API symcoll_status_t symcoll_signal_wait_until_on_stream(uint64_t *sig, 
 
 /* Team barrier on a stream: one kernel; also a quiet (puts issued before it on this PE,
  * from the host on earlier stream work or from earlier kernels, are complete and visible on
- * every PE of the team after it). WORLD across nodes: the proxy's quiet, the NODE barrier, the
- * nodes' first PEs meeting through the proxy, the NODE barrier (not beside a NODE collective).
- * Errors: INVALID_ARGUMENT, NOT_INITIALIZED, UNSUPPORTED (members without a P2P path between
- * them), TIMEOUT (the team is broken by an earlier timeout), CUDA. */
+ * every PE of the team after it). A team across nodes (each node's part of it one PE or the
+ * whole node): the proxy's quiet, the NODE barrier where the team holds the whole node, the
+ * team's first PE of each node meeting through the proxy, the NODE barrier (not beside a NODE
+ * collective). Errors: INVALID_ARGUMENT, NOT_INITIALIZED, UNSUPPORTED (members without a P2P path
+ * between them; across nodes, a team with other parts of nodes), TIMEOUT (the team is broken by
+ * an earlier timeout), CUDA. */
 SYMCOLL_API symcoll_status_t symcoll_barrier_on_stream(symcoll_team_t team, cudaStream_t stream);
 
 /* Collectives. dst and src are symmetric; dst == src (in place) is allowed for broadcast
@@ -255,14 +257,15 @@ SYMCOLL_API symcoll_status_t symcoll_barrier_on_stream(symcoll_team_t team, cuda
  *   op of reduce, with its rules (NaN, alignment); in place when dst is block me of src
  *   (dst == src + me * count_per_pe elements), on every PE or none. dst == src on every PE is
  *   not in place: PE 0 would take it as such and wait for the others, which refuse it.
- * WORLD across nodes (nodes of equal size, contiguous in rank): the node's kernels and puts
- * through the proxy between nodes, each call entered by the barrier across nodes before its
- * first put; reduce and reduce_scatter use SYMCOLL_NODES_SCRATCH per PE, larger messages in
- * rounds (not beside a NODE collective).
+ * A team across nodes (nodes contiguous in rank; the team holding one PE of each of its nodes,
+ * or whole nodes, the same number on each): the node's kernels and puts through the proxy
+ * between nodes, each call entered by the barrier across nodes before its first put; reduce and
+ * reduce_scatter use SYMCOLL_NODES_SCRATCH per PE, larger messages in rounds (not beside a NODE
+ * collective; calls across nodes of one PE ordered, as they share the scratch).
  * Errors: INVALID_ARGUMENT (names the argument), NOT_INITIALIZED, UNSUPPORTED (members without
- * a P2P path between them, other than WORLD across nodes; across nodes: nodes of unequal size
- * or not contiguous in rank, a node without P2P, a scratch too small for one element per slot),
- * TIMEOUT, CUDA. */
+ * a P2P path between them on one node; across nodes: nodes not contiguous in rank, a team with
+ * other parts of nodes or different numbers on them, a node without P2P, a scratch too small
+ * for one element per slot), TIMEOUT, CUDA. */
 SYMCOLL_API symcoll_status_t symcoll_broadcast_on_stream(symcoll_team_t team, void *dst,
                                                          const void *src, size_t count,
                                                          symcoll_datatype_t type, int root,
@@ -306,7 +309,8 @@ SYMCOLL_API symcoll_status_t symcoll_reduce_scatter_on_stream(symcoll_team_t tea
  * refuses because of it: a PE that had not seen it yet would launch where this one did not.
  * send_counts, recv_counts and recv_offsets must not overlap each other or dst (the calls
  * refuse them inside dst). Errors: INVALID_ARGUMENT
- * (names the argument), NOT_INITIALIZED, UNSUPPORTED, TIMEOUT, CUDA. */
+ * (names the argument), NOT_INITIALIZED, UNSUPPORTED (across nodes: a team other than WORLD),
+ * TIMEOUT, CUDA. */
 SYMCOLL_API symcoll_status_t symcoll_alltoallv_on_stream(
     symcoll_team_t team, void *dst, size_t dst_capacity, const void *src, const size_t *send_counts,
     size_t *recv_counts, size_t *recv_offsets, symcoll_datatype_t type, cudaStream_t stream);
@@ -512,10 +516,11 @@ typedef struct {
  * names it and its value), NOT_INITIALIZED (a
  * team before init), TIMEOUT (a team broken by a timeout), UNSUPPORTED (a call that would
  * move data or synchronize over a team, or described job, whose slowest link is "no-p2p":
- * the call itself fails so). WORLD across nodes, for the calls that run there (barrier,
- * broadcast, reduce, reduce_scatter, fcollect, alltoall): the choice for the node's steps, link
- * the node's, and why starts "across N nodes (the plan)"; with one PE per node the data steps
- * are copies (algorithm "", grid 0 x 0, source SYMCOLL_CHOICE_FIXED). */
+ * the call itself fails so). A team across nodes, for the calls that run there (barrier,
+ * broadcast, reduce, reduce_scatter, fcollect, alltoall; alltoallv on WORLD): the choice for
+ * the node's steps, link the node's, and why starts "across N nodes (the plan)"; with one PE
+ * of the team per node the data steps are copies (algorithm "", grid 0 x 0, source
+ * SYMCOLL_CHOICE_FIXED). */
 SYMCOLL_API symcoll_status_t symcoll_explain(const symcoll_explain_query_t *query,
                                              symcoll_explanation_t *out);
 

@@ -14,6 +14,8 @@ extern "C" {
 #endif
 
 #define SYMCOLL_MAX_TEAMS 64
+/* Teams that may exist at once, each with its synchronization area (WORLD and NODE included). */
+#define SYMCOLL_TEAM_SYNC_SLOTS 8
 
 typedef struct {
     bool in_use;
@@ -65,19 +67,27 @@ typedef struct {
 
 extern symcoll_state_t symcoll_g;
 
-/* The words of symcoll_g.nodes_sync: signals from other nodes counted as they arrive (only the
- * proxy writes them), then for each how many of them this PE has waited for
- * (symcoll_arrivals_wait_launch, SYMCOLL_NODES_AWAITED words after it): one for the leaders'
- * barrier across nodes, one for the data of collectives across nodes, one for alltoallv's
- * headers (a fast peer's data may arrive before a slow peer's header: counted together, the
- * data could pass for the missing header). */
+/* The signals from other nodes that a team's calls across nodes count as they arrive: one word
+ * for the leaders' barrier, one for the data, one for alltoallv's headers (a fast peer's data
+ * may arrive before a slow peer's header: counted together, the data could pass for the missing
+ * header). */
 enum {
     SYMCOLL_NODES_BARRIER_ARRIVALS,
     SYMCOLL_NODES_DATA_ARRIVALS,
     SYMCOLL_NODES_HEADER_ARRIVALS,
-    SYMCOLL_NODES_AWAITED, /* the first awaited count */
-    SYMCOLL_NODES_SYNC_WORDS = 2 * SYMCOLL_NODES_AWAITED
+    SYMCOLL_NODES_KINDS
 };
+/* symcoll_g.nodes_sync: the arrivals of every team's synchronization slot (a team's own, so
+ * that a PE outside a team, already in a later call of another team, cannot pass for a member;
+ * only the proxy writes them), then as many counts of the arrivals this PE has waited for
+ * (symcoll_arrivals_wait_launch), SYMCOLL_NODES_AWAITED words after their arrivals. */
+#define SYMCOLL_NODES_AWAITED (SYMCOLL_TEAM_SYNC_SLOTS * SYMCOLL_NODES_KINDS)
+#define SYMCOLL_NODES_SYNC_WORDS (2 * SYMCOLL_NODES_AWAITED)
+
+/* The arrivals word of kind SYMCOLL_NODES_*_ARRIVALS for team t on this PE. */
+static inline uint64_t *symcoll_nodes_arrivals(const symcoll_team_state_t *t, int kind) {
+    return &symcoll_g.nodes_sync[t->sync_slot * SYMCOLL_NODES_KINDS + kind];
+}
 
 /* ---- errors (src/error.c) ---- */
 /* Records the reason for status on this thread; returns status. */

@@ -10,9 +10,7 @@
 #include "rma_remote.h"
 #include "symcoll_sync_layout.h"
 
-#define SYNC_POOL_SLOTS 8
-
-static char *sync_pool; /* SYNC_POOL_SLOTS areas of SYMCOLL_SYNC_BYTES(n_pes) */
+static char *sync_pool; /* SYMCOLL_TEAM_SYNC_SLOTS areas of SYMCOLL_SYNC_BYTES(n_pes) */
 static uint32_t sync_slots_used;
 /* Each team's records, host-mapped: what device waits and alltoallv kernels leave for the host. */
 typedef struct {
@@ -39,6 +37,18 @@ static void release_team(symcoll_team_state_t *t) {
     memset(t, 0, sizeof *t);
 }
 
+/* The slot's counts across nodes start again (init zeroes WORLD's with the words). */
+static symcoll_status_t zero_nodes_counts(const symcoll_team_state_t *t) {
+    uint64_t *arrivals = symcoll_nodes_arrivals(t, 0);
+    const size_t bytes = SYMCOLL_NODES_KINDS * sizeof *arrivals;
+    symcoll_status_t st = symcoll_cuda_status(cudaMemset(arrivals, 0, bytes), "team",
+                                              "cudaMemset of the arrivals across nodes");
+    return st == SYMCOLL_SUCCESS
+               ? symcoll_cuda_status(cudaMemset(arrivals + SYMCOLL_NODES_AWAITED, 0, bytes), "team",
+                                     "cudaMemset of the awaited counts across nodes")
+               : st;
+}
+
 /* Zeroes the area; the caller makes the PEs wait for each other before anyone signals. */
 static symcoll_status_t setup_team(int index, int slot, int start, int stride, int size) {
     symcoll_team_state_t *t = &symcoll_g.teams[index];
@@ -63,6 +73,8 @@ static symcoll_status_t setup_team(int index, int slot, int start, int stride, i
     t->sync_slot = slot;
     symcoll_status_t st = symcoll_cuda_status(cudaMemset(t->sync, 0, SYMCOLL_SYNC_BYTES(size)),
                                               "team", "cudaMemset of the synchronization area");
+    if (st == SYMCOLL_SUCCESS && symcoll_g.nodes_sync)
+        st = zero_nodes_counts(t);
     if (st != SYMCOLL_SUCCESS)
         release_team(t);
     return st;
@@ -78,7 +90,7 @@ symcoll_status_t symcoll_teams_create_builtin(void) {
     st = symcoll_cuda_status(cudaHostGetDevicePointer((void **)&records_device, records, 0),
                              "symcoll_init", "cudaHostGetDevicePointer");
     if (st == SYMCOLL_SUCCESS)
-        st = symcoll_heap_alloc("symcoll_init", sync_area_bytes() * SYNC_POOL_SLOTS,
+        st = symcoll_heap_alloc("symcoll_init", sync_area_bytes() * SYMCOLL_TEAM_SYNC_SLOTS,
                                 (void **)&sync_pool);
     if (st != SYMCOLL_SUCCESS)
         return st;
@@ -234,7 +246,8 @@ static symcoll_status_t agree_on_split(const char *fn, const split_request_t *mi
     if (!all)
         return symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     symcoll_status_t st = symcoll_g.boot->allgather(symcoll_g.boot, mine, all, sizeof *mine);
-    *agreed = (split_request_t){.free_slots = (1u << SYNC_POOL_SLOTS) - 1, .free_handles = ~0ull};
+    *agreed =
+        (split_request_t){.free_slots = (1u << SYMCOLL_TEAM_SYNC_SLOTS) - 1, .free_handles = ~0ull};
     for (int pe = 0; pe < symcoll_g.n_pes && st == SYMCOLL_SUCCESS; pe++) {
         agreed->free_slots &= all[pe].free_slots;
         agreed->free_handles &= all[pe].free_handles;
@@ -265,7 +278,7 @@ static symcoll_status_t agree_on_split(const char *fn, const split_request_t *mi
 static symcoll_status_t split_request(const char *fn, symcoll_team_t parent, int start, int stride,
                                       int size, symcoll_team_t *new_team, split_request_t *mine) {
     *mine = (split_request_t){
-        .free_slots = ~sync_slots_used & ((1u << SYNC_POOL_SLOTS) - 1),
+        .free_slots = ~sync_slots_used & ((1u << SYMCOLL_TEAM_SYNC_SLOTS) - 1),
         .free_handles = free_handles(),
     };
     if (!new_team)
@@ -332,7 +345,7 @@ symcoll_status_t symcoll_team_split_strided(symcoll_team_t parent, int start, in
         st = symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY,
                                "%s: too many teams at once (at most %d besides WORLD and NODE; "
                                "destroy some first)",
-                               fn, SYNC_POOL_SLOTS - 2);
+                               fn, SYMCOLL_TEAM_SYNC_SLOTS - 2);
     if (st != SYMCOLL_SUCCESS)
         return st;
     int offset = symcoll_g.my_pe - agreed.start;

@@ -1,11 +1,12 @@
-// Collectives on WORLD across simulated nodes (symcoll-run --nodes 2, with 2 or 4 PEs): the
+// Collectives on teams across simulated nodes (symcoll-run --nodes 2, with 2 or 4 PEs): the
 // node's kernels inside each node and the UCX proxy between them. Broadcast (every root),
 // reduce and reduce_scatter (every type x op), fcollect and alltoall (every type), each size
 // class, the node's algorithms forced in turn, in place, past L2 (reduce and reduce_scatter in
 // several rounds of the scratch), and replayed from a graph (captured in global mode while other
 // PEs' graphs already run) with new data: against the CPU reference, with dst poisoned around
-// and src checked unchanged. symcoll_explain names the plan; a team across nodes other than
-// WORLD is refused.
+// and src checked unchanged. symcoll_explain names the plan. Teams across nodes other than
+// WORLD (one PE of each node, or whole nodes) run every collective and the barrier beside
+// calls of WORLD.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -179,17 +180,91 @@ TEST_F(NodesColl, ExplainNamesThePlanAcrossNodes) {
     EXPECT_STREQ(out.algorithm, "");
 }
 
-// A team across nodes other than WORLD has no plan: refused before anything is enqueued.
-TEST_F(NodesColl, OtherTeamsAcrossNodesAreRefused) {
-    symcoll_team_t copy = SYMCOLL_TEAM_INVALID;
-    ASSERT_EQ(symcoll_team_split_strided(SYMCOLL_TEAM_WORLD, 0, 1, n, &copy), SYMCOLL_SUCCESS)
+struct Split {
+    int start, stride, size;
+};
+
+// Teams across 2 nodes other than WORLD: a copy of WORLD (whole nodes) and, with 2 PEs per
+// node, one PE of each node in every arrangement.
+std::vector<Split> spanning_splits(int n) {
+    if (n == 2)
+        return {{0, 1, 2}};
+    return {{0, 1, 4}, {0, 2, 2}, {1, 2, 2}, {1, 1, 2}};
+}
+
+// Every collective and the barrier on each team across nodes, against the CPU reference, and a
+// reduce replayed from a graph; then a reduce on WORLD, which the PEs outside the team start at
+// once: their signals to the team's PEs must not count for the team's calls still running.
+TEST_F(NodesColl, TeamsAcrossNodes) {
+    SEED_TRACE();
+    for (Split s : spanning_splits(n)) {
+        symcoll_team_t team = SYMCOLL_TEAM_INVALID;
+        ASSERT_EQ(symcoll_team_split_strided(SYMCOLL_TEAM_WORLD, s.start, s.stride, s.size, &team),
+                  SYMCOLL_SUCCESS)
+            << symcoll_last_error();
+        const bool member = team != SYMCOLL_TEAM_INVALID;
+        for (symcoll_collective_t coll : kCollectives)
+            for (size_t count : {(size_t)1, (size_t)1001, (size_t)33333}) {
+                bool reduces = coll == SYMCOLL_COLL_REDUCE || coll == SYMCOLL_COLL_REDUCE_SCATTER;
+                Case c = make(coll, SYMCOLL_INT32, reduces ? SYMCOLL_MAX : SYMCOLL_SUM,
+                              {count, count % 2, 0});
+                c.team = team;
+                c.root = s.size - 1 - (int)(count % 2);
+                uint64_t seed = next_case_seed();
+                if (member)
+                    run_case(c, arena, stream, seed);
+            }
+        for (int replay = 0; replay < 2; replay++) {
+            Case c = make(SYMCOLL_COLL_REDUCE, SYMCOLL_FLOAT32, SYMCOLL_SUM, {2049, 0, 0});
+            c.team = team;
+            uint64_t seed = next_case_seed();
+            if (member)
+                EXPECT_TRUE(run_case(c, arena, stream, seed, capture_once_then_replay))
+                    << c.describe() << ", replay " << replay;
+        }
+        if (member) {
+            ASSERT_EQ(cudaGraphExecDestroy(captured), cudaSuccess);
+            captured = nullptr;
+            EXPECT_EQ(symcoll_barrier_on_stream(team, stream), SYMCOLL_SUCCESS)
+                << symcoll_last_error();
+            ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+        }
+        Case world = make(SYMCOLL_COLL_REDUCE, SYMCOLL_INT64, SYMCOLL_SUM, {4099, 1, 0});
+        run_case(world, arena, stream, next_case_seed());
+        if (member)
+            EXPECT_EQ(symcoll_team_destroy(team), SYMCOLL_SUCCESS) << symcoll_last_error();
+    }
+}
+
+// A team with two PEs on one node and one on the other (2 nodes of 2 PEs): its barrier runs
+// (each node's part is one PE or the whole node), its collectives are refused before anything
+// is enqueued, and alltoallv across nodes is WORLD's alone.
+TEST_F(NodesColl, TeamsOfUnequalPartsMeetButDoNotCollect) {
+    if (n != 4)
+        GTEST_SKIP() << "needs 2 nodes of 2 PEs";
+    symcoll_team_t team = SYMCOLL_TEAM_INVALID;
+    ASSERT_EQ(symcoll_team_split_strided(SYMCOLL_TEAM_WORLD, 0, 1, 3, &team), SYMCOLL_SUCCESS)
         << symcoll_last_error();
-    EXPECT_EQ(symcoll_reduce_on_stream(copy, arena.dst_at(0), arena.src_at(0), 1, SYMCOLL_INT32,
+    if (team == SYMCOLL_TEAM_INVALID)
+        return;
+    EXPECT_EQ(symcoll_barrier_on_stream(team, stream), SYMCOLL_SUCCESS) << symcoll_last_error();
+    EXPECT_EQ(symcoll_reduce_on_stream(team, arena.dst_at(0), arena.src_at(0), 1, SYMCOLL_INT32,
                                        SYMCOLL_SUM, stream),
               SYMCOLL_ERROR_UNSUPPORTED);
-    EXPECT_NE(std::strstr(symcoll_last_error(), "other nodes"), nullptr) << symcoll_last_error();
+    EXPECT_NE(std::strstr(symcoll_last_error(), "different numbers of PEs"), nullptr)
+        << symcoll_last_error();
+    size_t *counts = nullptr; // send counts, recv counts and recv offsets, zero
+    ASSERT_EQ(cudaMalloc(&counts, 3 * 4 * sizeof(size_t)), cudaSuccess);
+    ASSERT_EQ(cudaMemset(counts, 0, 3 * 4 * sizeof(size_t)), cudaSuccess);
+    EXPECT_EQ(symcoll_alltoallv_on_stream(team, arena.dst_at(0), 1, arena.src_at(0), counts,
+                                          counts + 4, counts + 8, SYMCOLL_INT32, stream),
+              SYMCOLL_ERROR_UNSUPPORTED);
+    EXPECT_NE(std::strstr(symcoll_last_error(), "only on SYMCOLL_TEAM_WORLD"), nullptr)
+        << symcoll_last_error();
+    EXPECT_EQ(symcoll_barrier_on_stream(team, stream), SYMCOLL_SUCCESS) << symcoll_last_error();
     ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-    EXPECT_EQ(symcoll_team_destroy(copy), SYMCOLL_SUCCESS) << symcoll_last_error();
+    EXPECT_EQ(cudaFree(counts), cudaSuccess);
+    EXPECT_EQ(symcoll_team_destroy(team), SYMCOLL_SUCCESS) << symcoll_last_error();
 }
 
 } // namespace
