@@ -8,6 +8,10 @@
 #include <stdbool.h>
 #include "collective_common.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* One collective across nodes in progress on the call's team: the team's PEs lie on `nodes`
  * nodes, per_node on each, consecutive in team rank (per_node is 1 or the whole node); this PE
  * is PE `local` of the team's node `node`, team PE node * per_node + local. */
@@ -105,4 +109,7 @@ symcoll_status_t symcoll_nodes_alltoallv(const symcoll_coll_call_t *call,
                                          symcoll_alltoallv_args_t *args, void *dst, const void *src,
                                          size_t dst_bytes, cudaStream_t stream);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -3,7 +3,7 @@
 # nodes), the PMIx bootstrap and heap symmetry check under mpirun (CPU only), the runtime on the
 # GPU, and one program per launch path.
 foreach(area env allocator ipc topology uniqueid no_gpu liveness agree launch socket_bootstrap
-        gpu_share nodes)
+        gpu_share nodes nodes_plan)
   symcoll_cpu_test(core_${area}_test ${CMAKE_CURRENT_LIST_DIR}/core_${area}_test.cpp)
 endforeach()
 # One GPU that cannot create a stream, by wrapping the CUDA calls init makes before the
