@@ -9,19 +9,21 @@
 /* The leaders' meeting: each adds 1 to the team's arrivals at every other leader (the team's
  * first PE of each node; first[] as symcoll_nodes_runs gives them), through the proxy in stream
  * order, and waits for one round of arrivals from all of them. The node's barrier before it
- * holds every PE of the node until its quiet is done. */
+ * holds every PE of the node until its quiet is done. The wait is enqueued also after a failed
+ * put, so that this PE's count of awaited arrivals stays in step with what the others send. */
 static symcoll_status_t leaders_meet(const symcoll_coll_call_t *call, const int *first, int runs,
                                      cudaStream_t stream) {
     const symcoll_team_state_t *t = call->team;
     uint64_t *arrivals = symcoll_nodes_arrivals(t, SYMCOLL_NODES_BARRIER_ARRIVALS);
-    symcoll_status_t st = SYMCOLL_SUCCESS;
-    for (int k = 0; k < runs && st == SYMCOLL_SUCCESS; k++)
+    symcoll_status_t sent = SYMCOLL_SUCCESS;
+    for (int k = 0; k < runs && sent == SYMCOLL_SUCCESS; k++)
         if (first[k] != t->my_pe)
-            st = symcoll_rma_remote_put(call->fn, NULL, NULL, 0, arrivals, 1, SYMCOLL_SIGNAL_ADD,
-                                        t->start + first[k] * t->stride, call->collective, stream);
-    if (st != SYMCOLL_SUCCESS)
-        return st;
-    return symcoll_nodes_await(call, SYMCOLL_NODES_BARRIER_ARRIVALS, (uint64_t)(runs - 1), stream);
+            sent = symcoll_rma_remote_put(call->fn, NULL, NULL, 0, arrivals, 1, SYMCOLL_SIGNAL_ADD,
+                                          t->start + first[k] * t->stride, t->handle,
+                                          call->collective, stream);
+    symcoll_status_t waited =
+        symcoll_nodes_await(call, SYMCOLL_NODES_BARRIER_ARRIVALS, (uint64_t)(runs - 1), stream);
+    return sent != SYMCOLL_SUCCESS ? sent : waited;
 }
 
 symcoll_status_t symcoll_barrier_across_nodes(const symcoll_coll_call_t *call,
@@ -38,12 +40,16 @@ symcoll_status_t symcoll_barrier_across_nodes(const symcoll_coll_call_t *call,
     const int next = mine + 1 < runs ? first[mine + 1] : t->size;
     const bool whole = next - first[mine] > 1;
     /* Every PE's puts to other nodes are complete there before it arrives. */
-    st = symcoll_rma_remote_quiet(call->fn, call->collective, stream);
+    st = symcoll_rma_remote_quiet(call->fn, t->handle, call->collective, stream);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_nodes_node_barrier(call, whole, stream);
-    if (st == SYMCOLL_SUCCESS && first[mine] == t->my_pe)
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    if (first[mine] == t->my_pe)
         st = leaders_meet(call, first, runs, stream);
-    return st == SYMCOLL_SUCCESS ? symcoll_nodes_node_barrier(call, whole, stream) : st;
+    /* Also after a failed meeting: the node's barriers stay in step with its peers'. */
+    symcoll_status_t met = symcoll_nodes_node_barrier(call, whole, stream);
+    return st != SYMCOLL_SUCCESS ? st : met;
 }
 
 symcoll_status_t symcoll_barrier_on_stream(symcoll_team_t team, cudaStream_t stream) {

@@ -21,6 +21,8 @@ typedef struct {
     int nodes;  /* a team across nodes: how many of them (size and topo are then its part of one
                    node's: one PE, or the node); else 0 */
     bool world; /* the team is WORLD (alltoallv has a plan across nodes there only) */
+    symcoll_status_t refusal; /* a team across nodes that the call would refuse, and why */
+    char refusal_why[256];
 } team_view_t;
 
 static symcoll_status_t bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -117,13 +119,24 @@ static symcoll_status_t job_team(symcoll_team_t team, symcoll_collective_t colle
     };
     snprintf(view->whose, sizeof view->whose, "team %d", (int)t->handle);
     view->world = t == &symcoll_g.teams[SYMCOLL_TEAM_WORLD];
-    if (symcoll_nodes_spans(t)) {
-        int first[SYMCOLL_MAX_PES];
-        st = symcoll_nodes_runs(FN, t, first, &view->nodes);
-        view->size = view->nodes > 1 ? first[1] : t->size;
-        view->topo = symcoll_g.teams[SYMCOLL_TEAM_NODE].topo_class;
+    if (!symcoll_nodes_spans(t))
+        return SYMCOLL_SUCCESS;
+    /* As the calls check it, after their own checks: a refusal is returned later. */
+    int first[SYMCOLL_MAX_PES], per_node = 0;
+    view->refusal = collective == SYMCOLL_COLL_BARRIER
+                        ? symcoll_nodes_runs(FN, t, first, &view->nodes)
+                        : symcoll_nodes_parts(FN, t, &view->nodes, &per_node);
+    if (view->refusal != SYMCOLL_SUCCESS) {
+        snprintf(view->refusal_why, sizeof view->refusal_why, "%s", symcoll_last_error());
+        view->nodes = 0;
+        return SYMCOLL_SUCCESS;
     }
-    return st;
+    if (collective == SYMCOLL_COLL_BARRIER) /* the node's part: its first one stands for all */
+        per_node = view->nodes > 1 ? first[1] : t->size;
+    view->size = per_node;
+    /* The node's link where the team holds the node; one PE of it needs no link. */
+    view->topo = view->size > 1 ? symcoll_g.teams[SYMCOLL_TEAM_NODE].topo_class : TOPO_SAME_GPU;
+    return SYMCOLL_SUCCESS;
 }
 
 /* The plan of a collective on a team across nodes (collectives/nodes_*.c), NULL where there is
@@ -195,6 +208,8 @@ static symcoll_status_t choose(const symcoll_explain_query_t *q, const team_view
         describe(view, "", 0, 0, SYMCOLL_CHOICE_FIXED, "nothing to move (count 0)", out);
         return SYMCOLL_SUCCESS;
     }
+    if (view->refusal != SYMCOLL_SUCCESS)
+        return symcoll_set_error(view->refusal, "%s", view->refusal_why);
     const char *plan = view->nodes ? nodes_plan(q->collective, view->world) : NULL;
     st = symcoll_check_p2p(FN, view->whose, view->nodes && !plan ? TOPO_NO_P2P : view->topo);
     if (st != SYMCOLL_SUCCESS)

@@ -67,20 +67,28 @@ symcoll_status_t symcoll_nodes_runs(const char *fn, const symcoll_team_state_t *
     return SYMCOLL_SUCCESS;
 }
 
+symcoll_status_t symcoll_nodes_parts(const char *fn, const symcoll_team_state_t *t, int *nodes,
+                                     int *per_node) {
+    int first[SYMCOLL_MAX_PES];
+    symcoll_status_t st = symcoll_nodes_runs(fn, t, first, nodes);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
+    *per_node = *nodes > 1 ? first[1] : t->size;
+    bool equal = *per_node * *nodes == t->size;
+    for (int k = 0; k < *nodes; k++)
+        equal = equal && first[k] == k * *per_node;
+    return equal ? SYMCOLL_SUCCESS
+                 : symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
+                                     "%s: team %d holds different numbers of PEs on its %d nodes; "
+                                     "collectives across nodes need the same number on each",
+                                     fn, (int)t->handle, *nodes);
+}
+
 symcoll_status_t symcoll_nodes_begin(symcoll_nodes_plan_t *p, const symcoll_coll_call_t *call,
                                      cudaStream_t stream) {
     const symcoll_team_state_t *t = call->team;
-    int first[SYMCOLL_MAX_PES], runs = 0;
-    symcoll_status_t st = symcoll_nodes_runs(call->fn, t, first, &runs);
-    const int per_node = runs > 1 ? first[1] : t->size;
-    bool equal = per_node * runs == t->size;
-    for (int k = 0; k < runs; k++)
-        equal = equal && first[k] == k * per_node;
-    if (st == SYMCOLL_SUCCESS && !equal)
-        st = symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
-                               "%s: team %d holds different numbers of PEs on its %d nodes; "
-                               "collectives across nodes need the same number on each",
-                               call->fn, (int)t->handle, runs);
+    int runs = 0, per_node = 0;
+    symcoll_status_t st = symcoll_nodes_parts(call->fn, t, &runs, &per_node);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_rma_remote_usable();
     /* Checked before anything is enqueued: a node step that failed after the plan's sends
@@ -118,7 +126,7 @@ symcoll_status_t symcoll_nodes_send(const symcoll_nodes_plan_t *p, void *dst, co
     return symcoll_rma_remote_put(
         p->call->fn, dst, src, bytes,
         symcoll_nodes_arrivals(p->call->team, SYMCOLL_NODES_DATA_ARRIVALS), 1, SYMCOLL_SIGNAL_ADD,
-        pe, p->call->collective, p->stream);
+        pe, p->call->team->handle, p->call->collective, p->stream);
 }
 
 symcoll_status_t symcoll_nodes_settle(const symcoll_nodes_plan_t *p, symcoll_status_t st,

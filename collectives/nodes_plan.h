@@ -40,8 +40,12 @@ bool symcoll_nodes_spans(const symcoll_team_state_t *t);
 symcoll_status_t symcoll_nodes_runs(const char *fn, const symcoll_team_state_t *t, int *first,
                                     int *runs);
 
-/* Fills *p; UNSUPPORTED unless the team's runs (symcoll_nodes_runs) are all of one size; the
- * proxy's failure if it has failed. */
+/* The team's runs (symcoll_nodes_runs) as its data collectives take them: *nodes of them,
+ * *per_node PEs each; UNSUPPORTED unless all are of one size. */
+symcoll_status_t symcoll_nodes_parts(const char *fn, const symcoll_team_state_t *t, int *nodes,
+                                     int *per_node);
+
+/* Fills *p (symcoll_nodes_parts); the proxy's failure if it has failed. */
 symcoll_status_t symcoll_nodes_begin(symcoll_nodes_plan_t *p, const symcoll_coll_call_t *call,
                                      cudaStream_t stream);
 

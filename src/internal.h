@@ -80,7 +80,10 @@ enum {
 /* symcoll_g.nodes_sync: the arrivals of every team's synchronization slot (a team's own, so
  * that a PE outside a team, already in a later call of another team, cannot pass for a member;
  * only the proxy writes them), then as many counts of the arrivals this PE has waited for
- * (symcoll_arrivals_wait_launch), SYMCOLL_NODES_AWAITED words after their arrivals. */
+ * (symcoll_arrivals_wait_launch), SYMCOLL_NODES_AWAITED words after their arrivals. Zeroed at
+ * init only: a team's calls wait for every signal they send, so whenever none runs a slot's
+ * two counts are equal, and the next team of the slot goes on from them (a late signal after a
+ * timeout fills in what was missed, as zeroing under the proxy's feet would not). */
 #define SYMCOLL_NODES_AWAITED (SYMCOLL_TEAM_SYNC_SLOTS * SYMCOLL_NODES_KINDS)
 #define SYMCOLL_NODES_SYNC_WORDS (2 * SYMCOLL_NODES_AWAITED)
 

@@ -68,7 +68,7 @@ symcoll_status_t symcoll_put_on_stream(void *dst, const void *src, size_t bytes,
         return st;
     if (remote)
         return symcoll_rma_remote_put(fn, dst, src, bytes, NULL, 0, SYMCOLL_SIGNAL_SET, pe,
-                                      SYMCOLL_COLL_DEVICE_API, stream);
+                                      SYMCOLL_TEAM_WORLD, SYMCOLL_COLL_DEVICE_API, stream);
     return symcoll_cuda_status(cudaMemcpyAsync(symcoll_peer_address(dst, pe), src, bytes,
                                                cudaMemcpyDeviceToDevice, stream),
                                fn, "cudaMemcpyAsync to the peer");
@@ -118,7 +118,7 @@ symcoll_status_t symcoll_put_signal_on_stream(void *dst, const void *src, size_t
     if (st != SYMCOLL_SUCCESS)
         return st;
     if (remote)
-        return symcoll_rma_remote_put(fn, dst, src, bytes, sig, value, op, pe,
+        return symcoll_rma_remote_put(fn, dst, src, bytes, sig, value, op, pe, SYMCOLL_TEAM_WORLD,
                                       SYMCOLL_COLL_DEVICE_API, stream);
 
     void *peer_dst = bytes > 0 ? symcoll_peer_address(dst, pe) : NULL;

@@ -21,8 +21,8 @@ symcoll_status_t symcoll_rma_remote_usable(void) {
     return symcoll_proxy_wait(symcoll_g.proxy, 0);
 }
 
-static symcoll_device_t world(void) {
-    return symcoll_team_device(&symcoll_g.teams[SYMCOLL_TEAM_WORLD]);
+static symcoll_device_t handle(symcoll_team_t team) {
+    return symcoll_team_device(&symcoll_g.teams[team]);
 }
 
 static uint64_t heap_offset(const void *sym) {
@@ -31,10 +31,10 @@ static uint64_t heap_offset(const void *sym) {
 
 symcoll_status_t symcoll_rma_remote_put(const char *fn, void *dst, const void *src, size_t bytes,
                                         const uint64_t *sig, uint64_t value, symcoll_signal_op_t op,
-                                        int pe, symcoll_collective_t collective,
-                                        cudaStream_t stream) {
-    return symcoll_cuda_status(symcoll_proxy_request_launch(world(), SYMCOLL_PROXY_RING_PUT, pe,
-                                                            bytes ? heap_offset(dst) : 0, src,
+                                        int pe, symcoll_team_t team,
+                                        symcoll_collective_t collective, cudaStream_t stream) {
+    return symcoll_cuda_status(symcoll_proxy_request_launch(handle(team), SYMCOLL_PROXY_RING_PUT,
+                                                            pe, bytes ? heap_offset(dst) : 0, src,
                                                             bytes, sig, value, op, collective,
                                                             stream),
                                fn, "kernel launch of a put to another node");
@@ -43,15 +43,16 @@ symcoll_status_t symcoll_rma_remote_put(const char *fn, void *dst, const void *s
 symcoll_status_t symcoll_rma_remote_get(const char *fn, void *dst, const void *src, size_t bytes,
                                         int pe, symcoll_collective_t collective,
                                         cudaStream_t stream) {
-    return symcoll_cuda_status(symcoll_proxy_request_launch(world(), SYMCOLL_PROXY_RING_GET, pe,
+    return symcoll_cuda_status(symcoll_proxy_request_launch(handle(SYMCOLL_TEAM_WORLD),
+                                                            SYMCOLL_PROXY_RING_GET, pe,
                                                             heap_offset(src), dst, bytes, NULL, 0,
                                                             SYMCOLL_SIGNAL_SET, collective, stream),
                                fn, "kernel launch of a get from another node");
 }
 
-symcoll_status_t symcoll_rma_remote_quiet(const char *fn, symcoll_collective_t collective,
-                                          cudaStream_t stream) {
-    return symcoll_cuda_status(symcoll_proxy_quiet_launch(world(), collective, stream), fn,
+symcoll_status_t symcoll_rma_remote_quiet(const char *fn, symcoll_team_t team,
+                                          symcoll_collective_t collective, cudaStream_t stream) {
+    return symcoll_cuda_status(symcoll_proxy_quiet_launch(handle(team), collective, stream), fn,
                                "kernel launch of a quiet of the proxy");
 }
 
@@ -76,10 +77,10 @@ symcoll_status_t symcoll_rma_remote_usable(void) {
 
 symcoll_status_t symcoll_rma_remote_put(const char *fn, void *dst, const void *src, size_t bytes,
                                         const uint64_t *sig, uint64_t value, symcoll_signal_op_t op,
-                                        int pe, symcoll_collective_t collective,
-                                        cudaStream_t stream) {
+                                        int pe, symcoll_team_t team,
+                                        symcoll_collective_t collective, cudaStream_t stream) {
     (void)dst, (void)src, (void)bytes, (void)sig, (void)value, (void)op, (void)pe;
-    (void)collective, (void)stream;
+    (void)team, (void)collective, (void)stream;
     return no_proxy(fn);
 }
 
@@ -90,9 +91,9 @@ symcoll_status_t symcoll_rma_remote_get(const char *fn, void *dst, const void *s
     return no_proxy(fn);
 }
 
-symcoll_status_t symcoll_rma_remote_quiet(const char *fn, symcoll_collective_t collective,
-                                          cudaStream_t stream) {
-    (void)collective, (void)stream;
+symcoll_status_t symcoll_rma_remote_quiet(const char *fn, symcoll_team_t team,
+                                          symcoll_collective_t collective, cudaStream_t stream) {
+    (void)team, (void)collective, (void)stream;
     return no_proxy(fn);
 }
 #endif

@@ -37,18 +37,6 @@ static void release_team(symcoll_team_state_t *t) {
     memset(t, 0, sizeof *t);
 }
 
-/* The slot's counts across nodes start again (init zeroes WORLD's with the words). */
-static symcoll_status_t zero_nodes_counts(const symcoll_team_state_t *t) {
-    uint64_t *arrivals = symcoll_nodes_arrivals(t, 0);
-    const size_t bytes = SYMCOLL_NODES_KINDS * sizeof *arrivals;
-    symcoll_status_t st = symcoll_cuda_status(cudaMemset(arrivals, 0, bytes), "team",
-                                              "cudaMemset of the arrivals across nodes");
-    return st == SYMCOLL_SUCCESS
-               ? symcoll_cuda_status(cudaMemset(arrivals + SYMCOLL_NODES_AWAITED, 0, bytes), "team",
-                                     "cudaMemset of the awaited counts across nodes")
-               : st;
-}
-
 /* Zeroes the area; the caller makes the PEs wait for each other before anyone signals. */
 static symcoll_status_t setup_team(int index, int slot, int start, int stride, int size) {
     symcoll_team_state_t *t = &symcoll_g.teams[index];
@@ -73,8 +61,6 @@ static symcoll_status_t setup_team(int index, int slot, int start, int stride, i
     t->sync_slot = slot;
     symcoll_status_t st = symcoll_cuda_status(cudaMemset(t->sync, 0, SYMCOLL_SYNC_BYTES(size)),
                                               "team", "cudaMemset of the synchronization area");
-    if (st == SYMCOLL_SUCCESS && symcoll_g.nodes_sync)
-        st = zero_nodes_counts(t);
     if (st != SYMCOLL_SUCCESS)
         release_team(t);
     return st;

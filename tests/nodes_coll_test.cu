@@ -228,6 +228,8 @@ TEST_F(NodesColl, TeamsAcrossNodes) {
             EXPECT_EQ(symcoll_barrier_on_stream(team, stream), SYMCOLL_SUCCESS)
                 << symcoll_last_error();
             ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+            // A wait that timed out (a miscounted barrier) breaks the team.
+            EXPECT_EQ(symcoll_team_status(team), SYMCOLL_SUCCESS) << symcoll_last_error();
         }
         Case world = make(SYMCOLL_COLL_REDUCE, SYMCOLL_INT64, SYMCOLL_SUM, {4099, 1, 0});
         run_case(world, arena, stream, next_case_seed());
@@ -263,8 +265,40 @@ TEST_F(NodesColl, TeamsOfUnequalPartsMeetButDoNotCollect) {
         << symcoll_last_error();
     EXPECT_EQ(symcoll_barrier_on_stream(team, stream), SYMCOLL_SUCCESS) << symcoll_last_error();
     ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    EXPECT_EQ(symcoll_team_status(team), SYMCOLL_SUCCESS) << symcoll_last_error();
     EXPECT_EQ(cudaFree(counts), cudaSuccess);
     EXPECT_EQ(symcoll_team_destroy(team), SYMCOLL_SUCCESS) << symcoll_last_error();
+}
+
+// Two teams of one PE per node that share PE 2 (2 nodes of 2 PEs): {0, 2} and {1, 2}. PE 1 is in
+// the second team's calls while PE 2 is still in the first's, so its signals reach PE 2 early:
+// counted with the first team's, they would let PE 2's waits pass before PE 0 had come.
+TEST_F(NodesColl, OverlappingTeamsKeepTheirCountsApart) {
+    if (n != 4)
+        GTEST_SKIP() << "needs 2 nodes of 2 PEs";
+    SEED_TRACE();
+    symcoll_team_t teams[2] = {SYMCOLL_TEAM_INVALID, SYMCOLL_TEAM_INVALID};
+    ASSERT_EQ(symcoll_team_split_strided(SYMCOLL_TEAM_WORLD, 0, 2, 2, &teams[0]), SYMCOLL_SUCCESS)
+        << symcoll_last_error();
+    ASSERT_EQ(symcoll_team_split_strided(SYMCOLL_TEAM_WORLD, 1, 1, 2, &teams[1]), SYMCOLL_SUCCESS)
+        << symcoll_last_error();
+    for (int round = 0; round < 3; round++)
+        for (symcoll_team_t team : teams)
+            for (symcoll_collective_t coll :
+                 {SYMCOLL_COLL_REDUCE, SYMCOLL_COLL_FCOLLECT, SYMCOLL_COLL_BROADCAST}) {
+                Case c = make(coll, SYMCOLL_INT32, SYMCOLL_SUM, {4099, 0, 0});
+                c.team = team;
+                c.root = 1;
+                uint64_t seed = next_case_seed();
+                if (team != SYMCOLL_TEAM_INVALID)
+                    run_case(c, arena, stream, seed);
+            }
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    for (symcoll_team_t team : teams)
+        if (team != SYMCOLL_TEAM_INVALID) {
+            EXPECT_EQ(symcoll_team_status(team), SYMCOLL_SUCCESS) << symcoll_last_error();
+            EXPECT_EQ(symcoll_team_destroy(team), SYMCOLL_SUCCESS) << symcoll_last_error();
+        }
 }
 
 } // namespace

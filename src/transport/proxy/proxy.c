@@ -325,12 +325,15 @@ symcoll_status_t symcoll_proxy_destroy(symcoll_proxy_t *p, int abort) {
     stop_thread(p);
     /* The counts still going back to their senders read p->sources; a batch not yet announced
      * (only after a failure) has a flush of its own. */
-    for (int pe = 0; p->sources && p->targets && pe < p->layout.n_pes; pe++) {
-        symcoll_status_t flushed =
-            symcoll_ucx_flush_finish(p->t, pe, &p->sources[pe].returning, abort);
-        st = st != SYMCOLL_SUCCESS ? st : flushed;
-        flushed = symcoll_ucx_flush_finish(p->t, pe, &p->targets[pe].announcing, abort);
-        st = st != SYMCOLL_SUCCESS ? st : flushed;
+    for (int pe = 0; pe < p->layout.n_pes; pe++) {
+        void **flushes[] = {p->sources ? &p->sources[pe].returning : NULL,
+                            p->targets ? &p->targets[pe].announcing : NULL};
+        for (size_t i = 0; i < sizeof flushes / sizeof flushes[0]; i++) {
+            symcoll_status_t flushed = flushes[i]
+                                           ? symcoll_ucx_flush_finish(p->t, pe, flushes[i], abort)
+                                           : SYMCOLL_SUCCESS;
+            st = st != SYMCOLL_SUCCESS ? st : flushed;
+        }
     }
     symcoll_status_t unmapped = unmap(p, abort);
     free_proxy(p);
