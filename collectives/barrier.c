@@ -16,11 +16,14 @@ static symcoll_status_t leaders_meet(const symcoll_coll_call_t *call, const int 
     const symcoll_team_state_t *t = call->team;
     uint64_t *arrivals = symcoll_nodes_arrivals(t, SYMCOLL_NODES_BARRIER_ARRIVALS);
     symcoll_status_t sent = SYMCOLL_SUCCESS;
-    for (int k = 0; k < runs && sent == SYMCOLL_SUCCESS; k++)
-        if (first[k] != t->my_pe)
-            sent = symcoll_rma_remote_put(call->fn, NULL, NULL, 0, arrivals, 1, SYMCOLL_SIGNAL_ADD,
-                                          t->start + first[k] * t->stride, t->handle,
-                                          call->collective, stream);
+    for (int k = 0; k < runs; k++) { /* past a failure too: the other leaders wait for theirs */
+        if (first[k] == t->my_pe)
+            continue;
+        symcoll_status_t st = symcoll_rma_remote_put(
+            call->fn, NULL, NULL, 0, arrivals, 1, SYMCOLL_SIGNAL_ADD,
+            t->start + first[k] * t->stride, t->handle, call->collective, stream);
+        sent = sent != SYMCOLL_SUCCESS ? sent : st;
+    }
     symcoll_status_t waited =
         symcoll_nodes_await(call, SYMCOLL_NODES_BARRIER_ARRIVALS, (uint64_t)(runs - 1), stream);
     return sent != SYMCOLL_SUCCESS ? sent : waited;

@@ -83,7 +83,10 @@ enum {
  * (symcoll_arrivals_wait_launch), SYMCOLL_NODES_AWAITED words after their arrivals. Zeroed at
  * init only: a team's calls wait for every signal they send, so whenever none runs a slot's
  * two counts are equal, and the next team of the slot goes on from them (a late signal after a
- * timeout fills in what was missed, as zeroing under the proxy's feet would not). */
+ * timeout fills in what was missed, as zeroing under the proxy's feet would not). Not covered:
+ * a team broken by a timeout, whose members went on sending to the PE that refused its calls,
+ * leaves that PE's arrivals ahead; a later team of the slot would see its first waits there pass
+ * early. */
 #define SYMCOLL_NODES_AWAITED (SYMCOLL_TEAM_SYNC_SLOTS * SYMCOLL_NODES_KINDS)
 #define SYMCOLL_NODES_SYNC_WORDS (2 * SYMCOLL_NODES_AWAITED)
 
