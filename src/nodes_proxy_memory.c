@@ -23,8 +23,7 @@ typedef struct {
     cudaStream_t stream;
     uint64_t *word;                   /* pinned: a word read back for an ADD */
     symcoll_proxy_t *_Atomic proxy;   /* once created: progressed while a copy runs */
-    const uint64_t *_Atomic unshared; /* words only the proxy writes, and how many */
-    _Atomic size_t unshared_count;
+    const uint64_t *_Atomic arrivals; /* SYMCOLL_NODES_AWAITED words only the proxy writes */
 } proxy_gpu_t;
 
 static proxy_gpu_t proxy_gpu;
@@ -113,10 +112,9 @@ static symcoll_status_t settle(void *context) {
     return st;
 }
 
-static bool unshared(const proxy_gpu_t *g, const uint64_t *word) {
-    const uint64_t *first = atomic_load_explicit(&g->unshared, memory_order_acquire);
-    return first && word >= first &&
-           word < first + atomic_load_explicit(&g->unshared_count, memory_order_relaxed);
+static bool is_arrivals(const proxy_gpu_t *g, const uint64_t *word) {
+    const uint64_t *first = atomic_load_explicit(&g->arrivals, memory_order_acquire);
+    return first && word >= first && word < first + SYMCOLL_NODES_AWAITED;
 }
 
 /* The word, after everything before it on the proxy's stream, into g->word; waited for. */
@@ -153,7 +151,7 @@ static symcoll_status_t apply_signal(void *context, uint64_t *word, uint64_t val
         return st;
     if (op == SYMCOLL_UCX_SIGNAL_SET) {
         st = word_write(g, word, value, what);
-    } else if (unshared(g, word)) {
+    } else if (is_arrivals(g, word)) {
         st = word_read(g, word, what);
         if (st == SYMCOLL_SUCCESS)
             st = word_write(g, word, *g->word + value, what);
@@ -243,9 +241,8 @@ symcoll_status_t symcoll_nodes_proxy_memory_open(int device, uint64_t timeout_ms
     return SYMCOLL_SUCCESS;
 }
 
-void symcoll_nodes_proxy_memory_unshared(const uint64_t *words, size_t count) {
-    atomic_store_explicit(&proxy_gpu.unshared_count, count, memory_order_relaxed);
-    atomic_store_explicit(&proxy_gpu.unshared, words, memory_order_release);
+void symcoll_nodes_proxy_memory_arrivals(const uint64_t *words) {
+    atomic_store_explicit(&proxy_gpu.arrivals, words, memory_order_release);
 }
 
 void symcoll_nodes_proxy_memory_attach(symcoll_proxy_t *p) {
