@@ -21,9 +21,9 @@ typedef struct {
     const symcoll_driver_t *driver;
     CUcontext context;
     cudaStream_t stream;
-    uint64_t *word;                   /* pinned: a word read back for an ADD */
-    symcoll_proxy_t *_Atomic proxy;   /* once created: progressed while a copy runs */
-    const uint64_t *_Atomic arrivals; /* SYMCOLL_NODES_AWAITED words only the proxy writes */
+    symcoll_proxy_t *_Atomic proxy;       /* once created: progressed while a copy runs */
+    const uint64_t *_Atomic arrivals;     /* SYMCOLL_NODES_AWAITED words only the proxy writes */
+    uint64_t sums[SYMCOLL_NODES_AWAITED]; /* their values: what the proxy last wrote */
 } proxy_gpu_t;
 
 static proxy_gpu_t proxy_gpu;
@@ -112,17 +112,11 @@ static symcoll_status_t settle(void *context) {
     return st;
 }
 
-static bool is_arrivals(const proxy_gpu_t *g, const uint64_t *word) {
+/* The sum of an arrivals word, or NULL for any other word. */
+static uint64_t *arrivals_sum(proxy_gpu_t *g, const uint64_t *word) {
     const uint64_t *first = atomic_load_explicit(&g->arrivals, memory_order_acquire);
-    return first && word >= first && word < first + SYMCOLL_NODES_AWAITED;
-}
-
-/* The word, after everything before it on the proxy's stream, into g->word; waited for. */
-static symcoll_status_t word_read(proxy_gpu_t *g, const uint64_t *word, const char *what) {
-    symcoll_status_t st = symcoll_cuda_status(
-        cudaMemcpyAsync(g->word, word, sizeof *word, cudaMemcpyDefault, g->stream), "symcoll_proxy",
-        what);
-    return st == SYMCOLL_SUCCESS ? finish(g, what) : st;
+    return first && word >= first && word < first + SYMCOLL_NODES_AWAITED ? &g->sums[word - first]
+                                                                          : NULL;
 }
 
 /* A stream memory operation: its default flags fence the copies before it, and it takes
@@ -138,10 +132,10 @@ static symcoll_status_t word_write(proxy_gpu_t *g, uint64_t *word, uint64_t valu
 /* After the data that from_host copied, in stream order, so the signal is seen only with it.
  * Without a kernel where it can be: a kernel of the proxy's context waits for a time slice while
  * the application's kernels run (no MPS; on the device 1.7 ms beside a spinning kernel, against
- * 11 us for a memory operation and 19 us for a copy). A SET is one memory operation; an ADD to a
- * word only the proxy writes is a copy out, the sum, a memory operation (the proxy applies its
- * signals in order, and the read waits for the writes before it); any other ADD must be atomic
- * beside the GPU's own, so the signal kernel does it. */
+ * 11 us for a memory operation and 19 us for a copy). A SET is one memory operation; an ADD to
+ * an arrivals word, which only the proxy writes, is one too, of the sum the proxy keeps (it
+ * applies its signals one at a time); any other ADD must be atomic beside the GPU's own, so the
+ * signal kernel does it. */
 static symcoll_status_t apply_signal(void *context, uint64_t *word, uint64_t value,
                                      symcoll_ucx_signal_op_t op) {
     proxy_gpu_t *g = context;
@@ -149,12 +143,12 @@ static symcoll_status_t apply_signal(void *context, uint64_t *word, uint64_t val
     symcoll_status_t st = on_proxy_thread(g, what);
     if (st != SYMCOLL_SUCCESS)
         return st;
+    uint64_t *sum = arrivals_sum(g, word);
     if (op == SYMCOLL_UCX_SIGNAL_SET) {
         st = word_write(g, word, value, what);
-    } else if (is_arrivals(g, word)) {
-        st = word_read(g, word, what);
-        if (st == SYMCOLL_SUCCESS)
-            st = word_write(g, word, *g->word + value, what);
+    } else if (sum) {
+        *sum += value;
+        st = word_write(g, word, *sum, what);
     } else {
         st = symcoll_cuda_status(
             symcoll_put_signal_launch(NULL, NULL, 0, word, value, SYMCOLL_SIGNAL_ADD, g->stream),
@@ -189,17 +183,13 @@ static void host_free(void *context, void *p) {
     leave(g);
 }
 
-/* In the new context, current on this thread: the stream, the pinned word an ADD reads back, and
+/* In the new context, current on this thread: the stream, and
  * the signal kernel loaded now rather than at the first signal, when loading would wait for the
  * GPU. */
 static symcoll_status_t fill_context(proxy_gpu_t *g) {
     symcoll_status_t st =
         symcoll_cuda_status(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking),
                             "symcoll_init", "creating the proxy's stream");
-    if (st == SYMCOLL_SUCCESS)
-        st = symcoll_cuda_status(
-            cudaHostAlloc((void **)&g->word, sizeof *g->word, cudaHostAllocPortable),
-            "symcoll_init", "cudaHostAlloc of the proxy's signal word");
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_cuda_status(symcoll_rma_kernels_load(), "symcoll_init",
                                  "loading the proxy's signal kernel");
@@ -242,6 +232,7 @@ symcoll_status_t symcoll_nodes_proxy_memory_open(int device, uint64_t timeout_ms
 }
 
 void symcoll_nodes_proxy_memory_arrivals(const uint64_t *words) {
+    memset(proxy_gpu.sums, 0, sizeof proxy_gpu.sums);
     atomic_store_explicit(&proxy_gpu.arrivals, words, memory_order_release);
 }
 
@@ -255,9 +246,6 @@ void symcoll_nodes_proxy_memory_close(void) {
     if (!g->context)
         return;
     if (enter(g, "freeing its stream") == SYMCOLL_SUCCESS) {
-        if (g->word)
-            symcoll_cuda_status(cudaFreeHost(g->word), "symcoll_finalize",
-                                "freeing the proxy's signal word");
         if (g->stream)
             symcoll_cuda_status(cudaStreamDestroy(g->stream), "symcoll_finalize",
                                 "destroying the proxy's stream");

@@ -15,9 +15,10 @@ extern "C" {
  * no limit) fails the proxy. On failure, symcoll_nodes_proxy_memory_close frees what it made. */
 symcoll_status_t symcoll_nodes_proxy_memory_open(int device, uint64_t timeout_ms,
                                                  symcoll_proxy_memory_t *out);
-/* The SYMCOLL_NODES_AWAITED arrivals words of calls across nodes (symcoll_g.nodes_sync), written
- * by no one but the proxy (only other nodes signal them): an ADD to one of them is a copy out and
- * a memory operation, not the signal kernel. Before any PE may signal them. */
+/* The SYMCOLL_NODES_AWAITED arrivals words of calls across nodes (symcoll_g.nodes_sync), zero
+ * and written by no one but the proxy (only other nodes signal them): an ADD to one of them is
+ * one memory operation of the sum the proxy keeps, not the signal kernel. Before any PE may
+ * signal them. */
 void symcoll_nodes_proxy_memory_arrivals(const uint64_t *words);
 /* The proxy these copies serve, once created: its transport progresses while they run. */
 void symcoll_nodes_proxy_memory_attach(symcoll_proxy_t *p);
