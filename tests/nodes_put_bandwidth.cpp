@@ -5,7 +5,10 @@
 // ratio at each size. The last put of each size is checked at PE 1, so a wrong copy fails the
 // run; exit 77 (skipped) without a GPU, UCX, or 2 PEs on 2 nodes.
 //
-//   symcoll-run -n 2 --nodes 2 nodes_put_bandwidth [max_bytes] [total_bytes]
+// The two alternate at each size, pairs times (3), and each figure is the median of its pairs.
+//
+//   symcoll-run -n 2 --nodes 2 nodes_put_bandwidth [max_bytes] [total_bytes] [pairs]
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -26,56 +29,68 @@ int skip(const char *why) {
     return 77;
 }
 
-// Plain UCX puts of pinned host memory, into *seconds per size; the fill pattern's seed is 1.
-bool time_ucx(symcoll_bootstrap_t *boot, const std::vector<size_t> &sizes, size_t max_bytes,
-              size_t total, std::vector<double> *seconds) {
-    bool other[SYMCOLL_MAX_PES] = {};
-    other[1 - boot->rank] = true;
+// Plain UCX puts of pinned host memory over a transport of the test's own; the fill pattern's
+// seed is 1.
+struct RawUcx {
+    symcoll_bootstrap_t *boot;
     symcoll_ucx_t *t = nullptr;
-    if (symcoll_ucx_create(boot, other, 60000, &t) != SYMCOLL_SUCCESS)
-        return false;
     char *heap = nullptr;
-    bool ok = cudaHostAlloc((void **)&heap, 2 * max_bytes, cudaHostAllocDefault) == cudaSuccess;
     symcoll_ucx_region_t *region = nullptr;
-    ok = symcoll_bootstrap_agree(boot, "nodes_put_bandwidth",
-                                 ok ? SYMCOLL_SUCCESS : SYMCOLL_ERROR_OUT_OF_MEMORY) ==
-             SYMCOLL_SUCCESS &&
-         symcoll_ucx_region_map(t, heap, 2 * max_bytes, SYMCOLL_UCX_MEMORY_HOST, &region) ==
-             SYMCOLL_SUCCESS;
-    char *src = heap + max_bytes;
-    auto barrier = [&] { return symcoll_ucx_barrier(t); };
-    for (size_t s = 0; s < sizes.size() && ok; s++) {
-        size_t bytes = sizes[s];
+    size_t max_bytes;
+
+    RawUcx(symcoll_bootstrap_t *b, size_t max) : boot(b), max_bytes(max) {}
+    bool open() {
+        bool other[SYMCOLL_MAX_PES] = {};
+        other[1 - boot->rank] = true;
+        if (symcoll_ucx_create(boot, other, 60000, &t) != SYMCOLL_SUCCESS)
+            return false;
+        bool ok = cudaHostAlloc((void **)&heap, 2 * max_bytes, cudaHostAllocDefault) == cudaSuccess;
+        return symcoll_bootstrap_agree(boot, "nodes_put_bandwidth",
+                                       ok ? SYMCOLL_SUCCESS : SYMCOLL_ERROR_OUT_OF_MEMORY) ==
+                   SYMCOLL_SUCCESS &&
+               symcoll_ucx_region_map(t, heap, 2 * max_bytes, SYMCOLL_UCX_MEMORY_HOST, &region) ==
+                   SYMCOLL_SUCCESS;
+    }
+    double time(size_t bytes, size_t total) {
+        char *src = heap + max_bytes;
         for (size_t i = 0; i < bytes; i++)
             src[i] = (char)(i * 131 + 1);
-        (*seconds)[s] = timed(
+        auto barrier = [&] { return symcoll_ucx_barrier(t); };
+        double seconds = timed(
             boot, barrier, (int)(total / bytes) + 1,
             [&] { return symcoll_ucx_put(t, region, 1, 0, src, bytes); },
             [&] { return symcoll_ucx_quiet(t); });
-        ok = (*seconds)[s] > 0 && check(boot, barrier, "a UCX put", heap, bytes, 1);
+        return seconds > 0 && check(boot, barrier, "a UCX put", heap, bytes, 1) ? seconds : -1;
     }
-    if (region)
-        ok = symcoll_ucx_region_unmap(t, region) == SYMCOLL_SUCCESS && ok;
-    cudaFreeHost(heap);
-    return symcoll_ucx_destroy(t, !ok) == SYMCOLL_SUCCESS && ok;
-}
+    bool close(bool ok) {
+        if (region)
+            ok = symcoll_ucx_region_unmap(t, region) == SYMCOLL_SUCCESS && ok;
+        cudaFreeHost(heap);
+        return t ? symcoll_ucx_destroy(t, !ok) == SYMCOLL_SUCCESS && ok : false;
+    }
+};
 
 // symcoll_put_on_stream from GPU memory to PE 1's heap; the fill pattern's seed is 2.
-bool time_proxy(symcoll_bootstrap_t *boot, const std::vector<size_t> &sizes, size_t max_bytes,
-                size_t total, std::vector<double> *seconds) {
-    char *dst = (char *)symcoll_malloc(max_bytes), *src = nullptr;
+struct ProxyPut {
+    symcoll_bootstrap_t *boot;
+    char *dst = nullptr, *src = nullptr;
     cudaStream_t stream = nullptr;
-    bool ok = dst && cudaMalloc((void **)&src, max_bytes) == cudaSuccess &&
-              cudaStreamCreate(&stream) == cudaSuccess;
-    std::vector<char> host(max_bytes);
-    auto barrier = [&] { return boot->barrier(boot); };
-    for (size_t s = 0; s < sizes.size() && ok; s++) {
-        size_t bytes = sizes[s];
+    std::vector<char> host;
+
+    ProxyPut(symcoll_bootstrap_t *b, size_t max) : boot(b), host(max) {}
+    bool open() {
+        dst = (char *)symcoll_malloc(host.size());
+        return dst && cudaMalloc((void **)&src, host.size()) == cudaSuccess &&
+               cudaStreamCreate(&stream) == cudaSuccess;
+    }
+    double time(size_t bytes, size_t total) {
         for (size_t i = 0; i < bytes; i++)
             host[i] = (char)(i * 131 + 2);
-        ok = cudaMemcpy(src, host.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess &&
-             cudaMemset(dst, 0, bytes) == cudaSuccess;
-        (*seconds)[s] = timed(
+        auto barrier = [&] { return boot->barrier(boot); };
+        if (cudaMemcpy(src, host.data(), bytes, cudaMemcpyHostToDevice) != cudaSuccess ||
+            cudaMemset(dst, 0, bytes) != cudaSuccess)
+            return -1;
+        double seconds = timed(
             boot, barrier, (int)(total / bytes) + 1,
             [&] { return symcoll_put_on_stream(dst, src, bytes, 1, stream); },
             [&] {
@@ -83,15 +98,22 @@ bool time_proxy(symcoll_bootstrap_t *boot, const std::vector<size_t> &sizes, siz
                                            "the puts");
             });
         // PE 1 reads its heap once PE 0's puts are complete.
-        ok = ok && (*seconds)[s] > 0 && barrier() == SYMCOLL_SUCCESS &&
-             cudaMemcpy(host.data(), dst, bytes, cudaMemcpyDeviceToHost) == cudaSuccess &&
-             check(boot, barrier, "a proxy put", host.data(), bytes, 2);
+        bool ok = seconds > 0 && barrier() == SYMCOLL_SUCCESS &&
+                  cudaMemcpy(host.data(), dst, bytes, cudaMemcpyDeviceToHost) == cudaSuccess &&
+                  check(boot, barrier, "a proxy put", host.data(), bytes, 2);
+        return ok ? seconds : -1;
     }
-    if (stream)
-        cudaStreamDestroy(stream);
-    cudaFree(src);
-    symcoll_free(dst);
-    return ok;
+    void close() {
+        if (stream)
+            cudaStreamDestroy(stream);
+        cudaFree(src);
+        symcoll_free(dst);
+    }
+};
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
 }
 
 } // namespace
@@ -99,6 +121,9 @@ bool time_proxy(symcoll_bootstrap_t *boot, const std::vector<size_t> &sizes, siz
 int main(int argc, char **argv) {
     size_t max_bytes = argc > 1 ? std::strtoull(argv[1], nullptr, 0) : 64u << 20;
     size_t total = argc > 2 ? std::strtoull(argv[2], nullptr, 0) : 512u << 20;
+    int pairs = argc > 3 ? std::atoi(argv[3]) : 3;
+    if (pairs < 1)
+        pairs = 1;
     int gpus = 0;
     if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus == 0)
         return skip("no GPU");
@@ -117,9 +142,27 @@ int main(int argc, char **argv) {
     for (size_t bytes = 64 << 10; bytes <= max_bytes; bytes *= 4)
         sizes.push_back(bytes);
     std::vector<double> raw(sizes.size()), proxied(sizes.size());
+    std::vector<std::vector<double>> ratios(sizes.size());
     symcoll_bootstrap_t *boot = symcoll_g.boot;
-    bool ok = time_ucx(boot, sizes, max_bytes, total, &raw) &&
-              time_proxy(boot, sizes, max_bytes, total, &proxied);
+    RawUcx ucx(boot, max_bytes);
+    ProxyPut proxy(boot, max_bytes);
+    bool ok = ucx.open() && proxy.open();
+    // The two alternate at each size, so that what moves the machine moves both alike.
+    for (size_t s = 0; s < sizes.size() && ok; s++) {
+        std::vector<double> r(pairs), p(pairs);
+        for (int k = 0; k < pairs && ok; k++) {
+            r[k] = ucx.time(sizes[s], total);
+            p[k] = proxy.time(sizes[s], total);
+            ok = r[k] > 0 && p[k] > 0;
+            ratios[s].push_back(r[k] / p[k]);
+        }
+        if (ok) {
+            raw[s] = median(r);
+            proxied[s] = median(p);
+        }
+    }
+    proxy.close();
+    ok = ucx.close(ok) && ok;
     if (!ok)
         std::fprintf(stderr, "PE %d: %s\n", boot->rank, symcoll_last_error());
     if (ok && boot->rank == 0)
@@ -128,6 +171,15 @@ int main(int argc, char **argv) {
                          (symcoll_proxy_direct(symcoll_g.proxy) ? "direct" : "staged"))
                             .c_str(),
                         sizes, total, raw, proxied);
+    if (ok && boot->rank == 0) {
+        std::printf("# medians of %d pairs, each raw then proxy; the ratio of each pair:\n", pairs);
+        for (size_t s = 0; s < sizes.size(); s++) {
+            std::printf("# %12zu", sizes[s]);
+            for (double r : ratios[s])
+                std::printf(" %.2f", r);
+            std::printf("\n");
+        }
+    }
     st = symcoll_finalize();
     return ok && st == SYMCOLL_SUCCESS ? 0 : 1;
 }
