@@ -198,21 +198,28 @@ SYMCOLL_DEV bool symcoll_dev_proxy_wait(const symcoll_device_t &h, int word, uin
                             SYMCOLL_COLL_DEVICE_API, pe);
 }
 
-/* Posts a request for pe (remote_offset in its heap, local an address of this GPU) once an
- * entry is free; its ticket (index + 1), 0 when the wait for a free entry timed out. The data
- * this thread wrote, or observed through a barrier, is visible to the proxy's copies first. */
-SYMCOLL_DEV uint64_t symcoll_dev_proxy_post(const symcoll_device_t &h, int kind, int pe,
-                                            uint64_t remote_offset, const void *local, size_t bytes,
-                                            const uint64_t *sig, uint64_t value,
-                                            symcoll_signal_op_t op) {
+/* Reserves the next entry of the ring once it is free: its index + 1, 0 when the wait for it
+ * timed out (recorded naming collective). */
+SYMCOLL_DEV uint64_t symcoll_dev_proxy_reserve(const symcoll_device_t &h, int pe, int collective) {
     uint64_t index = atomicAdd(h.proxy_ring.reserved, 1ull);
     uint64_t free_from =
         index + 1 > SYMCOLL_PROXY_RING_ENTRIES ? index + 1 - SYMCOLL_PROXY_RING_ENTRIES : 0;
-    if (!symcoll_dev_proxy_wait(h, SYMCOLL_PROXY_RING_CONSUMED, free_from, pe))
+    if (!symcoll_dev_wait(h, h.proxy_ring.progress + SYMCOLL_PROXY_RING_CONSUMED, SYMCOLL_CMP_GE,
+                          free_from, collective, pe))
         return 0;
-    symcoll_proxy_ring_entry_t *e = h.proxy_ring.entries + index % SYMCOLL_PROXY_RING_ENTRIES;
+    return index + 1;
+}
+
+/* Publishes the request of the entry reserved as ticket: what this thread wrote, or observed
+ * through a barrier, is visible to the proxy first. */
+SYMCOLL_DEV void symcoll_dev_proxy_fill(const symcoll_device_t &h, uint64_t ticket, int kind,
+                                        int pe, uint64_t remote_offset, uint64_t local,
+                                        size_t bytes, const uint64_t *sig, uint64_t value,
+                                        symcoll_signal_op_t op) {
+    symcoll_proxy_ring_entry_t *e =
+        h.proxy_ring.entries + (ticket - 1) % SYMCOLL_PROXY_RING_ENTRIES;
     e->remote_offset = remote_offset;
-    e->local = (uint64_t)(uintptr_t)local;
+    e->local = local;
     e->bytes = bytes;
     e->signal_offset = sig ? (uint64_t)((const char *)sig - h.heap_base) : 0;
     e->value = value;
@@ -221,8 +228,20 @@ SYMCOLL_DEV uint64_t symcoll_dev_proxy_post(const symcoll_device_t &h, int kind,
     e->has_signal = sig != 0;
     e->op = (uint8_t)op;
     symcoll_dev_fence_sys();
-    symcoll_dev_store_release(&e->ready, index + 1);
-    return index + 1;
+    symcoll_dev_store_release(&e->ready, ticket);
+}
+
+/* Posts a request for pe (remote_offset in its heap, local an address of this GPU) once an
+ * entry is free; its ticket (index + 1), 0 when the wait for a free entry timed out. */
+SYMCOLL_DEV uint64_t symcoll_dev_proxy_post(const symcoll_device_t &h, int kind, int pe,
+                                            uint64_t remote_offset, const void *local, size_t bytes,
+                                            const uint64_t *sig, uint64_t value,
+                                            symcoll_signal_op_t op) {
+    uint64_t ticket = symcoll_dev_proxy_reserve(h, pe, SYMCOLL_COLL_DEVICE_API);
+    if (ticket)
+        symcoll_dev_proxy_fill(h, ticket, kind, pe, remote_offset, (uint64_t)(uintptr_t)local,
+                               bytes, sig, value, op);
+    return ticket;
 }
 
 /* A put (with a signal where sig is not NULL) through the proxy: returns once src is staged. */

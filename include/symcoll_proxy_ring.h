@@ -8,7 +8,21 @@
 
 #define SYMCOLL_PROXY_RING_ENTRIES 1024u
 
-enum { SYMCOLL_PROXY_RING_PUT = 0, SYMCOLL_PROXY_RING_GET = 1 };
+/* PUT_PRESTAGED: a put whose source the poster has copied into the pre-staging slot of its
+ * entry (local: the slot's byte offset in prestage), so that it goes on without waiting for the
+ * proxy to stage it. */
+enum {
+    SYMCOLL_PROXY_RING_PUT = 0,
+    SYMCOLL_PROXY_RING_GET = 1,
+    SYMCOLL_PROXY_RING_PUT_PRESTAGED = 2
+};
+
+/* The pre-staging: entry i may use slot i % SLOTS, once entry i - SLOTS is complete (its data
+ * is at its target, so the proxy no longer reads the slot). A put of at most PRESTAGE_MAX bytes
+ * goes as pieces of at most SLOT_BYTES, each its own entry, the signal on the last. */
+#define SYMCOLL_PROXY_PRESTAGE_SLOTS 32u
+#define SYMCOLL_PROXY_PRESTAGE_SLOT_BYTES (256u << 10)
+#define SYMCOLL_PROXY_PRESTAGE_MAX (1u << 20)
 
 /* The words the proxy publishes (host-mapped), each a count of ring entries that only grows:
  * read from the ring (the entry may be reused), with their source staged (a put's source may be
@@ -25,7 +39,8 @@ enum {
 typedef struct {
     uint64_t ready;         /* i + 1 once filled, written last with release at system scope */
     uint64_t remote_offset; /* in pe's heap: a put's destination, a get's source */
-    uint64_t local;         /* an address of this PE's GPU: a put's source, a get's dst */
+    uint64_t local; /* an address of this PE's GPU: a put's source, a get's dst; PUT_PRESTAGED:
+                       the offset of its slot in prestage */
     uint64_t bytes;
     uint64_t signal_offset; /* in pe's heap, with has_signal */
     uint64_t value;
@@ -41,6 +56,7 @@ typedef struct {
     symcoll_proxy_ring_entry_t *entries; /* host-mapped, as the GPU addresses it */
     const uint64_t *progress;            /* host-mapped, SYMCOLL_PROXY_RING_WORDS counts */
     unsigned long long *reserved;        /* GPU memory: entries taken by the GPU's threads */
+    char *prestage; /* host-mapped, SLOTS * SLOT_BYTES; NULL: every put waits to be staged */
 } symcoll_proxy_ring_t;
 
 #endif

@@ -41,6 +41,52 @@ static __global__ void proxy_request_kernel(symcoll_device_t h, int kind, int pe
         symcoll_dev_wait(h, h.proxy_ring.progress + await, SYMCOLL_CMP_GE, ticket, collective, pe);
 }
 
+/* A put to a PE of another node whose source this block copies into the pre-staging slots of
+ * its entries (SYMCOLL_PROXY_RING_PUT_PRESTAGED), a piece per entry: the stream goes on once the
+ * copy is posted, without waiting for the proxy. An entry's slot is free once the entry that used
+ * it before is complete; the waits time out naming collective (the team is then broken). */
+static __global__ void proxy_prestaged_put_kernel(symcoll_device_t h, int pe,
+                                                  uint64_t remote_offset, const char *src,
+                                                  size_t bytes, const uint64_t *sig, uint64_t value,
+                                                  symcoll_signal_op_t op,
+                                                  symcoll_collective_t collective) {
+    __shared__ uint64_t ticket;
+    size_t done = 0;
+    do {
+        size_t len = bytes - done < SYMCOLL_PROXY_PRESTAGE_SLOT_BYTES
+                         ? bytes - done
+                         : SYMCOLL_PROXY_PRESTAGE_SLOT_BYTES;
+        if (threadIdx.x == 0) {
+            uint64_t t = symcoll_dev_proxy_reserve(h, pe, collective);
+            uint64_t reused =
+                t > SYMCOLL_PROXY_PRESTAGE_SLOTS ? t - SYMCOLL_PROXY_PRESTAGE_SLOTS : 0;
+            if (t && len &&
+                !symcoll_dev_wait(h, h.proxy_ring.progress + SYMCOLL_PROXY_RING_COMPLETE,
+                                  SYMCOLL_CMP_GE, reused, collective, pe)) {
+                /* The entry is ours: an empty put keeps the proxy's ring moving past it. */
+                symcoll_dev_proxy_fill(h, t, SYMCOLL_PROXY_RING_PUT_PRESTAGED, pe, 0, 0, 0,
+                                       (const uint64_t *)0, 0, op);
+                t = 0;
+            }
+            ticket = t;
+        }
+        __syncthreads();
+        uint64_t t = ticket;
+        if (!t)
+            return;
+        uint64_t slot = (t - 1) % SYMCOLL_PROXY_PRESTAGE_SLOTS * SYMCOLL_PROXY_PRESTAGE_SLOT_BYTES;
+        symcoll_dev_copy_wide(h.proxy_ring.prestage + slot, src + done, len, threadIdx.x,
+                              blockDim.x);
+        symcoll_dev_fence_sys();
+        __syncthreads();
+        done += len;
+        if (threadIdx.x == 0)
+            symcoll_dev_proxy_fill(h, t, SYMCOLL_PROXY_RING_PUT_PRESTAGED, pe,
+                                   remote_offset + done - len, slot, len,
+                                   done == bytes ? sig : (const uint64_t *)0, value, op);
+    } while (done < bytes);
+}
+
 static __global__ void proxy_quiet_kernel(symcoll_device_t h, symcoll_collective_t collective) {
     symcoll_dev_wait(h, h.proxy_ring.progress + SYMCOLL_PROXY_RING_COMPLETE, SYMCOLL_CMP_GE,
                      symcoll_dev_load_relaxed((const uint64_t *)h.proxy_ring.reserved), collective,
@@ -53,6 +99,12 @@ extern "C" cudaError_t symcoll_proxy_request_launch(symcoll_device_t h, int kind
                                                     uint64_t value, symcoll_signal_op_t op,
                                                     symcoll_collective_t collective,
                                                     cudaStream_t stream) {
+    if (kind == SYMCOLL_PROXY_RING_PUT && h.proxy_ring.prestage &&
+        bytes <= SYMCOLL_PROXY_PRESTAGE_MAX) {
+        void *params[] = {&h, &pe, &remote_offset, &local, &bytes, &sig, &value, &op, &collective};
+        return cudaLaunchKernel((const void *)proxy_prestaged_put_kernel, dim3(1),
+                                dim3(bytes ? PUT_SIGNAL_THREADS : 1), params, 0, stream);
+    }
     int await =
         kind == SYMCOLL_PROXY_RING_PUT ? SYMCOLL_PROXY_RING_STAGED : SYMCOLL_PROXY_RING_COMPLETE;
     void *params[] = {&h,   &kind,  &pe, &remote_offset, &local,     &bytes,
@@ -99,6 +151,8 @@ extern "C" cudaError_t symcoll_rma_kernels_load(void) {
         err = symcoll_kernel_load((const void *)arrivals_wait_kernel);
     if (err == cudaSuccess)
         err = symcoll_kernel_load((const void *)proxy_request_kernel);
+    if (err == cudaSuccess)
+        err = symcoll_kernel_load((const void *)proxy_prestaged_put_kernel);
     if (err == cudaSuccess)
         err = symcoll_kernel_load((const void *)proxy_quiet_kernel);
     return err != cudaSuccess ? err : symcoll_kernel_load((const void *)signal_wait_kernel);

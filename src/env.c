@@ -234,11 +234,12 @@ static void accepts_FD(const char *name, char *out, size_t len) {
 
 static int parse_SLOTS(const char *name, const char *text, long *out) {
     (void)name;
-    return parse_range(text, 1, SYMCOLL_PROXY_MAX_SLOTS, out);
+    return parse_range(text, 0, SYMCOLL_PROXY_MAX_SLOTS, out);
 }
 static void accepts_SLOTS(const char *name, char *out, size_t len) {
     (void)name;
-    snprintf(out, len, "a count of staging slots from 1 to %u", SYMCOLL_PROXY_MAX_SLOTS);
+    snprintf(out, len, "a count of staging slots from 1 to %u, or 0 for the default",
+             SYMCOLL_PROXY_MAX_SLOTS);
 }
 
 static int parse_INODE(const char *name, const char *text, long *out) {

@@ -1,6 +1,7 @@
-/* The device API's ring of requests to PEs of other nodes, drained by the proxy thread: entries
- * and the proxy's counts in host-mapped memory (the GPU writes the one and polls the other),
- * the GPU's reservation count in its own memory (atomics of its threads). */
+/* The device API's ring of requests to PEs of other nodes, drained by the proxy thread: entries,
+ * the proxy's counts and the pre-staging in host-mapped memory (the GPU writes entries and
+ * pre-staged sources and polls the counts), the GPU's reservation count in its own memory
+ * (atomics of its threads). */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,10 +9,12 @@
 #include "nodes_device_ring.h"
 
 #define ENTRIES SYMCOLL_PROXY_RING_ENTRIES
+#define PRESTAGE_BYTES ((size_t)SYMCOLL_PROXY_PRESTAGE_SLOTS * SYMCOLL_PROXY_PRESTAGE_SLOT_BYTES)
 
 typedef struct {
     symcoll_proxy_ring_entry_t *entries; /* host addresses of device.entries */
     uint64_t *progress;                  /* host addresses of device.progress */
+    char *prestage;                      /* host address of device.prestage; NULL: none */
     symcoll_proxy_ring_t device;
     bool owned; /* the memory is this file's (else a CPU test's) */
     /* The proxy thread's: entries read, and how many of them are staged and complete. */
@@ -42,6 +45,9 @@ static void free_ring(device_ring_t *r) {
     if (r->progress)
         symcoll_cuda_status(cudaFreeHost(r->progress), "symcoll_finalize",
                             "freeing the device ring's counts");
+    if (r->prestage)
+        symcoll_cuda_status(cudaFreeHost(r->prestage), "symcoll_finalize",
+                            "freeing the device ring's pre-staging");
     if (r->device.reserved)
         symcoll_cuda_status(cudaFree(r->device.reserved), "symcoll_finalize",
                             "freeing the device ring's reservations");
@@ -55,12 +61,15 @@ symcoll_status_t symcoll_nodes_device_ring_create(symcoll_proxy_ring_t *out) {
         return symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY,
                                  "symcoll_init: no host memory for the device ring");
     r->owned = true;
-    void *entries_device = NULL, *progress_device = NULL;
+    void *entries_device = NULL, *progress_device = NULL, *prestage_device = NULL;
     symcoll_status_t st = mapped(ENTRIES * sizeof(symcoll_proxy_ring_entry_t), (void **)&r->entries,
                                  &entries_device, "the device ring");
     if (st == SYMCOLL_SUCCESS)
         st = mapped(SYMCOLL_PROXY_RING_WORDS * sizeof(uint64_t), (void **)&r->progress,
                     &progress_device, "the device ring's counts");
+    if (st == SYMCOLL_SUCCESS)
+        st = mapped(PRESTAGE_BYTES, (void **)&r->prestage, &prestage_device,
+                    "the device ring's pre-staging");
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_cuda_status(cudaMalloc((void **)&r->device.reserved, sizeof(uint64_t)),
                                  "symcoll_init", "the device ring's reservations");
@@ -76,19 +85,21 @@ symcoll_status_t symcoll_nodes_device_ring_create(symcoll_proxy_ring_t *out) {
     }
     r->device.entries = entries_device;
     r->device.progress = progress_device;
+    r->device.prestage = prestage_device;
     *out = r->device;
     atomic_store_explicit(&ring, r, memory_order_release);
     return SYMCOLL_SUCCESS;
 }
 
 symcoll_status_t symcoll_nodes_device_ring_serve(symcoll_proxy_ring_entry_t *entries,
-                                                 uint64_t *progress) {
+                                                 uint64_t *progress, char *prestage) {
     device_ring_t *r = calloc(1, sizeof *r);
     if (!r)
         return symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY,
                                  "symcoll_nodes_device_ring_serve: no host memory");
     r->entries = entries;
     r->progress = progress;
+    r->prestage = prestage;
     atomic_store_explicit(&ring, r, memory_order_release);
     return SYMCOLL_SUCCESS;
 }
@@ -99,19 +110,38 @@ void symcoll_nodes_device_ring_destroy(void) {
         free_ring(r);
 }
 
+/* The source of put entry e: its pre-staging slot's host address for PUT_PRESTAGED, else the
+ * GPU address it names; NULL where a slot lies outside the pre-staging. */
+static const void *put_source(const device_ring_t *r, const symcoll_proxy_ring_entry_t *e) {
+    if (e->kind != SYMCOLL_PROXY_RING_PUT_PRESTAGED)
+        return (const void *)(uintptr_t)e->local;
+    if (!r->prestage || e->local > PRESTAGE_BYTES || e->bytes > PRESTAGE_BYTES - e->local)
+        return NULL;
+    return r->prestage + e->local;
+}
+
 /* Hands entry e (index r->read) to the proxy; *posted false while the proxy's ring is full. */
-static symcoll_status_t take(symcoll_proxy_t *p, const symcoll_proxy_ring_entry_t *e,
-                             uint64_t *ticket, bool *posted) {
-    if (e->kind == SYMCOLL_PROXY_RING_PUT) {
+static symcoll_status_t take(const device_ring_t *r, symcoll_proxy_t *p,
+                             const symcoll_proxy_ring_entry_t *e, uint64_t *ticket, bool *posted) {
+    if (e->kind == SYMCOLL_PROXY_RING_PUT || e->kind == SYMCOLL_PROXY_RING_PUT_PRESTAGED) {
+        const void *src = put_source(r, e);
+        if (!src && e->bytes)
+            return symcoll_set_error(SYMCOLL_ERROR_INTERNAL,
+                                     "symcoll_proxy: device request %llu names pre-staging %llu + "
+                                     "%llu bytes, outside the %zu bytes there are",
+                                     (unsigned long long)(e->ready - 1),
+                                     (unsigned long long)e->local, (unsigned long long)e->bytes,
+                                     r->prestage ? PRESTAGE_BYTES : (size_t)0);
         symcoll_proxy_put_t put = {.pe = e->pe,
                                    .dst_offset = e->remote_offset,
-                                   .src = (const void *)(uintptr_t)e->local,
+                                   .src = src,
                                    .bytes = e->bytes,
                                    .signal = e->has_signal != 0,
                                    .signal_offset = e->signal_offset,
                                    .value = e->value,
                                    .op = e->op == SYMCOLL_SIGNAL_ADD ? SYMCOLL_UCX_SIGNAL_ADD
-                                                                     : SYMCOLL_UCX_SIGNAL_SET};
+                                                                     : SYMCOLL_UCX_SIGNAL_SET,
+                                   .prestaged = e->kind == SYMCOLL_PROXY_RING_PUT_PRESTAGED};
         return symcoll_proxy_try_put(p, &put, ticket, posted);
     }
     if (e->kind == SYMCOLL_PROXY_RING_GET) {
@@ -146,7 +176,7 @@ bool symcoll_nodes_device_ring_poll(void *context, symcoll_proxy_t *p, symcoll_s
             break;
         uint64_t ticket = 0;
         bool posted = false;
-        if ((*st = take(p, e, &ticket, &posted)) != SYMCOLL_SUCCESS)
+        if ((*st = take(r, p, e, &ticket, &posted)) != SYMCOLL_SUCCESS)
             return false;
         if (!posted)
             break;

@@ -10,13 +10,14 @@
 extern "C" {
 #endif
 
-/* Allocates the ring (host-mapped entries and counts, the GPU's reservation count) and fills
- * *out with the addresses the GPU uses. */
+/* Allocates the ring (host-mapped entries, counts and pre-staging, the GPU's reservation count) and
+ * fills *out with the addresses the GPU uses. */
 symcoll_status_t symcoll_nodes_device_ring_create(symcoll_proxy_ring_t *out);
-/* The same ring over memory that the caller owns (zeroed, SYMCOLL_PROXY_RING_ENTRIES entries
- * and SYMCOLL_PROXY_RING_WORDS counts): a CPU test's host memory stands in for the GPU's. */
+/* The same ring over memory that the caller owns (zeroed, SYMCOLL_PROXY_RING_ENTRIES entries,
+ * SYMCOLL_PROXY_RING_WORDS counts, and SYMCOLL_PROXY_PRESTAGE_SLOTS slots of pre-staging or
+ * NULL): a CPU test's host memory stands in for the GPU's. */
 symcoll_status_t symcoll_nodes_device_ring_serve(symcoll_proxy_ring_entry_t *entries,
-                                                 uint64_t *progress);
+                                                 uint64_t *progress, char *prestage);
 /* Frees it (the memory only where create allocated it), once the proxy that polled it is
  * gone. */
 void symcoll_nodes_device_ring_destroy(void);

@@ -1,7 +1,8 @@
-/* RMA to the PEs of other nodes: one single-thread kernel on the caller's stream posts the
- * request into the proxy's ring, as the device API does (include/symcoll_proxy_ring.h), and
- * holds the stream until the proxy has staged a put's source or completed a get; a quiet waits
- * for every request before it. Kernels replay in a graph as they were captured, and no host
+/* RMA to the PEs of other nodes: a kernel on the caller's stream posts the request into the
+ * proxy's ring, as the device API does (include/symcoll_proxy_ring.h), and holds the stream until
+ * a put's source is staged (by the kernel itself into the ring's pre-staging, up to
+ * SYMCOLL_PROXY_PRESTAGE_MAX bytes; else by the proxy) or a get complete; a quiet waits for
+ * every request before it. Kernels replay in a graph as they were captured, and no host
  * function waits for the proxy: one that did would hold the driver while the proxy thread's own
  * calls (the copies into this GPU, the signals it applies) need it, and a graph's host nodes
  * deadlocked so. */

@@ -280,7 +280,7 @@ TEST_F(Env, BadValuesNameVariableValueAndWhatIsAccepted) {
         {"SYMCOLL_ALGO_REDUCE", "ring", "ll, one_shot, two_shot"},
         {"SYMCOLL_ALGO_BROADCAST", "one_shot", "ll, pull, push, ce"},
         {"SYMCOLL_ALGO_ALLTOALL", "ce", "ll, push, pull"},
-        {"SYMCOLL_PROXY_SLOTS", "0", "staging slots from 1 to 1024"},
+        {"SYMCOLL_PROXY_SLOTS", "-1", "staging slots from 1 to 1024, or 0"},
         {"SYMCOLL_PROXY_SLOTS", "1025", "staging slots from 1 to 1024"},
         {"SYMCOLL_PROXY_SLOT_BYTES", "0", "positive"},
     };

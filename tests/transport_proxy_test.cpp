@@ -252,14 +252,19 @@ TEST_F(Proxy, ThreadsPostAtOnce) {
 
 // The device API's ring (src/nodes_device_ring.c) over host memory, the test's thread standing
 // in for the GPU's: 1100 one-word puts (64 slots in flight) wrap the ring's 1024 entries and the
-// proxy's 256, the last with a signal; then a get of the right neighbour's words. The proxy
-// thread takes the entries in order without waiting for room in its own ring.
+// proxy's 256, the last with a signal, every third from its pre-staging slot (slot i % 32, reused
+// once entry i - 32 is complete: a put read from its slot too late would carry a later entry's
+// word); then a get of the right neighbour's words. The proxy thread takes the entries in
+// order without waiting for room in its own ring.
 TEST_F(Proxy, TheDeviceRingIsDrainedInOrderPastItsEntries) {
     ASSERT_EQ(symcoll_proxy_destroy(proxy, 0), SYMCOLL_SUCCESS) << symcoll_last_error();
     proxy = nullptr;
     std::vector<symcoll_proxy_ring_entry_t> entries(SYMCOLL_PROXY_RING_ENTRIES);
     std::vector<uint64_t> progress(SYMCOLL_PROXY_RING_WORDS);
-    ASSERT_EQ(symcoll_nodes_device_ring_serve(entries.data(), progress.data()), SYMCOLL_SUCCESS);
+    const size_t slot_bytes = SYMCOLL_PROXY_PRESTAGE_SLOT_BYTES;
+    std::vector<char> prestage((size_t)SYMCOLL_PROXY_PRESTAGE_SLOTS * slot_bytes);
+    ASSERT_EQ(symcoll_nodes_device_ring_serve(entries.data(), progress.data(), prestage.data()),
+              SYMCOLL_SUCCESS);
     symcoll_proxy_memory_t ops = memory.ops();
     ops.poll = symcoll_nodes_device_ring_poll;
     symcoll_proxy_config_t config = config_of(kSlotBytes, 64, 256);
@@ -297,6 +302,16 @@ TEST_F(Proxy, TheDeviceRingIsDrainedInOrderPastItsEntries) {
         put.bytes = 8;
         put.pe = right;
         put.kind = SYMCOLL_PROXY_RING_PUT;
+        if (i % 3 == 1) {
+            uint64_t slot = i % SYMCOLL_PROXY_PRESTAGE_SLOTS;
+            uint64_t reused =
+                i >= SYMCOLL_PROXY_PRESTAGE_SLOTS ? i + 1 - SYMCOLL_PROXY_PRESTAGE_SLOTS : 0;
+            ASSERT_TRUE(reaches(SYMCOLL_PROXY_RING_COMPLETE, reused))
+                << "slot " << slot << " never freed";
+            std::memcpy(&prestage[slot * slot_bytes], &words[i], 8);
+            put.local = slot * slot_bytes;
+            put.kind = SYMCOLL_PROXY_RING_PUT_PRESTAGED;
+        }
         put.has_signal = i == n - 1;
         put.signal_offset = kSignal;
         put.value = 1;

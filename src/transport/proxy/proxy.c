@@ -7,7 +7,14 @@
 #include "proxy_internal.h"
 
 #define DEFAULT_SLOT_BYTES ((size_t)1 << 20)
-#define DEFAULT_SLOTS 4u
+/* The default staging ring: as many slots as DEFAULT_STAGING bytes per direction holds for
+ * every PE of the job, within MIN_SLOTS and MAX_DEFAULT_SLOTS. On two simulated nodes of one
+ * H200, 16 slots of 1 MiB took puts of 64 KiB - 16 MiB from 0.6-0.8 of raw UCX to 0.7-1.07
+ * (perf/NOTES.md): a put's chunks wait for the target to free the ring, and the count that
+ * frees them trails the data by a flush and the target's copies. */
+#define DEFAULT_STAGING ((size_t)64 << 20)
+#define MIN_SLOTS 4u
+#define MAX_DEFAULT_SLOTS 16u
 #define DEFAULT_RING_ENTRIES 1024u
 /* Records per pair of PEs and direction, at least: small puts share the staging ring. */
 #define MIN_RECORDS 64u
@@ -132,7 +139,7 @@ static symcoll_status_t check_request(const symcoll_proxy_t *p, const char *fn,
                                  "%s: %s %zu and bytes %zu overrun the %zu-byte heap", fn, remote,
                                  r->remote_offset, r->bytes, heap);
     uintptr_t local_at = (uintptr_t)r->local, heap_at = (uintptr_t)p->heap;
-    if (r->bytes && !p->memory.any_local &&
+    if (r->bytes && !p->memory.any_local && !r->prestaged &&
         (local_at < heap_at || local_at - heap_at > heap || r->bytes > heap - (local_at - heap_at)))
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
                                  "%s: %s %p and bytes %zu are not inside this PE's heap", fn, local,
@@ -191,9 +198,9 @@ static symcoll_status_t post(symcoll_proxy_t *p, const char *fn, const proxy_req
 }
 
 static proxy_request_t put_request(const symcoll_proxy_put_t *put) {
-    return (proxy_request_t){PROXY_PUT,          put->pe,    put->dst_offset,
-                             (char *)put->src,   put->bytes, put->signal,
-                             put->signal_offset, put->value, put->op};
+    return (proxy_request_t){PROXY_PUT,  put->pe,       put->dst_offset,    (char *)put->src,
+                             put->bytes, put->signal,   put->signal_offset, put->value,
+                             put->op,    put->prestaged};
 }
 
 static proxy_request_t get_request(const symcoll_proxy_get_t *get) {
@@ -344,6 +351,13 @@ symcoll_status_t symcoll_proxy_destroy(symcoll_proxy_t *p, int abort) {
 #define MAX_SLOT_BYTES ((size_t)1 << 30)
 #define MAX_RING_ENTRIES (1u << 20)
 
+static unsigned default_slots(size_t slot_bytes, int n_pes) {
+    size_t fit = DEFAULT_STAGING / (slot_bytes * (size_t)n_pes);
+    return fit < MIN_SLOTS           ? MIN_SLOTS
+           : fit > MAX_DEFAULT_SLOTS ? MAX_DEFAULT_SLOTS
+                                     : (unsigned)fit;
+}
+
 /* The configuration with defaults, within bounds, and with the heap's size the same on every
  * PE (compared over the bootstrap: offsets checked here must hold there); *direct: every PE's
  * UCX takes its heap's memory and none asked for staging. */
@@ -351,7 +365,8 @@ static symcoll_status_t configure(symcoll_proxy_t *p, const symcoll_proxy_config
                                   bool *direct) {
     const char *fn = "symcoll_proxy_create";
     size_t slot_bytes = config && config->slot_bytes ? config->slot_bytes : DEFAULT_SLOT_BYTES;
-    unsigned slots = config && config->slots ? config->slots : DEFAULT_SLOTS;
+    unsigned slots =
+        config && config->slots ? config->slots : default_slots(slot_bytes, p->boot->size);
     p->ring_entries = config && config->ring_entries ? config->ring_entries : DEFAULT_RING_ENTRIES;
     symcoll_status_t st = SYMCOLL_SUCCESS;
     if (slot_bytes > MAX_SLOT_BYTES || slots > SYMCOLL_PROXY_MAX_SLOTS ||

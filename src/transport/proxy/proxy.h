@@ -3,7 +3,8 @@
  * transport, straight between the heaps where UCX can register their memory (the direct path,
  * symcoll_proxy_memory_t.heap_memory), else through staging in pinned host memory:
  *
- *   sender: the source goes from the heap, in chunks, into a staging ring (memory.to_host),
+ *   sender: the source goes from the heap, in chunks, into a staging ring (memory.to_host; a
+ *   source its poster pre-staged in pinned host memory is put from where it lies),
  *   ucp_put takes each into the same place of the target's receive window, the batch's mailbox
  *   records (offset, length, signal, value, op) follow, and once a flush of the endpoint has
  *   made both complete at the target, a put of the new total of the target's count of records
@@ -79,8 +80,9 @@ typedef struct {
 
 /* The same on every PE (as is the heap's size). 0 picks the default. */
 typedef struct {
-    size_t slot_bytes;     /* the staging chunk: a put moves in pieces of this size (1 MiB) */
-    unsigned slots;        /* chunks the staging ring holds, per pair and direction (4) */
+    size_t slot_bytes; /* the staging chunk: a put moves in pieces of this size (1 MiB) */
+    unsigned slots;    /* chunks the staging ring holds, per pair and direction (as many as 64 MiB
+                          holds for all PEs, 4 to 16) */
     unsigned ring_entries; /* requests posted and not complete (1024); a post waits for room */
     bool staged;           /* stage even where the direct path could be taken */
 } symcoll_proxy_config_t;
@@ -97,6 +99,10 @@ typedef struct {
     size_t signal_offset;
     uint64_t value;
     symcoll_ucx_signal_op_t op;
+    /* src is pinned host memory that stays unchanged until the put is complete (the device
+     * ring's pre-staging): the proxy puts from it, with no copy out, and src need not lie in
+     * the heap. */
+    bool prestaged;
 } symcoll_proxy_put_t;
 
 /* A get of bytes from src_offset of PE pe's heap into dst (in this PE's heap). */

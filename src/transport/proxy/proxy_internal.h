@@ -71,6 +71,7 @@ typedef struct {
     size_t signal_offset;
     uint64_t value;
     symcoll_ucx_signal_op_t op;
+    bool prestaged; /* PUT: local is pinned host memory (symcoll_proxy_put_t.prestaged) */
 } proxy_request_t;
 
 /* A request, until it is complete. */

@@ -42,16 +42,16 @@ static bool room(const symcoll_proxy_t *p, int pe, size_t len, uint64_t *data_at
 
 /* Stages one record to PE pe at data_at (from room): len bytes of data from src in this PE's
  * heap, copied into the staging ring and put into the same place of pe's window, and the
- * record beside them. */
+ * record beside them. prestaged: src is pinned host memory already, put from where it is. */
 static symcoll_status_t stage_record(symcoll_proxy_t *p, int pe, uint64_t data_at, const char *src,
-                                     size_t len, proxy_record_t record) {
+                                     size_t len, bool prestaged, proxy_record_t record) {
     const proxy_layout_t *l = &p->layout;
     proxy_target_t *target = &p->targets[pe];
     size_t at = proxy_ring_at(l, data_at);
-    char *staging = p->host + proxy_outbox(l, pe) + at;
+    const char *staging = prestaged ? src : p->host + proxy_outbox(l, pe) + at;
     symcoll_status_t st = SYMCOLL_SUCCESS;
-    if (len)
-        st = p->memory.to_host(p->memory.context, staging, src, len);
+    if (len && !prestaged)
+        st = p->memory.to_host(p->memory.context, p->host + proxy_outbox(l, pe) + at, src, len);
     if (len && st == SYMCOLL_SUCCESS)
         st = symcoll_ucx_put(p->t, p->region, pe, proxy_inbox(l, p->boot->rank) + at, staging, len);
     if (st != SYMCOLL_SUCCESS)
@@ -69,7 +69,7 @@ static symcoll_status_t stage_record(symcoll_proxy_t *p, int pe, uint64_t data_a
  * count stays and the request retires once staged. */
 static bool move_direct(symcoll_proxy_t *p, const proxy_request_t *r, uint64_t data_at,
                         symcoll_status_t *st) {
-    symcoll_ucx_memory_t memory = p->memory.heap_memory;
+    symcoll_ucx_memory_t memory = r->prestaged ? SYMCOLL_UCX_MEMORY_HOST : p->memory.heap_memory;
     *st = r->kind == PROXY_GET ? symcoll_ucx_get_into(p->t, p->heap_region, r->pe, r->remote_offset,
                                                       r->local, r->bytes, memory)
                                : symcoll_ucx_put_from(p->t, p->heap_region, r->pe, r->remote_offset,
@@ -77,7 +77,7 @@ static bool move_direct(symcoll_proxy_t *p, const proxy_request_t *r, uint64_t d
     if (*st == SYMCOLL_SUCCESS)
         *st = symcoll_ucx_quiet_pe(p->t, r->pe);
     if (*st == SYMCOLL_SUCCESS && r->kind == PROXY_PUT && r->signal)
-        *st = stage_record(p, r->pe, data_at, NULL, 0,
+        *st = stage_record(p, r->pe, data_at, NULL, 0, false,
                            (proxy_record_t){.kind = PROXY_PUT,
                                             .offset = r->remote_offset,
                                             .signal_offset = r->signal_offset,
@@ -105,7 +105,7 @@ static bool stage_request(symcoll_proxy_t *p, const proxy_request_t *r, uint64_t
         return move_direct(p, r, data_at, st);
     if (r->kind == PROXY_GET) {
         *st = stage_record(
-            p, r->pe, data_at, NULL, 0,
+            p, r->pe, data_at, NULL, 0, false,
             (proxy_record_t){.kind = PROXY_GET,
                              .offset = r->remote_offset,
                              .bytes = r->bytes,
@@ -116,7 +116,7 @@ static bool stage_request(symcoll_proxy_t *p, const proxy_request_t *r, uint64_t
     size_t len = next_chunk(p, r);
     bool last = len == r->bytes - p->taken_bytes;
     /* A signal alone has no source (NULL, not to be offset). */
-    *st = stage_record(p, r->pe, data_at, len ? r->local + p->taken_bytes : NULL, len,
+    *st = stage_record(p, r->pe, data_at, len ? r->local + p->taken_bytes : NULL, len, r->prestaged,
                        (proxy_record_t){.kind = PROXY_PUT,
                                         .offset = r->remote_offset + p->taken_bytes,
                                         .bytes = len,
@@ -139,7 +139,7 @@ static bool stage_replies(symcoll_proxy_t *p, int pe, symcoll_status_t *st) {
         size_t len = chunk(p, left);
         if (!room(p, pe, len, &data_at))
             break;
-        *st = stage_record(p, pe, data_at, reply->src + reply->staged, len,
+        *st = stage_record(p, pe, data_at, reply->src + reply->staged, len, false,
                            (proxy_record_t){.kind = PROXY_REPLY,
                                             .offset = reply->dst_offset + reply->staged,
                                             .bytes = len,
