@@ -18,9 +18,8 @@ typedef struct {
     const symcoll_tuning_file_t *file;
     const char *env_forced; /* SYMCOLL_ALGO_<COLLECTIVE> of those settings, "" for none */
     char whose[32];         /* the team in messages: "team 3", "the described job" */
-    int nodes;  /* a team across nodes: how many of them (size and topo are then its part of one
-                   node's: one PE, or the node); else 0 */
-    bool world; /* the team is WORLD (alltoallv has a plan across nodes there only) */
+    int nodes; /* a team across nodes: how many of them (size and topo are then its part of one
+                  node's: one PE, or the node); else 0 */
     symcoll_status_t refusal; /* a team across nodes that the call would refuse, and why */
     char refusal_why[256];
 } team_view_t;
@@ -118,14 +117,16 @@ static symcoll_status_t job_team(symcoll_team_t team, symcoll_collective_t colle
         .env_forced = symcoll_env_algo(collective),
     };
     snprintf(view->whose, sizeof view->whose, "team %d", (int)t->handle);
-    view->world = t == &symcoll_g.teams[SYMCOLL_TEAM_WORLD];
     if (!symcoll_nodes_spans(t))
         return SYMCOLL_SUCCESS;
     /* As the calls check it, after their own checks: a refusal is returned later. */
     int first[SYMCOLL_MAX_PES], per_node = 0;
-    view->refusal = collective == SYMCOLL_COLL_BARRIER
-                        ? symcoll_nodes_runs(FN, t, first, &view->nodes)
-                        : symcoll_nodes_parts(FN, t, &view->nodes, &per_node);
+    view->refusal = collective == SYMCOLL_COLL_ALLTOALLV ? symcoll_nodes_alltoallv_team(FN, t)
+                                                         : SYMCOLL_SUCCESS;
+    if (view->refusal == SYMCOLL_SUCCESS)
+        view->refusal = collective == SYMCOLL_COLL_BARRIER
+                            ? symcoll_nodes_runs(FN, t, first, &view->nodes)
+                            : symcoll_nodes_parts(FN, t, &view->nodes, &per_node);
     if (view->refusal != SYMCOLL_SUCCESS) {
         snprintf(view->refusal_why, sizeof view->refusal_why, "%s", symcoll_last_error());
         view->nodes = 0;
@@ -139,9 +140,8 @@ static symcoll_status_t job_team(symcoll_team_t team, symcoll_collective_t colle
     return SYMCOLL_SUCCESS;
 }
 
-/* The plan of a collective on a team across nodes (collectives/nodes_*.c), NULL where there is
- * none (alltoallv's on teams other than WORLD). */
-static const char *nodes_plan(symcoll_collective_t collective, bool world) {
+/* The plan of a collective on a team across nodes (collectives/nodes_*.c). */
+static const char *nodes_plan(symcoll_collective_t collective) {
     switch (collective) {
     case SYMCOLL_COLL_BARRIER:
         return "node barrier, leaders meet through the proxy, node barrier";
@@ -156,9 +156,8 @@ static const char *nodes_plan(symcoll_collective_t collective, bool world) {
     case SYMCOLL_COLL_ALLTOALL:
         return "blocks straight to other nodes' PEs, node alltoall";
     case SYMCOLL_COLL_ALLTOALLV:
-        return world ? "counts to every PE, then segments: node peers by stores, other nodes "
-                       "through the proxy"
-                     : NULL;
+        return "counts to every PE, then segments: node peers by stores, other nodes through the "
+               "proxy";
     default:
         return NULL;
     }
@@ -210,7 +209,7 @@ static symcoll_status_t choose(const symcoll_explain_query_t *q, const team_view
     }
     if (view->refusal != SYMCOLL_SUCCESS)
         return symcoll_set_error(view->refusal, "%s", view->refusal_why);
-    const char *plan = view->nodes ? nodes_plan(q->collective, view->world) : NULL;
+    const char *plan = view->nodes ? nodes_plan(q->collective) : NULL;
     st = symcoll_check_p2p(FN, view->whose, view->nodes && !plan ? TOPO_NO_P2P : view->topo);
     if (st != SYMCOLL_SUCCESS)
         return st;

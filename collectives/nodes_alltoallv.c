@@ -19,16 +19,22 @@ static int data_blocks(size_t dst_bytes, int pes) {
     return blocks < (size_t)most ? (int)blocks : most > 0 ? most : 1;
 }
 
+symcoll_status_t symcoll_nodes_alltoallv_team(const char *fn, const symcoll_team_state_t *team) {
+    return team == &symcoll_g.teams[SYMCOLL_TEAM_WORLD]
+               ? SYMCOLL_SUCCESS
+               : symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
+                                   "%s: across nodes only on SYMCOLL_TEAM_WORLD (team %d spans "
+                                   "nodes)",
+                                   fn, (int)team->handle);
+}
+
 symcoll_status_t symcoll_nodes_alltoallv(const symcoll_coll_call_t *call,
                                          symcoll_alltoallv_args_t *args, void *dst, const void *src,
                                          size_t dst_bytes, cudaStream_t stream) {
     symcoll_nodes_plan_t p;
-    symcoll_status_t st =
-        call->team == &symcoll_g.teams[SYMCOLL_TEAM_WORLD]
-            ? symcoll_nodes_begin(&p, call, stream)
-            : symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
-                                "%s: across nodes only on SYMCOLL_TEAM_WORLD (team %d spans nodes)",
-                                call->fn, (int)call->team->handle);
+    symcoll_status_t st = symcoll_nodes_alltoallv_team(call->fn, call->team);
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_nodes_begin(&p, call, stream);
     const int n = symcoll_g.n_pes;
     const size_t rows = (size_t)n * SYMCOLL_ALLTOALLV_HEADER_WORDS * sizeof(uint64_t);
     if (st == SYMCOLL_SUCCESS && rows > symcoll_g.nodes_scratch_size)

@@ -15,15 +15,6 @@ symcoll_status_t symcoll_nodes_node_barrier(const symcoll_coll_call_t *call, boo
         call->fn, "barrier kernel launch");
 }
 
-bool symcoll_nodes_spans(const symcoll_team_state_t *t) {
-    if (!symcoll_g.proxy)
-        return false;
-    for (int i = 0; i < t->size; i++)
-        if (!((symcoll_g.reachable >> (t->start + i * t->stride)) & 1ull))
-            return true;
-    return false;
-}
-
 /* The job's node of WORLD PE pe, its nodes contiguous in rank. */
 static int node_of(int pe) {
     int k = 0;

@@ -31,9 +31,6 @@ symcoll_status_t symcoll_nodes_node_barrier(const symcoll_coll_call_t *call, boo
  * the node's barrier, the team's first PE of each node meet, the node's barrier. */
 symcoll_status_t symcoll_barrier_across_nodes(const symcoll_coll_call_t *call, cudaStream_t stream);
 
-/* Team t has PEs that this PE does not reach by loads and stores (PEs of other nodes). */
-bool symcoll_nodes_spans(const symcoll_team_state_t *t);
-
 /* Team t's PEs of one node are consecutive in team rank (its runs): the team rank of each
  * run's first PE into first[] (SYMCOLL_MAX_PES of them) and how many runs; UNSUPPORTED, naming
  * fn, unless the job's nodes are contiguous in rank and each run is one PE or its whole node. */
@@ -107,6 +104,9 @@ symcoll_status_t symcoll_nodes_reduce_scatter(const symcoll_coll_call_t *call, v
                                               const void *src, size_t count_per_pe,
                                               symcoll_datatype_t type, symcoll_op_t op,
                                               cudaStream_t stream);
+/* UNSUPPORTED, naming fn and team, unless team is WORLD: alltoallv, dispatch and combine cross
+ * nodes on WORLD only. */
+symcoll_status_t symcoll_nodes_alltoallv_team(const char *fn, const symcoll_team_state_t *team);
 /* alltoallv, dispatch and combine (collectives/nodes_alltoallv.c): args filled in by the public
  * call but for args->c and args->headers; dst_bytes is dst's capacity in bytes. */
 symcoll_status_t symcoll_nodes_alltoallv(const symcoll_coll_call_t *call,

@@ -83,10 +83,10 @@ enum {
  * (symcoll_arrivals_wait_launch), SYMCOLL_NODES_AWAITED words after their arrivals. Zeroed at
  * init only: a team's calls wait for every signal they send, so whenever none runs a slot's
  * two counts are equal, and the next team of the slot goes on from them (a late signal after a
- * timeout fills in what was missed, as zeroing under the proxy's feet would not). Not covered:
- * a team broken by a timeout, whose members went on sending to the PE that refused its calls,
- * leaves that PE's arrivals ahead; a later team of the slot would see its first waits there pass
- * early. */
+ * timeout fills in what was missed, as zeroing under the proxy's feet would not). A team
+ * broken by a timeout, whose members went on sending to the PE that refused its calls, leaves
+ * that PE's arrivals ahead: a later team of the slot would see its first waits there pass early,
+ * so symcoll_team_destroy keeps such a team's slot out of use until finalize. */
 #define SYMCOLL_NODES_AWAITED (SYMCOLL_TEAM_SYNC_SLOTS * SYMCOLL_NODES_KINDS)
 #define SYMCOLL_NODES_SYNC_WORDS (2 * SYMCOLL_NODES_AWAITED)
 
@@ -166,6 +166,8 @@ symcoll_status_t symcoll_tuning_file_open(const char *fn, const char *path, int 
 symcoll_status_t symcoll_team_for_call(const char *fn, symcoll_team_t team,
                                        symcoll_team_state_t **out);
 symcoll_device_t symcoll_team_device(const symcoll_team_state_t *t);
+/* Team t has PEs that this PE does not reach by loads and stores (PEs of other nodes). */
+bool symcoll_nodes_spans(const symcoll_team_state_t *t);
 /* The check of a caller's handle version and size against what this library fills (version
  * filled, filled_size bytes); zeroes the caller's out either way. INVALID_ARGUMENT for out
  * NULL, UNSUPPORTED (naming what) for another version or size. */

@@ -32,8 +32,19 @@ static uint64_t free_handles(void) {
     return mask;
 }
 
-static void release_team(symcoll_team_state_t *t) {
-    sync_slots_used &= ~(1u << t->sync_slot);
+bool symcoll_nodes_spans(const symcoll_team_state_t *t) {
+    if (!symcoll_g.proxy)
+        return false;
+    for (int i = 0; i < t->size; i++)
+        if (!((symcoll_g.reachable >> (t->start + i * t->stride)) & 1ull))
+            return true;
+    return false;
+}
+
+/* keep_slot: the team's synchronization slot stays out of use until finalize. */
+static void release_team(symcoll_team_state_t *t, bool keep_slot) {
+    if (!keep_slot)
+        sync_slots_used &= ~(1u << t->sync_slot);
     memset(t, 0, sizeof *t);
 }
 
@@ -62,7 +73,7 @@ static symcoll_status_t setup_team(int index, int slot, int start, int stride, i
     symcoll_status_t st = symcoll_cuda_status(cudaMemset(t->sync, 0, SYMCOLL_SYNC_BYTES(size)),
                                               "team", "cudaMemset of the synchronization area");
     if (st != SYMCOLL_SUCCESS)
-        release_team(t);
+        release_team(t, false);
     return st;
 }
 
@@ -304,7 +315,7 @@ static symcoll_status_t split_setup(const char *fn, const split_request_t *agree
     if (st == SYMCOLL_SUCCESS)
         st = shared;
     if (st != SYMCOLL_SUCCESS && member && symcoll_g.teams[index].in_use)
-        release_team(&symcoll_g.teams[index]);
+        release_team(&symcoll_g.teams[index], false);
     return st;
 }
 
@@ -329,8 +340,9 @@ symcoll_status_t symcoll_team_split_strided(symcoll_team_t parent, int start, in
                                "%s: no PE is a member of parent team %d", fn, (int)parent);
     if (st == SYMCOLL_SUCCESS && (slot < 0 || index < 0))
         st = symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY,
-                               "%s: too many teams at once (at most %d besides WORLD and NODE; "
-                               "destroy some first)",
+                               "%s: too many teams at once (at most %d besides WORLD and NODE, "
+                               "fewer after teams across nodes broken by a timeout; destroy some "
+                               "first)",
                                fn, SYMCOLL_TEAM_SYNC_SLOTS - 2);
     if (st != SYMCOLL_SUCCESS)
         return st;
@@ -356,7 +368,9 @@ symcoll_status_t symcoll_team_destroy(symcoll_team_t team) {
      * takes what is free on every PE, so only after every member has destroyed the team and
      * its GPU has finished with it. */
     st = symcoll_cuda_status(cudaDeviceSynchronize(), fn, "waiting for the device");
-    release_team(t);
+    /* A team across nodes broken by a timeout may leave this PE's arrivals ahead of its waits in
+     * the slot (internal.h); the split of a later team takes only slots free on every PE. */
+    release_team(t, t->record->expired == 1 && symcoll_nodes_spans(t));
     return st;
 }
 

@@ -240,7 +240,7 @@ TEST_F(NodesColl, TeamsAcrossNodes) {
 
 // A team with two PEs on one node and one on the other (2 nodes of 2 PEs): its barrier runs
 // (each node's part is one PE or the whole node), its collectives are refused before anything
-// is enqueued, and alltoallv across nodes is WORLD's alone.
+// is enqueued, and alltoallv across nodes is WORLD's alone (symcoll_explain says so too).
 TEST_F(NodesColl, TeamsOfUnequalPartsMeetButDoNotCollect) {
     if (n != 4)
         GTEST_SKIP() << "needs 2 nodes of 2 PEs";
@@ -261,6 +261,16 @@ TEST_F(NodesColl, TeamsOfUnequalPartsMeetButDoNotCollect) {
     EXPECT_EQ(symcoll_alltoallv_on_stream(team, arena.dst_at(0), 1, arena.src_at(0), counts,
                                           counts + 4, counts + 8, SYMCOLL_INT32, stream),
               SYMCOLL_ERROR_UNSUPPORTED);
+    EXPECT_NE(std::strstr(symcoll_last_error(), "only on SYMCOLL_TEAM_WORLD"), nullptr)
+        << symcoll_last_error();
+    // symcoll_explain refuses it as the call does.
+    symcoll_explain_query_t q = {};
+    q.version = SYMCOLL_EXPLAIN_VERSION;
+    q.collective = SYMCOLL_COLL_ALLTOALLV;
+    q.type = SYMCOLL_INT32;
+    q.team = team;
+    symcoll_explanation_t out;
+    EXPECT_EQ(symcoll_explain(&q, &out), SYMCOLL_ERROR_UNSUPPORTED);
     EXPECT_NE(std::strstr(symcoll_last_error(), "only on SYMCOLL_TEAM_WORLD"), nullptr)
         << symcoll_last_error();
     EXPECT_EQ(symcoll_barrier_on_stream(team, stream), SYMCOLL_SUCCESS) << symcoll_last_error();
