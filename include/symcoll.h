@@ -535,8 +535,7 @@ typedef struct {
 
 /* Version of symcoll_device_t and of the device API's view of a team's synchronization area.
  * A kernel compiled against one version works with a library that fills that version. */
-/* 2: the grid word of the sync area; 3: proxy_ring; 4: proxy_ring.prestage */
-#define SYMCOLL_DEVICE_HANDLE_VERSION 4
+#define SYMCOLL_DEVICE_HANDLE_VERSION 3 /* 2: the grid word of the sync area; 3: proxy_ring */
 
 typedef struct {
     uint32_t version;     /* SYMCOLL_DEVICE_HANDLE_VERSION it was filled for; 0: no handle */

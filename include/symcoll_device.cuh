@@ -9,7 +9,8 @@
  * a put until its source is staged, a get until its data is in dst. dst of a put, src of a get
  * and signals are symmetric addresses of this PE; the other buffer may be any memory of this
  * GPU. A kernel that waits for what the proxy delivers must leave it room to run: the proxy
- * applies a SIGNAL_ADD with a one-thread kernel of its own (a SIGNAL_SET with a copy).
+ * applies a SIGNAL_ADD with a one-thread kernel of its own (a SIGNAL_SET with a stream memory
+ * operation).
  * Scopes: the plain functions are called by one thread; _warp variants by every thread of
  * the warp and _block variants by every thread of the block, with the same arguments. A
  * scoped call returns once the whole group is done with src, so any thread may reuse it.
@@ -196,39 +197,6 @@ SYMCOLL_DEV bool symcoll_dev_proxy_wait(const symcoll_device_t &h, int word, uin
                                         int pe) {
     return symcoll_dev_wait(h, h.proxy_ring.progress + word, SYMCOLL_CMP_GE, ticket,
                             SYMCOLL_COLL_DEVICE_API, pe);
-}
-
-/* Reserves the next entry of the ring once it is free: its index + 1, 0 when the wait for it
- * timed out (recorded naming collective). */
-SYMCOLL_DEV uint64_t symcoll_dev_proxy_reserve(const symcoll_device_t &h, int pe, int collective) {
-    uint64_t index = atomicAdd(h.proxy_ring.reserved, 1ull);
-    uint64_t free_from =
-        index + 1 > SYMCOLL_PROXY_RING_ENTRIES ? index + 1 - SYMCOLL_PROXY_RING_ENTRIES : 0;
-    if (!symcoll_dev_wait(h, h.proxy_ring.progress + SYMCOLL_PROXY_RING_CONSUMED, SYMCOLL_CMP_GE,
-                          free_from, collective, pe))
-        return 0;
-    return index + 1;
-}
-
-/* Publishes the request of the entry reserved as ticket: what this thread wrote, or observed
- * through a barrier, is visible to the proxy first. */
-SYMCOLL_DEV void symcoll_dev_proxy_fill(const symcoll_device_t &h, uint64_t ticket, int kind,
-                                        int pe, uint64_t remote_offset, uint64_t local,
-                                        size_t bytes, const uint64_t *sig, uint64_t value,
-                                        symcoll_signal_op_t op) {
-    symcoll_proxy_ring_entry_t *e =
-        h.proxy_ring.entries + (ticket - 1) % SYMCOLL_PROXY_RING_ENTRIES;
-    e->remote_offset = remote_offset;
-    e->local = local;
-    e->bytes = bytes;
-    e->signal_offset = sig ? (uint64_t)((const char *)sig - h.heap_base) : 0;
-    e->value = value;
-    e->pe = pe;
-    e->kind = (uint16_t)kind;
-    e->has_signal = sig != 0;
-    e->op = (uint8_t)op;
-    symcoll_dev_fence_sys();
-    symcoll_dev_store_release(&e->ready, ticket);
 }
 
 /* Posts a request for pe (remote_offset in its heap, local an address of this GPU) once an

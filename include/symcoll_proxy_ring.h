@@ -9,8 +9,10 @@
 #define SYMCOLL_PROXY_RING_ENTRIES 1024u
 
 /* PUT_PRESTAGED: a put whose source the poster has copied into the pre-staging slot of its
- * entry (local: the slot's byte offset in prestage), so that it goes on without waiting for the
- * proxy to stage it. */
+ * entry (local: the slot's byte offset in the pre-staging), so that it goes on without waiting
+ * for the proxy to stage it. Only the library's own kernel posts it (a put on a stream), with
+ * the pre-staging's address as a parameter: the handle does not carry it, and the entry's
+ * layout is unchanged, so handle version 3 stands. */
 enum {
     SYMCOLL_PROXY_RING_PUT = 0,
     SYMCOLL_PROXY_RING_GET = 1,
@@ -40,12 +42,12 @@ typedef struct {
     uint64_t ready;         /* i + 1 once filled, written last with release at system scope */
     uint64_t remote_offset; /* in pe's heap: a put's destination, a get's source */
     uint64_t local; /* an address of this PE's GPU: a put's source, a get's dst; PUT_PRESTAGED:
-                       the offset of its slot in prestage */
+                       the offset of its slot in the pre-staging */
     uint64_t bytes;
     uint64_t signal_offset; /* in pe's heap, with has_signal */
     uint64_t value;
     int32_t pe;         /* a WORLD PE of another node */
-    uint16_t kind;      /* SYMCOLL_PROXY_RING_PUT or _GET */
+    uint16_t kind;      /* SYMCOLL_PROXY_RING_PUT, _GET or _PUT_PRESTAGED */
     uint8_t has_signal; /* put: then the signal, SET or ADD (op) of value */
     uint8_t op;         /* symcoll_signal_op_t */
     uint64_t unused;
@@ -56,7 +58,6 @@ typedef struct {
     symcoll_proxy_ring_entry_t *entries; /* host-mapped, as the GPU addresses it */
     const uint64_t *progress;            /* host-mapped, SYMCOLL_PROXY_RING_WORDS counts */
     unsigned long long *reserved;        /* GPU memory: entries taken by the GPU's threads */
-    char *prestage; /* host-mapped, SLOTS * SLOT_BYTES; NULL: every put waits to be staged */
 } symcoll_proxy_ring_t;
 
 #endif

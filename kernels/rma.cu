@@ -5,6 +5,7 @@
 #include "symcoll_device.cuh"
 
 #define PUT_SIGNAL_THREADS 512
+#define PRESTAGE_THREADS 512
 
 static __global__ void put_signal_kernel(void *peer_dst, const void *src, size_t bytes,
                                          uint64_t *peer_sig, uint64_t value,
@@ -45,7 +46,7 @@ static __global__ void proxy_request_kernel(symcoll_device_t h, int kind, int pe
  * its entries (SYMCOLL_PROXY_RING_PUT_PRESTAGED), a piece per entry: the stream goes on once the
  * copy is posted, without waiting for the proxy. An entry's slot is free once the entry that used
  * it before is complete; the waits time out naming collective (the team is then broken). */
-static __global__ void proxy_prestaged_put_kernel(symcoll_device_t h, int pe,
+static __global__ void proxy_prestaged_put_kernel(symcoll_device_t h, char *prestage, int pe,
                                                   uint64_t remote_offset, const char *src,
                                                   size_t bytes, const uint64_t *sig, uint64_t value,
                                                   symcoll_signal_op_t op,
@@ -75,8 +76,9 @@ static __global__ void proxy_prestaged_put_kernel(symcoll_device_t h, int pe,
         if (!t)
             return;
         uint64_t slot = (t - 1) % SYMCOLL_PROXY_PRESTAGE_SLOTS * SYMCOLL_PROXY_PRESTAGE_SLOT_BYTES;
-        symcoll_dev_copy_wide(h.proxy_ring.prestage + slot, src + done, len, threadIdx.x,
-                              blockDim.x);
+        symcoll_dev_copy_wide(prestage + slot, src + done, len, threadIdx.x, blockDim.x);
+        /* Each thread orders its own stores before the barrier, rather than leaning on thread
+         * 0's fence to be cumulative over the others' stores through it. */
         symcoll_dev_fence_sys();
         __syncthreads();
         done += len;
@@ -93,17 +95,16 @@ static __global__ void proxy_quiet_kernel(symcoll_device_t h, symcoll_collective
                      -1);
 }
 
-extern "C" cudaError_t symcoll_proxy_request_launch(symcoll_device_t h, int kind, int pe,
-                                                    uint64_t remote_offset, const void *local,
-                                                    size_t bytes, const uint64_t *sig,
-                                                    uint64_t value, symcoll_signal_op_t op,
-                                                    symcoll_collective_t collective,
-                                                    cudaStream_t stream) {
-    if (kind == SYMCOLL_PROXY_RING_PUT && h.proxy_ring.prestage &&
-        bytes <= SYMCOLL_PROXY_PRESTAGE_MAX) {
-        void *params[] = {&h, &pe, &remote_offset, &local, &bytes, &sig, &value, &op, &collective};
+extern "C" cudaError_t
+symcoll_proxy_request_launch(symcoll_device_t h, char *prestage, int kind, int pe,
+                             uint64_t remote_offset, const void *local, size_t bytes,
+                             const uint64_t *sig, uint64_t value, symcoll_signal_op_t op,
+                             symcoll_collective_t collective, cudaStream_t stream) {
+    if (kind == SYMCOLL_PROXY_RING_PUT && prestage && bytes <= SYMCOLL_PROXY_PRESTAGE_MAX) {
+        void *params[] = {&h,   &prestage, &pe, &remote_offset, &local, &bytes,
+                          &sig, &value,    &op, &collective};
         return cudaLaunchKernel((const void *)proxy_prestaged_put_kernel, dim3(1),
-                                dim3(bytes ? PUT_SIGNAL_THREADS : 1), params, 0, stream);
+                                dim3(bytes ? PRESTAGE_THREADS : 1), params, 0, stream);
     }
     int await =
         kind == SYMCOLL_PROXY_RING_PUT ? SYMCOLL_PROXY_RING_STAGED : SYMCOLL_PROXY_RING_COMPLETE;

@@ -31,12 +31,13 @@ cudaError_t symcoll_arrivals_wait_launch(symcoll_device_t h, const uint64_t *arr
                                          uint64_t *awaited, uint64_t expected,
                                          symcoll_collective_t collective, cudaStream_t stream);
 
-/* A request (SYMCOLL_PROXY_RING_PUT or _GET) for pe, of another node, into the proxy's ring, as
- * the device API does, waits under h's timeout naming collective. A put of at most
- * SYMCOLL_PROXY_PRESTAGE_MAX bytes, where the ring has pre-staging: one block copies its source
- * into the pre-staging and posts it, and the stream goes on. Else one thread posts it and waits
- * until the proxy has staged a put's source or completed a get. */
-cudaError_t symcoll_proxy_request_launch(symcoll_device_t h, int kind, int pe,
+/* Posts a request (SYMCOLL_PROXY_RING_PUT or _GET) for pe, of another node, into the proxy's
+ * ring, as the device API does; its waits time out under h's timeout naming collective. A put
+ * of at most SYMCOLL_PROXY_PRESTAGE_MAX bytes, where there is a pre-staging (prestage, its GPU
+ * address, else NULL): one block copies its source there and posts it, and the stream goes on.
+ * Else one thread posts it and waits until the proxy has staged a put's source or completed a
+ * get. */
+cudaError_t symcoll_proxy_request_launch(symcoll_device_t h, char *prestage, int kind, int pe,
                                          uint64_t remote_offset, const void *local, size_t bytes,
                                          const uint64_t *sig, uint64_t value,
                                          symcoll_signal_op_t op, symcoll_collective_t collective,

@@ -2,6 +2,7 @@
  * the proxy's counts and the pre-staging in host-mapped memory (the GPU writes entries and
  * pre-staged sources and polls the counts), the GPU's reservation count in its own memory
  * (atomics of its threads). */
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,8 @@
 typedef struct {
     symcoll_proxy_ring_entry_t *entries; /* host addresses of device.entries */
     uint64_t *progress;                  /* host addresses of device.progress */
-    char *prestage;                      /* host address of device.prestage; NULL: none */
+    char *prestage;                      /* the pre-staging, host address; NULL: none */
+    char *prestage_device;               /* its GPU address */
     symcoll_proxy_ring_t device;
     bool owned; /* the memory is this file's (else a CPU test's) */
     /* The proxy thread's: entries read, and how many of them are staged and complete. */
@@ -85,7 +87,7 @@ symcoll_status_t symcoll_nodes_device_ring_create(symcoll_proxy_ring_t *out) {
     }
     r->device.entries = entries_device;
     r->device.progress = progress_device;
-    r->device.prestage = prestage_device;
+    r->prestage_device = prestage_device;
     *out = r->device;
     atomic_store_explicit(&ring, r, memory_order_release);
     return SYMCOLL_SUCCESS;
@@ -118,6 +120,40 @@ static const void *put_source(const device_ring_t *r, const symcoll_proxy_ring_e
     if (!r->prestage || e->local > PRESTAGE_BYTES || e->bytes > PRESTAGE_BYTES - e->local)
         return NULL;
     return r->prestage + e->local;
+}
+
+char *symcoll_nodes_device_ring_prestage(void) {
+    device_ring_t *r = atomic_load_explicit(&ring, memory_order_acquire);
+    return r ? r->prestage_device : NULL;
+}
+
+symcoll_status_t symcoll_nodes_device_ring_drain(symcoll_proxy_t *p, uint64_t timeout_ms) {
+    static const char fn[] = "symcoll_finalize";
+    device_ring_t *r = atomic_load_explicit(&ring, memory_order_acquire);
+    if (!r || !r->owned)
+        return SYMCOLL_SUCCESS;
+    uint64_t reserved = 0;
+    symcoll_status_t st = symcoll_cuda_status(
+        cudaMemcpy(&reserved, r->device.reserved, sizeof reserved, cudaMemcpyDeviceToHost), fn,
+        "reading the device ring's reservations");
+    uint64_t start = symcoll_bootstrap_now_ms();
+    while (st == SYMCOLL_SUCCESS && __atomic_load_n(&r->progress[SYMCOLL_PROXY_RING_CONSUMED],
+                                                    __ATOMIC_ACQUIRE) < reserved) {
+        if ((st = symcoll_proxy_wait(p, 0)) != SYMCOLL_SUCCESS)
+            break;
+        if (timeout_ms && symcoll_bootstrap_now_ms() - start > timeout_ms)
+            st = symcoll_set_error(
+                SYMCOLL_ERROR_TIMEOUT,
+                "%s: the proxy read %llu of the %llu requests this PE's GPU posted for other "
+                "nodes in %llu ms",
+                fn,
+                (unsigned long long)__atomic_load_n(&r->progress[SYMCOLL_PROXY_RING_CONSUMED],
+                                                    __ATOMIC_ACQUIRE),
+                (unsigned long long)reserved, (unsigned long long)timeout_ms);
+        else
+            sched_yield();
+    }
+    return st;
 }
 
 /* Hands entry e (index r->read) to the proxy; *posted false while the proxy's ring is full. */

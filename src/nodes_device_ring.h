@@ -18,6 +18,13 @@ symcoll_status_t symcoll_nodes_device_ring_create(symcoll_proxy_ring_t *out);
  * NULL): a CPU test's host memory stands in for the GPU's. */
 symcoll_status_t symcoll_nodes_device_ring_serve(symcoll_proxy_ring_entry_t *entries,
                                                  uint64_t *progress, char *prestage);
+/* The pre-staging's GPU address (SYMCOLL_PROXY_PRESTAGE_SLOTS slots of
+ * SYMCOLL_PROXY_PRESTAGE_SLOT_BYTES, host-mapped); NULL where there is no ring. */
+char *symcoll_nodes_device_ring_prestage(void);
+/* Waits until proxy p has read every entry that the GPU reserved (the GPU is idle: finalize
+ * synchronized it), so that p's quiet covers them: a pre-staged put's kernel ends before the
+ * proxy has taken it. TIMEOUT after timeout_ms (0: never), or p's failure. */
+symcoll_status_t symcoll_nodes_device_ring_drain(symcoll_proxy_t *p, uint64_t timeout_ms);
 /* Frees it (the memory only where create allocated it), once the proxy that polled it is
  * gone. */
 void symcoll_nodes_device_ring_destroy(void);

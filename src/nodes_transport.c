@@ -98,7 +98,10 @@ symcoll_status_t symcoll_nodes_proxy_destroy(symcoll_proxy_t *p, int abort) {
 #ifdef SYMCOLL_HAVE_UCX
     if (!p)
         return SYMCOLL_SUCCESS;
-    symcoll_status_t st = symcoll_proxy_destroy(p, abort);
+    symcoll_status_t st =
+        abort ? SYMCOLL_SUCCESS : symcoll_nodes_device_ring_drain(p, symcoll_env()->timeout_ms);
+    symcoll_status_t destroyed = symcoll_proxy_destroy(p, abort || st != SYMCOLL_SUCCESS);
+    st = st != SYMCOLL_SUCCESS ? st : destroyed;
     symcoll_nodes_device_ring_destroy();
     symcoll_nodes_proxy_memory_close();
     return st;

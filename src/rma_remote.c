@@ -8,6 +8,7 @@
  * deadlocked so. */
 #include "internal.h"
 #include "rma_launch.h"
+#include "nodes_device_ring.h"
 #include "rma_remote.h"
 #include "transport/proxy/proxy.h"
 
@@ -34,17 +35,17 @@ symcoll_status_t symcoll_rma_remote_put(const char *fn, void *dst, const void *s
                                         const uint64_t *sig, uint64_t value, symcoll_signal_op_t op,
                                         int pe, symcoll_team_t team,
                                         symcoll_collective_t collective, cudaStream_t stream) {
-    return symcoll_cuda_status(symcoll_proxy_request_launch(handle(team), SYMCOLL_PROXY_RING_PUT,
-                                                            pe, bytes ? heap_offset(dst) : 0, src,
-                                                            bytes, sig, value, op, collective,
-                                                            stream),
-                               fn, "kernel launch of a put to another node");
+    return symcoll_cuda_status(
+        symcoll_proxy_request_launch(handle(team), symcoll_nodes_device_ring_prestage(),
+                                     SYMCOLL_PROXY_RING_PUT, pe, bytes ? heap_offset(dst) : 0, src,
+                                     bytes, sig, value, op, collective, stream),
+        fn, "kernel launch of a put to another node");
 }
 
 symcoll_status_t symcoll_rma_remote_get(const char *fn, void *dst, const void *src, size_t bytes,
                                         int pe, symcoll_collective_t collective,
                                         cudaStream_t stream) {
-    return symcoll_cuda_status(symcoll_proxy_request_launch(handle(SYMCOLL_TEAM_WORLD),
+    return symcoll_cuda_status(symcoll_proxy_request_launch(handle(SYMCOLL_TEAM_WORLD), NULL,
                                                             SYMCOLL_PROXY_RING_GET, pe,
                                                             heap_offset(src), dst, bytes, NULL, 0,
                                                             SYMCOLL_SIGNAL_SET, collective, stream),

@@ -252,9 +252,10 @@ TEST_F(Proxy, ThreadsPostAtOnce) {
 
 // The device API's ring (src/nodes_device_ring.c) over host memory, the test's thread standing
 // in for the GPU's: 1100 one-word puts (64 slots in flight) wrap the ring's 1024 entries and the
-// proxy's 256, the last with a signal, every third from its pre-staging slot (slot i % 32, reused
-// once entry i - 32 is complete: a put read from its slot too late would carry a later entry's
-// word); then a get of the right neighbour's words. The proxy thread takes the entries in
+// proxy's 256, the last with a signal, three in four from their pre-staging slots (slot i % 32,
+// reused by entry i + 32 once entry i is complete); then a pre-staged put of 40000 bytes, which
+// the proxy carries in slots of 4160 bytes, with a signal; then a get of the right neighbour's
+// words. The proxy thread takes the entries in
 // order without waiting for room in its own ring.
 TEST_F(Proxy, TheDeviceRingIsDrainedInOrderPastItsEntries) {
     ASSERT_EQ(symcoll_proxy_destroy(proxy, 0), SYMCOLL_SUCCESS) << symcoll_last_error();
@@ -302,7 +303,7 @@ TEST_F(Proxy, TheDeviceRingIsDrainedInOrderPastItsEntries) {
         put.bytes = 8;
         put.pe = right;
         put.kind = SYMCOLL_PROXY_RING_PUT;
-        if (i % 3 == 1) {
+        if (i % 4 != 0) {
             uint64_t slot = i % SYMCOLL_PROXY_PRESTAGE_SLOTS;
             uint64_t reused =
                 i >= SYMCOLL_PROXY_PRESTAGE_SLOTS ? i + 1 - SYMCOLL_PROXY_PRESTAGE_SLOTS : 0;
@@ -327,14 +328,35 @@ TEST_F(Proxy, TheDeviceRingIsDrainedInOrderPastItsEntries) {
             ADD_FAILURE() << "word " << i << " from PE " << left << ": " << received[i];
             break;
         }
+    const size_t large = 40000, large_at = 2u << 20;
+    symcoll_proxy_ring_entry_t put = {};
+    put.remote_offset = large_at;
+    put.local = n % SYMCOLL_PROXY_PRESTAGE_SLOTS * slot_bytes;
+    put.bytes = large;
+    put.pe = right;
+    put.kind = SYMCOLL_PROXY_RING_PUT_PRESTAGED;
+    put.has_signal = 1;
+    put.signal_offset = kSignal + 8;
+    put.value = 1;
+    put.op = SYMCOLL_SIGNAL_ADD;
+    ASSERT_TRUE(reaches(SYMCOLL_PROXY_RING_COMPLETE, n + 1 - SYMCOLL_PROXY_PRESTAGE_SLOTS));
+    for (size_t k = 0; k < large; k++)
+        prestage[put.local + k] = (char)(k * 131 + rank);
+    ASSERT_TRUE(post(n, put));
+    ASSERT_TRUE(wait_signal(1, 1)) << "no signal after the large put from PE " << left;
+    for (size_t k = 0; k < large; k++)
+        if ((uint8_t)heap[large_at + k] != (uint8_t)(k * 131 + left)) {
+            ADD_FAILURE() << "byte " << k << " of the large put from PE " << left;
+            break;
+        }
     symcoll_proxy_ring_entry_t get = {};
     get.remote_offset = kHalf;
     get.local = (uint64_t)(uintptr_t)(heap + (1u << 20));
     get.bytes = n * 8;
     get.pe = right;
     get.kind = SYMCOLL_PROXY_RING_GET;
-    ASSERT_TRUE(post(n, get));
-    ASSERT_TRUE(reaches(SYMCOLL_PROXY_RING_COMPLETE, n + 1)) << symcoll_last_error();
+    ASSERT_TRUE(post(n + 1, get));
+    ASSERT_TRUE(reaches(SYMCOLL_PROXY_RING_COMPLETE, n + 2)) << symcoll_last_error();
     const uint64_t *fetched = reinterpret_cast<const uint64_t *>(heap + (1u << 20));
     for (uint64_t i = 0; i < n; i++)
         if (fetched[i] != (uint64_t)right * 1000000 + i) {
@@ -395,6 +417,25 @@ TEST(ProxyCreate, HeapsOfDifferentSizesAreRefusedEverywhere) {
     EXPECT_NE(why.find("-byte heap"), std::string::npos) << why;
     EXPECT_EQ(proxy, nullptr);
     EXPECT_EQ(symcoll_ucx_barrier(ucx), SYMCOLL_SUCCESS) << symcoll_last_error();
+}
+
+// A staging chunk past the bounds, with the slots left to the default (which divides by it):
+// refused naming both, on every PE, and the transport stays usable.
+TEST(ProxyCreate, AChunkTooLargeIsRefusedWithDefaultSlots) {
+    std::vector<uint64_t> storage(kHeapBytes / 8);
+    HostHeap memory;
+    symcoll_proxy_memory_t ops = memory.ops();
+    symcoll_proxy_t *proxy = nullptr;
+    for (size_t slot_bytes : {(size_t)1 << 63, ((size_t)1 << 30) + 1}) {
+        symcoll_proxy_config_t config = config_of(slot_bytes, 0, kRingEntries);
+        EXPECT_EQ(symcoll_proxy_create(boot, ucx, reinterpret_cast<char *>(storage.data()),
+                                       kHeapBytes, &ops, &config, kTimeoutMs, &proxy),
+                  SYMCOLL_ERROR_INVALID_ARGUMENT);
+        std::string why = symcoll_last_error();
+        EXPECT_NE(why.find("slot_bytes " + std::to_string(slot_bytes)), std::string::npos) << why;
+        EXPECT_EQ(proxy, nullptr);
+        EXPECT_EQ(symcoll_ucx_barrier(ucx), SYMCOLL_SUCCESS) << symcoll_last_error();
+    }
 }
 
 // PE 1 stops applying records (its copy into the heap sleeps 3 s): PE 0's quiet gives up after

@@ -8,12 +8,12 @@
 
 #define DEFAULT_SLOT_BYTES ((size_t)1 << 20)
 /* The default staging ring: as many slots as DEFAULT_STAGING bytes per direction holds for
- * every PE of the job, within MIN_SLOTS and MAX_DEFAULT_SLOTS. On two simulated nodes of one
- * H200, 16 slots of 1 MiB took puts of 64 KiB - 16 MiB from 0.6-0.8 of raw UCX to 0.7-1.07
+ * every PE of the job, within MIN_DEFAULT_SLOTS and MAX_DEFAULT_SLOTS. On two simulated nodes of
+ * one H200, 16 slots of 1 MiB took puts of 64 KiB - 16 MiB from 0.6-0.8 of raw UCX to 0.7-1.07
  * (perf/NOTES.md): a put's chunks wait for the target to free the ring, and the count that
  * frees them trails the data by a flush and the target's copies. */
 #define DEFAULT_STAGING ((size_t)64 << 20)
-#define MIN_SLOTS 4u
+#define MIN_DEFAULT_SLOTS 4u
 #define MAX_DEFAULT_SLOTS 16u
 #define DEFAULT_RING_ENTRIES 1024u
 /* Records per pair of PEs and direction, at least: small puts share the staging ring. */
@@ -352,8 +352,8 @@ symcoll_status_t symcoll_proxy_destroy(symcoll_proxy_t *p, int abort) {
 #define MAX_RING_ENTRIES (1u << 20)
 
 static unsigned default_slots(size_t slot_bytes, int n_pes) {
-    size_t fit = DEFAULT_STAGING / (slot_bytes * (size_t)n_pes);
-    return fit < MIN_SLOTS           ? MIN_SLOTS
+    size_t fit = DEFAULT_STAGING / slot_bytes / (size_t)n_pes; /* no product to overflow */
+    return fit < MIN_DEFAULT_SLOTS   ? MIN_DEFAULT_SLOTS
            : fit > MAX_DEFAULT_SLOTS ? MAX_DEFAULT_SLOTS
                                      : (unsigned)fit;
 }

@@ -87,7 +87,8 @@ typedef struct {
     bool staged;           /* stage even where the direct path could be taken */
 } symcoll_proxy_config_t;
 
-/* A put of bytes from src (in this PE's heap) to dst_offset of PE pe's heap, and with signal,
+/* A put of bytes from src (in this PE's heap, any local memory with memory.any_local, or
+ * pinned host memory with prestaged) to dst_offset of PE pe's heap, and with signal,
  * then the 8-byte word at signal_offset of pe's heap set to, or increased by, value. bytes may
  * be 0 (a signal alone). */
 typedef struct {

@@ -65,7 +65,8 @@ typedef struct {
     proxy_kind_t kind; /* PUT or GET */
     int pe;
     size_t remote_offset; /* PUT: the destination, GET: the source, in pe's heap */
-    char *local;          /* PUT: the source, GET: the destination, in this PE's heap */
+    char *local;          /* PUT: the source, GET: the destination, in this PE's heap (or any local
+                             memory, memory.any_local; a pre-staged source: pinned host memory) */
     size_t bytes;
     bool signal; /* PUT */
     size_t signal_offset;

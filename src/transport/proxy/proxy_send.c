@@ -48,12 +48,13 @@ static symcoll_status_t stage_record(symcoll_proxy_t *p, int pe, uint64_t data_a
     const proxy_layout_t *l = &p->layout;
     proxy_target_t *target = &p->targets[pe];
     size_t at = proxy_ring_at(l, data_at);
-    const char *staging = prestaged ? src : p->host + proxy_outbox(l, pe) + at;
+    char *staging = p->host + proxy_outbox(l, pe) + at;
     symcoll_status_t st = SYMCOLL_SUCCESS;
     if (len && !prestaged)
-        st = p->memory.to_host(p->memory.context, p->host + proxy_outbox(l, pe) + at, src, len);
+        st = p->memory.to_host(p->memory.context, staging, src, len);
     if (len && st == SYMCOLL_SUCCESS)
-        st = symcoll_ucx_put(p->t, p->region, pe, proxy_inbox(l, p->boot->rank) + at, staging, len);
+        st = symcoll_ucx_put(p->t, p->region, pe, proxy_inbox(l, p->boot->rank) + at,
+                             prestaged ? src : staging, len);
     if (st != SYMCOLL_SUCCESS)
         return st;
     record.data_at = data_at;
