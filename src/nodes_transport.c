@@ -98,8 +98,13 @@ symcoll_status_t symcoll_nodes_proxy_destroy(symcoll_proxy_t *p, int abort) {
 #ifdef SYMCOLL_HAVE_UCX
     if (!p)
         return SYMCOLL_SUCCESS;
-    symcoll_status_t st =
-        abort ? SYMCOLL_SUCCESS : symcoll_nodes_device_ring_drain(p, symcoll_env()->timeout_ms);
+    symcoll_status_t st = SYMCOLL_SUCCESS;
+    /* Every PE hears of a drain that failed: the others would wait for it in the proxy's own
+     * collective teardown. */
+    if (!abort)
+        st = symcoll_bootstrap_agree(
+            symcoll_g.boot, "symcoll_finalize",
+            symcoll_nodes_device_ring_drain(p, (uint64_t)symcoll_env()->timeout_ms));
     symcoll_status_t destroyed = symcoll_proxy_destroy(p, abort || st != SYMCOLL_SUCCESS);
     st = st != SYMCOLL_SUCCESS ? st : destroyed;
     symcoll_nodes_device_ring_destroy();

@@ -266,6 +266,16 @@ TEST_F(Proxy, TheDeviceRingIsDrainedInOrderPastItsEntries) {
     std::vector<char> prestage((size_t)SYMCOLL_PROXY_PRESTAGE_SLOTS * slot_bytes);
     ASSERT_EQ(symcoll_nodes_device_ring_serve(entries.data(), progress.data(), prestage.data()),
               SYMCOLL_SUCCESS);
+    // A failed ASSERT returns early: the proxy must stop polling the ring before the vectors go.
+    struct StopFirst {
+        symcoll_proxy_t *&proxy;
+        ~StopFirst() {
+            if (proxy)
+                symcoll_proxy_destroy(proxy, 1);
+            proxy = nullptr;
+            symcoll_nodes_device_ring_destroy();
+        }
+    } stop_first{proxy};
     symcoll_proxy_memory_t ops = memory.ops();
     ops.poll = symcoll_nodes_device_ring_poll;
     symcoll_proxy_config_t config = config_of(kSlotBytes, 64, 256);
@@ -419,8 +429,9 @@ TEST(ProxyCreate, HeapsOfDifferentSizesAreRefusedEverywhere) {
     EXPECT_EQ(symcoll_ucx_barrier(ucx), SYMCOLL_SUCCESS) << symcoll_last_error();
 }
 
-// A staging chunk past the bounds, with the slots left to the default (which divides by it):
-// refused naming both, on every PE, and the transport stays usable.
+// A staging chunk past the bounds, with the slots left to the default (which divides by it; with
+// an even count of PEs, 2^63 times it wraps to 0): refused naming both, on every PE, and the
+// transport stays usable.
 TEST(ProxyCreate, AChunkTooLargeIsRefusedWithDefaultSlots) {
     std::vector<uint64_t> storage(kHeapBytes / 8);
     HostHeap memory;
