@@ -112,8 +112,8 @@ void symcoll_nodes_device_ring_destroy(void) {
         free_ring(r);
 }
 
-/* The source of put entry e: its pre-staging slot's host address for PUT_PRESTAGED, else the
- * GPU address it names; NULL where a slot lies outside the pre-staging. */
+/* The source of put entry e: its pre-staging slot's host address for PUT_PRESTAGED (NULL where
+ * the slot lies outside the pre-staging), else the GPU address it names. */
 static const void *put_source(const device_ring_t *r, const symcoll_proxy_ring_entry_t *e) {
     if (e->kind != SYMCOLL_PROXY_RING_PUT_PRESTAGED)
         return (const void *)(uintptr_t)e->local;
@@ -136,20 +136,18 @@ symcoll_status_t symcoll_nodes_device_ring_drain(symcoll_proxy_t *p, uint64_t ti
     symcoll_status_t st = symcoll_cuda_status(
         cudaMemcpy(&reserved, r->device.reserved, sizeof reserved, cudaMemcpyDeviceToHost), fn,
         "reading the device ring's reservations");
-    uint64_t start = symcoll_bootstrap_now_ms();
-    while (st == SYMCOLL_SUCCESS && __atomic_load_n(&r->progress[SYMCOLL_PROXY_RING_CONSUMED],
-                                                    __ATOMIC_ACQUIRE) < reserved) {
+    uint64_t start = symcoll_bootstrap_now_ms(), read;
+    while (st == SYMCOLL_SUCCESS &&
+           (read = __atomic_load_n(&r->progress[SYMCOLL_PROXY_RING_CONSUMED], __ATOMIC_ACQUIRE)) <
+               reserved) {
         if ((st = symcoll_proxy_wait(p, 0)) != SYMCOLL_SUCCESS)
             break;
         if (timeout_ms && symcoll_bootstrap_now_ms() - start > timeout_ms)
-            st = symcoll_set_error(
-                SYMCOLL_ERROR_TIMEOUT,
-                "%s: the proxy read %llu of the %llu requests this PE's GPU posted for other "
-                "nodes in %llu ms",
-                fn,
-                (unsigned long long)__atomic_load_n(&r->progress[SYMCOLL_PROXY_RING_CONSUMED],
-                                                    __ATOMIC_ACQUIRE),
-                (unsigned long long)reserved, (unsigned long long)timeout_ms);
+            st = symcoll_set_error(SYMCOLL_ERROR_TIMEOUT,
+                                   "%s: the proxy read %llu of the %llu requests this PE's GPU "
+                                   "posted for other nodes in %llu ms",
+                                   fn, (unsigned long long)read, (unsigned long long)reserved,
+                                   (unsigned long long)timeout_ms);
         else
             sched_yield();
     }
@@ -161,7 +159,7 @@ static symcoll_status_t take(const device_ring_t *r, symcoll_proxy_t *p,
                              const symcoll_proxy_ring_entry_t *e, uint64_t *ticket, bool *posted) {
     if (e->kind == SYMCOLL_PROXY_RING_PUT || e->kind == SYMCOLL_PROXY_RING_PUT_PRESTAGED) {
         const void *src = put_source(r, e);
-        if (!src && e->bytes)
+        if (!src && e->kind == SYMCOLL_PROXY_RING_PUT_PRESTAGED)
             return symcoll_set_error(SYMCOLL_ERROR_INTERNAL,
                                      "symcoll_proxy: device request %llu names pre-staging %llu + "
                                      "%llu bytes, outside the %zu bytes there are",

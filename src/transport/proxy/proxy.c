@@ -198,9 +198,16 @@ static symcoll_status_t post(symcoll_proxy_t *p, const char *fn, const proxy_req
 }
 
 static proxy_request_t put_request(const symcoll_proxy_put_t *put) {
-    return (proxy_request_t){PROXY_PUT,  put->pe,       put->dst_offset,    (char *)put->src,
-                             put->bytes, put->signal,   put->signal_offset, put->value,
-                             put->op,    put->prestaged};
+    return (proxy_request_t){.kind = PROXY_PUT,
+                             .pe = put->pe,
+                             .remote_offset = put->dst_offset,
+                             .local = (char *)put->src,
+                             .bytes = put->bytes,
+                             .signal = put->signal,
+                             .signal_offset = put->signal_offset,
+                             .value = put->value,
+                             .op = put->op,
+                             .prestaged = put->prestaged};
 }
 
 static proxy_request_t get_request(const symcoll_proxy_get_t *get) {
