@@ -162,6 +162,7 @@ TEST_F(Nodes, AGraphOfManyBarriersReplays) {
         uint64_t got = 0;
         CUDA_OK(cudaMemcpy(&got, count.ptr, sizeof got, cudaMemcpyDeviceToHost));
         EXPECT_EQ(got, kRounds * replay) << "replay " << replay;
+        barrier_sync(stream); // the partner's next replay adds only after this PE has read
     }
     CUDA_OK(cudaGraphExecDestroy(exec));
     CUDA_OK(cudaGraphDestroy(graph));
