@@ -42,6 +42,15 @@ if(UCX_INCLUDE_DIR AND SYMCOLL_MPIRUN)
       endforeach()
     endforeach()
   endforeach()
+  # The user's TCP segment size stands (symcoll's are not set beside it), and puts of every
+  # size still land.
+  add_test(NAME transport_ucx_user_segments
+           COMMAND ${SYMCOLL_MPIRUN} ${SYMCOLL_MPIRUN_FLAGS} -np 2 -x UCX_TLS=tcp
+                   -x UCX_TCP_TX_SEG_SIZE=16k $<TARGET_FILE:transport_ucx_test>
+                   --gtest_filter=Ucx.CapabilitiesComeFromTheContext:Ucx.Puts*)
+  set_tests_properties(transport_ucx_user_segments PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60
+                       LABELS "mpirun;ucx")
+  list(APPEND ucx_tests transport_ucx_user_segments)
   # PE 1 stops progressing: PE 0's quiet gives up, naming it (over TCP only, where a put
   # needs its target's progress).
   add_test(NAME transport_ucx_timeout
@@ -70,4 +79,7 @@ if(UCX_INCLUDE_DIR AND SYMCOLL_MPIRUN)
   if(SYMCOLL_SANITIZE)
     set_tests_properties(${ucx_tests} PROPERTIES ENVIRONMENT ASAN_OPTIONS=detect_leaks=0)
   endif()
+  # UCX warns of a setting it does not know: symcoll's TCP segments must be named as this UCX
+  # names them (ucx_context.c).
+  set_tests_properties(${ucx_tests} PROPERTIES FAIL_REGULAR_EXPRESSION "invalid configuration")
 endif()

@@ -85,9 +85,13 @@ TEST_F(Ucx, CapabilitiesComeFromTheContext) {
     EXPECT_TRUE(caps.memory_types & (1u << UCS_MEMORY_TYPE_HOST));
     EXPECT_EQ(caps.cuda_memory, (caps.memory_types & (1u << UCS_MEMORY_TYPE_CUDA)) != 0);
     if (rank == 0)
-        std::printf("UCX %s, memory types 0x%llx, CUDA memory %s\n", caps.version,
+        std::printf("UCX %s, memory types 0x%llx, CUDA memory %s, TCP segments %s\n", caps.version,
                     (unsigned long long)caps.memory_types,
-                    caps.cuda_memory ? "supported" : "not supported (staging needed)");
+                    caps.cuda_memory ? "supported" : "not supported (staging needed)",
+                    caps.tcp_segments ? "symcoll's" : "the user's");
+    // symcoll's TCP segments, unless the user set either size (transport_ucx_user_segments).
+    EXPECT_EQ(caps.tcp_segments,
+              !std::getenv("UCX_TCP_TX_SEG_SIZE") && !std::getenv("UCX_TCP_RX_SEG_SIZE"));
     // Debian's and Ubuntu's UCX are built without CUDA: the transport must know.
     if (std::getenv("SYMCOLL_TEST_UCX_WITHOUT_CUDA"))
         EXPECT_FALSE(caps.cuda_memory);

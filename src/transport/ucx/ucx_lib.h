@@ -14,8 +14,10 @@ extern "C" {
  * (__typeof__), so a wrong signature cannot slip in; ucs_status_string is libucs's, found
  * through libucp's dependencies. */
 #define SYMCOLL_UCX_FUNCTIONS(F)                                                                   \
+    F(ucp_get_version)                                                                             \
     F(ucp_get_version_string)                                                                      \
     F(ucp_config_read)                                                                             \
+    F(ucp_config_modify)                                                                           \
     F(ucp_config_release)                                                                          \
     F(ucp_init_version)                                                                            \
     F(ucp_cleanup)                                                                                 \

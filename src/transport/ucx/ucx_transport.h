@@ -28,6 +28,9 @@ typedef struct {
     uint64_t memory_types; /* bit UCS_MEMORY_TYPE_x: UCX can register and move that memory */
     bool cuda_memory;      /* bit UCS_MEMORY_TYPE_CUDA: without it, GPU data must be staged
                               through pinned host memory (a UCX without CUDA crashes on it) */
+    bool tcp_segments;     /* the context moves TCP puts in symcoll's segments (256 KiB, not
+                              UCX's 8 KiB; ucx_context.c): the environment set neither
+                              UCX_TCP_TX_SEG_SIZE nor UCX_TCP_RX_SEG_SIZE */
 } symcoll_ucx_capabilities_t;
 
 /* Collective over boot: opens libucp (UNSUPPORTED, saying what to install, when it is absent
