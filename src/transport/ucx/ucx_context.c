@@ -1,6 +1,4 @@
 /* One UCX context and one worker per PE, and what the context says it can move. */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "internal.h"
 #include "ucx_internal.h"
@@ -17,36 +15,6 @@ static symcoll_status_t query_memory_types(symcoll_ucx_t *t) {
     return SYMCOLL_SUCCESS;
 }
 
-/* UCX's TCP transport emulates a put in software, one send per TX_SEG_SIZE (8 KiB by default);
- * with 256 KiB segments a put over loopback moved 2.5-3x the bytes (perf/NOTES.md, v0.17).
- * Other transports have no such settings. The user's setting of either size stands, both sizes
- * then UCX's or theirs: a receive segment must hold a sent one. */
-static const struct {
-    const char *name, *value;
-} tcp_segments[] = {{"TX_SEG_SIZE", "256k"}, {"RX_SEG_SIZE", "1m"}};
-
-/* A transport's setting is named bare (TX_SEG_SIZE) before UCX 1.17 and with the transport's
- * prefix (TCP_TX_SEG_SIZE) from 1.17; each refuses the other's form, with a warning. */
-static const char *tcp_prefix(const symcoll_ucx_t *t) {
-    unsigned major = 0, minor = 0, release = 0;
-    t->lib.ucp_get_version(&major, &minor, &release);
-    return major > 1 || minor >= 17 ? "TCP_" : "";
-}
-
-static symcoll_status_t set_tcp_segments(symcoll_ucx_t *t, ucp_config_t *config) {
-    t->caps.tcp_segments = !getenv("UCX_TCP_TX_SEG_SIZE") && !getenv("UCX_TCP_RX_SEG_SIZE");
-    for (size_t i = 0; t->caps.tcp_segments && i < sizeof tcp_segments / sizeof *tcp_segments;
-         i++) {
-        char name[32];
-        snprintf(name, sizeof name, "%s%s", tcp_prefix(t), tcp_segments[i].name);
-        ucs_status_t status = t->lib.ucp_config_modify(config, name, tcp_segments[i].value);
-        if (status != UCS_OK)
-            return symcoll_ucx_fail(&t->lib, "ucp_config_modify", status, "%s=%s", name,
-                                    tcp_segments[i].value);
-    }
-    return SYMCOLL_SUCCESS;
-}
-
 symcoll_status_t symcoll_ucx_context_open(symcoll_ucx_t *t) {
     symcoll_status_t st = symcoll_ucx_lib_open(SYMCOLL_UCX_LIBRARY, &t->lib);
     if (st != SYMCOLL_SUCCESS)
@@ -56,7 +24,7 @@ symcoll_status_t symcoll_ucx_context_open(symcoll_ucx_t *t) {
     ucs_status_t status = t->lib.ucp_config_read(NULL, NULL, &config); /* the UCX_* variables */
     if (status != UCS_OK)
         return symcoll_ucx_fail(&t->lib, "ucp_config_read", status, "UCX %s", t->caps.version);
-    st = set_tcp_segments(t, config);
+    st = symcoll_ucx_set_tcp_segments(t, config);
     if (st != SYMCOLL_SUCCESS) {
         t->lib.ucp_config_release(config);
         return st;

@@ -52,6 +52,11 @@ struct symcoll_ucx {
 symcoll_status_t symcoll_ucx_context_open(symcoll_ucx_t *t);
 void symcoll_ucx_context_close(symcoll_ucx_t *t);
 
+/* ---- TCP segments (ucx_tcp_segments.c) ---- */
+/* symcoll's segment sizes into config, unless UCX_TCP_TX_SEG_SIZE or UCX_TCP_RX_SEG_SIZE is set
+ * or UCX may open no TCP interface (symcoll_ucx_may_use_tcp); t->caps.tcp_segments says which. */
+symcoll_status_t symcoll_ucx_set_tcp_segments(symcoll_ucx_t *t, ucp_config_t *config);
+
 /* ---- endpoints (ucx_wireup.c) ---- */
 /* Collective: worker addresses over the bootstrap, an endpoint to each PE of connect_to. */
 symcoll_status_t symcoll_ucx_connect(symcoll_ucx_t *t, const bool *connect_to);

@@ -29,8 +29,8 @@ typedef struct {
     bool cuda_memory;      /* bit UCS_MEMORY_TYPE_CUDA: without it, GPU data must be staged
                               through pinned host memory (a UCX without CUDA crashes on it) */
     bool tcp_segments;     /* the context moves TCP puts in symcoll's segments (256 KiB, not
-                              UCX's 8 KiB; ucx_context.c): the environment set neither
-                              UCX_TCP_TX_SEG_SIZE nor UCX_TCP_RX_SEG_SIZE */
+                              UCX's 8 KiB; ucx_tcp_segments.c): the environment set neither
+                              size, and UCX may open a TCP interface */
 } symcoll_ucx_capabilities_t;
 
 /* Collective over boot: opens libucp (UNSUPPORTED, saying what to install, when it is absent
@@ -48,6 +48,12 @@ symcoll_status_t symcoll_ucx_create(symcoll_bootstrap_t *boot, const bool *conne
 symcoll_status_t symcoll_ucx_destroy(symcoll_ucx_t *t, int abort);
 
 symcoll_status_t symcoll_ucx_capabilities(const symcoll_ucx_t *t, symcoll_ucx_capabilities_t *out);
+
+/* Whether UCX may open a TCP interface under UCX_TLS and UCX_NET_DEVICES (either NULL where
+ * unset): UCX warns of a setting that no interface takes, so symcoll sets its TCP segments only
+ * then. Sure only of the default and of lists that name tcp or all; a list of devices other than
+ * "all" counts as no TCP (it may name only an InfiniBand port). */
+bool symcoll_ucx_may_use_tcp(const char *tls, const char *net_devices);
 
 /* What memory a region or the local buffer of a transfer is: said, never detected (UCX's
  * detection is what crashes a UCX without CUDA support on a GPU pointer). CUDA memory is
