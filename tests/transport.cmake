@@ -3,6 +3,12 @@
 # with 2 and 3 PEs; exit 77 (skipped) without PMIx or UCX. Built only where the UCX headers are
 # (the transport is built only there).
 if(UCX_INCLUDE_DIR)
+  symcoll_test_target(transport_ucx_tcp_segments_test
+                      ${CMAKE_CURRENT_LIST_DIR}/transport_ucx_tcp_segments_test.cpp)
+  target_include_directories(transport_ucx_tcp_segments_test PRIVATE ${UCX_INCLUDE_DIR})
+  target_link_libraries(transport_ucx_tcp_segments_test PRIVATE GTest::gtest_main)
+  add_test(NAME transport_ucx_tcp_segments_choice COMMAND transport_ucx_tcp_segments_test)
+  set_tests_properties(transport_ucx_tcp_segments_choice PROPERTIES LABELS ucx TIMEOUT 30)
   foreach(program transport_ucx_test transport_proxy_test transport_proxy_bandwidth)
     symcoll_test_target(${program} ${CMAKE_CURRENT_LIST_DIR}/${program}.cpp)
     target_include_directories(${program} PRIVATE ${UCX_INCLUDE_DIR})
@@ -42,15 +48,26 @@ if(UCX_INCLUDE_DIR AND SYMCOLL_MPIRUN)
       endforeach()
     endforeach()
   endforeach()
-  # The user's TCP segment size stands (symcoll's are not set beside it), and puts of every
-  # size still land.
-  add_test(NAME transport_ucx_user_segments
-           COMMAND ${SYMCOLL_MPIRUN} ${SYMCOLL_MPIRUN_FLAGS} -np 2 -x UCX_TLS=tcp
-                   -x UCX_TCP_TX_SEG_SIZE=16k $<TARGET_FILE:transport_ucx_test>
+  # symcoll's TCP segments: UCX takes them over TCP (its debug log says so), and none where
+  # the user set a size, which stands; puts of every size still land.
+  set(segments_log "apply UCT configuration (TCP_)?TX_SEG_SIZE=256k")
+  add_test(NAME transport_ucx_tcp_segments
+           COMMAND ${CMAKE_COMMAND} "-DEXPECT=${segments_log}"
+                   -P ${PROJECT_SOURCE_DIR}/cmake/check_ucx_log.cmake --
+                   ${SYMCOLL_MPIRUN} ${SYMCOLL_MPIRUN_FLAGS} -np 2 -x UCX_TLS=tcp
+                   -x UCX_LOG_LEVEL=debug $<TARGET_FILE:transport_ucx_test>
                    --gtest_filter=Ucx.CapabilitiesComeFromTheContext:Ucx.Puts*)
-  set_tests_properties(transport_ucx_user_segments PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60
-                       LABELS "mpirun;ucx")
-  list(APPEND ucx_tests transport_ucx_user_segments)
+  add_test(NAME transport_ucx_user_segments
+           COMMAND ${CMAKE_COMMAND} "-DREFUSE=apply UCT configuration (TCP_)?[TR]X_SEG_SIZE"
+                   -P ${PROJECT_SOURCE_DIR}/cmake/check_ucx_log.cmake --
+                   ${SYMCOLL_MPIRUN} ${SYMCOLL_MPIRUN_FLAGS} -np 2 -x UCX_TLS=tcp
+                   -x UCX_LOG_LEVEL=debug -x UCX_TCP_TX_SEG_SIZE=16k
+                   $<TARGET_FILE:transport_ucx_test>
+                   --gtest_filter=Ucx.CapabilitiesComeFromTheContext:Ucx.Puts*)
+  set_tests_properties(transport_ucx_tcp_segments transport_ucx_user_segments PROPERTIES
+                       TIMEOUT 60 LABELS "mpirun;ucx"
+                       SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
+  list(APPEND ucx_tests transport_ucx_tcp_segments transport_ucx_user_segments)
   # PE 1 stops progressing: PE 0's quiet gives up, naming it (over TCP only, where a put
   # needs its target's progress).
   add_test(NAME transport_ucx_timeout
@@ -79,7 +96,8 @@ if(UCX_INCLUDE_DIR AND SYMCOLL_MPIRUN)
   if(SYMCOLL_SANITIZE)
     set_tests_properties(${ucx_tests} PROPERTIES ENVIRONMENT ASAN_OPTIONS=detect_leaks=0)
   endif()
-  # UCX warns of a setting it does not know: symcoll's TCP segments must be named as this UCX
-  # names them (ucx_context.c).
-  set_tests_properties(${ucx_tests} PROPERTIES FAIL_REGULAR_EXPRESSION "invalid configuration")
+  # UCX warns of a setting no interface takes: symcoll's TCP segments must be named as this UCX
+  # names them, and set only where a TCP interface takes them (ucx_tcp_segments.c).
+  set_tests_properties(${ucx_tests} transport_dead_peer_tcp transport_dead_peer_sm PROPERTIES
+                       FAIL_REGULAR_EXPRESSION "invalid configuration")
 endif()

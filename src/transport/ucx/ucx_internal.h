@@ -54,7 +54,8 @@ void symcoll_ucx_context_close(symcoll_ucx_t *t);
 
 /* ---- TCP segments (ucx_tcp_segments.c) ---- */
 /* symcoll's segment sizes into config, unless UCX_TCP_TX_SEG_SIZE or UCX_TCP_RX_SEG_SIZE is set
- * or UCX may open no TCP interface (symcoll_ucx_may_use_tcp); t->caps.tcp_segments says which. */
+ * in the environment (one in a ucx.conf file is not seen, and is overridden) or UCX may open no
+ * TCP interface (symcoll_ucx_may_use_tcp); t->caps.tcp_segments says which. */
 symcoll_status_t symcoll_ucx_set_tcp_segments(symcoll_ucx_t *t, ucp_config_t *config);
 
 /* ---- endpoints (ucx_wireup.c) ---- */

@@ -18,6 +18,7 @@ extern "C" {
     F(ucp_get_version_string)                                                                      \
     F(ucp_config_read)                                                                             \
     F(ucp_config_modify)                                                                           \
+    F(ucp_config_print)                                                                            \
     F(ucp_config_release)                                                                          \
     F(ucp_init_version)                                                                            \
     F(ucp_cleanup)                                                                                 \

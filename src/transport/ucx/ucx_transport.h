@@ -28,9 +28,9 @@ typedef struct {
     uint64_t memory_types; /* bit UCS_MEMORY_TYPE_x: UCX can register and move that memory */
     bool cuda_memory;      /* bit UCS_MEMORY_TYPE_CUDA: without it, GPU data must be staged
                               through pinned host memory (a UCX without CUDA crashes on it) */
-    bool tcp_segments;     /* the context moves TCP puts in symcoll's segments (256 KiB, not
-                              UCX's 8 KiB; ucx_tcp_segments.c): the environment set neither
-                              size, and UCX may open a TCP interface */
+    bool tcp_segments;     /* symcoll gave the context its TCP segments (256 KiB, not UCX's
+                              8 KiB; ucx_tcp_segments.c): the environment set neither size,
+                              and UCX may open a TCP interface */
 } symcoll_ucx_capabilities_t;
 
 /* Collective over boot: opens libucp (UNSUPPORTED, saying what to install, when it is absent
@@ -49,11 +49,12 @@ symcoll_status_t symcoll_ucx_destroy(symcoll_ucx_t *t, int abort);
 
 symcoll_status_t symcoll_ucx_capabilities(const symcoll_ucx_t *t, symcoll_ucx_capabilities_t *out);
 
-/* Whether UCX may open a TCP interface under UCX_TLS and UCX_NET_DEVICES (either NULL where
- * unset): UCX warns of a setting that no interface takes, so symcoll sets its TCP segments only
- * then. Sure only of the default and of lists that name tcp or all; a list of devices other than
- * "all" counts as no TCP (it may name only an InfiniBand port). */
-bool symcoll_ucx_may_use_tcp(const char *tls, const char *net_devices);
+/* Whether UCX may open a TCP interface under the values of UCX_TLS and UCX_NET_DEVICES as UCX
+ * parsed them (never NULL: "all" by default); is_netdev says whether the name of len bytes is a
+ * network interface of this host (TCP's devices). UCX warns of a setting that no interface
+ * takes, so symcoll sets its TCP segments only then. */
+bool symcoll_ucx_may_use_tcp(const char *tls, const char *net_devices,
+                             bool (*is_netdev)(const char *name, size_t len));
 
 /* What memory a region or the local buffer of a transfer is: said, never detected (UCX's
  * detection is what crashes a UCX without CUDA support on a GPU pointer). CUDA memory is
