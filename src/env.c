@@ -136,6 +136,15 @@ static void accepts_BYTES(const char *name, char *out, size_t len) {
              "(powers of 1024; a trailing b is allowed), e.g. 512m, 1.5g, 16GB");
 }
 
+static int parse_BYTES_OR_ZERO(const char *name, const char *text, size_t *out) {
+    (void)name;
+    return symcoll_parse_size(text, out) != 0 ? -1 : 0;
+}
+static void accepts_BYTES_OR_ZERO(const char *name, char *out, size_t len) {
+    (void)name;
+    snprintf(out, len, "a number of bytes as for sizes (e.g. 64k), or 0 for none");
+}
+
 static int parse_MS(const char *name, const char *text, long *out) {
     (void)name;
     return parse_range(text, 0, INT_MAX, out);

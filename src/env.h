@@ -12,6 +12,7 @@ extern "C" {
 #endif
 
 #define SYMCOLL_ENV_TYPE_BYTES size_t
+#define SYMCOLL_ENV_TYPE_BYTES_OR_ZERO size_t
 #define SYMCOLL_ENV_TYPE_MS long
 #define SYMCOLL_ENV_TYPE_MS_POSITIVE long
 #define SYMCOLL_ENV_TYPE_LEVEL long

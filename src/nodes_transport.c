@@ -68,6 +68,7 @@ symcoll_status_t symcoll_nodes_proxy_create(symcoll_bootstrap_t *boot, symcoll_u
                                       .slot_bytes = symcoll_env()->proxy_slot_bytes,
                                       .slots = (unsigned)symcoll_env()->proxy_slots,
                                       .staged = !symcoll_env()->proxy_direct,
+                                      .eager_bytes = symcoll_env()->proxy_eager_bytes,
                                   },
                                   timeout_ms, out);
     if (st == SYMCOLL_SUCCESS) {

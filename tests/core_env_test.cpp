@@ -176,8 +176,10 @@ TEST_F(Env, LoadsGoodValues) {
     setenv("SYMCOLL_BOOTSTRAP", "pmix", 1);
     setenv("SYMCOLL_PROXY_SLOTS", "16", 1);
     setenv("SYMCOLL_PROXY_SLOT_BYTES", "256k", 1);
+    setenv("SYMCOLL_PROXY_EAGER_BYTES", "0", 1);
     ASSERT_EQ(symcoll_env_load(), SYMCOLL_SUCCESS) << symcoll_last_error();
     const symcoll_env_t *e = symcoll_env();
+    EXPECT_EQ(e->proxy_eager_bytes, 0u);
     EXPECT_EQ(e->symmetric_size, 64ull << 20);
     EXPECT_EQ(e->timeout_ms, 1234);
     EXPECT_EQ(e->rank, 3);
@@ -283,6 +285,7 @@ TEST_F(Env, BadValuesNameVariableValueAndWhatIsAccepted) {
         {"SYMCOLL_PROXY_SLOTS", "-1", "staging slots from 1 to 1024, or 0"},
         {"SYMCOLL_PROXY_SLOTS", "1025", "staging slots from 1 to 1024"},
         {"SYMCOLL_PROXY_SLOT_BYTES", "0", "positive"},
+        {"SYMCOLL_PROXY_EAGER_BYTES", "-1", "or 0 for none"},
     };
     for (const auto &c : cases) {
         SCOPED_TRACE(std::string(c.name) + "=" + c.value);

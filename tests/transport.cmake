@@ -27,21 +27,28 @@ if(UCX_INCLUDE_DIR)
 endif()
 if(UCX_INCLUDE_DIR AND SYMCOLL_MPIRUN)
   set(ucx_tests transport_ucx_timeout transport_proxy_timeout)
-  # The proxy on both of its paths: direct (UCX registers the host heaps) and staged.
+  # The proxy on both of its paths: direct (UCX registers the host heaps) and staged, with
+  # records of chunks up to 2 KiB eager (messages) and the others through the window, mixed in
+  # one stream; and staged with every record through the window.
   foreach(tls tcp sm)
     foreach(np 2 3)
-      foreach(layer ucx proxy proxy_staged)
+      foreach(layer ucx proxy proxy_staged proxy_window)
         set(test transport_${layer}_${tls}_${np}pe)
         set(direct 1)
-        set(program transport_${layer}_test)
-        if(layer STREQUAL proxy_staged)
+        set(eager 2048)
+        set(program transport_proxy_test)
+        if(layer STREQUAL ucx)
+          set(program transport_ucx_test)
+        elseif(NOT layer STREQUAL proxy)
           set(direct 0)
-          set(program transport_proxy_test)
+        endif()
+        if(layer STREQUAL proxy_window)
+          set(eager 0)
         endif()
         add_test(NAME ${test}
                  COMMAND ${SYMCOLL_MPIRUN} ${SYMCOLL_MPIRUN_FLAGS} -np ${np} -x UCX_TLS=${tls}
-                         -x SYMCOLL_PROXY_DIRECT=${direct} $<TARGET_FILE:${program}>
-                         --gtest_filter=-UcxTimeout.*:ProxyTimeout.*)
+                         -x SYMCOLL_PROXY_DIRECT=${direct} -x SYMCOLL_PROXY_EAGER_BYTES=${eager}
+                         $<TARGET_FILE:${program}> --gtest_filter=-UcxTimeout.*:ProxyTimeout.*)
         set_tests_properties(${test} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
                              LABELS "mpirun;ucx")
         list(APPEND ucx_tests ${test})

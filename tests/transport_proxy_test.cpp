@@ -3,8 +3,10 @@
 // ring, mailbox records, announcements, freed records, signals after data, gets answered by
 // replies) is checked without a GPU, and so is the draining of the device API's ring. UCX registers
 // host heaps, so SYMCOLL_PROXY_DIRECT=1 takes the proxy's direct path (puts and gets between the
-// heaps, signals as records of no data); otherwise it stages, as the library's variable says. Each
-// PE puts to its right neighbour. Small slots and a short request ring make every put wrap the
+// heaps, signals as records of no data); otherwise it stages, as the library's variable says.
+// SYMCOLL_PROXY_EAGER_BYTES sends records of chunks up to that size as messages, the others through
+// the window (none unless set), so a run of mixed sizes mixes the two. Each PE puts to its right
+// neighbour. Small slots and a short request ring make every put wrap the
 // staging ring and every burst wait for room. Exit 77 without PMIx or UCX.
 #include <gtest/gtest.h>
 
@@ -44,8 +46,14 @@ bool staged_run() {
     return !direct || std::string(direct) != "1";
 }
 
+// The largest chunk this run sends eagerly (SYMCOLL_PROXY_EAGER_BYTES, none unless set).
+size_t eager_bytes() {
+    const char *eager = std::getenv("SYMCOLL_PROXY_EAGER_BYTES");
+    return eager ? std::strtoull(eager, nullptr, 0) : 0;
+}
+
 symcoll_proxy_config_t config_of(size_t slot_bytes, unsigned slots, unsigned ring_entries) {
-    return {slot_bytes, slots, ring_entries, staged_run()};
+    return {slot_bytes, slots, ring_entries, staged_run(), eager_bytes()};
 }
 
 // Odd sizes at odd offsets, one after the other: within a slot, across slot boundaries, and

@@ -29,6 +29,12 @@ void proxy_fail(symcoll_proxy_t *p, symcoll_status_t st) {
     pthread_mutex_unlock(&p->failure_lock);
 }
 
+void proxy_fail_aside(symcoll_proxy_t *p, symcoll_status_t st) {
+    if (p->aside == SYMCOLL_SUCCESS)
+        p->aside = st;
+    proxy_fail(p, st);
+}
+
 symcoll_status_t proxy_failure(symcoll_proxy_t *p) {
     if (!atomic_load_explicit(&p->failed, memory_order_acquire))
         return SYMCOLL_SUCCESS;
@@ -318,8 +324,12 @@ static void free_proxy(symcoll_proxy_t *p) {
     if (p->host)
         p->memory.host_free(p->memory.context, p->host);
     free(p->ring);
-    for (int pe = 0; p->targets && pe < p->layout.n_pes; pe++)
+    for (int pe = 0; p->targets && pe < p->layout.n_pes; pe++) {
         free(p->targets[pe].replies);
+        free(p->targets[pe].sends);
+    }
+    for (int pe = 0; p->sources && pe < p->layout.n_pes; pe++)
+        free(p->sources[pe].arrived);
     free(p->targets);
     free(p->sources);
     pthread_mutex_destroy(&p->failure_lock);
@@ -337,6 +347,8 @@ symcoll_status_t symcoll_proxy_destroy(symcoll_proxy_t *p, int abort) {
         abort = st != SYMCOLL_SUCCESS;
     }
     stop_thread(p);
+    symcoll_status_t unhandled = symcoll_ucx_set_message_handler(p->t, NULL, NULL);
+    st = st != SYMCOLL_SUCCESS ? st : unhandled;
     /* The counts still going back to their senders read p->sources; a batch not yet announced
      * (only after a failure) has a flush of its own. */
     for (int pe = 0; pe < p->layout.n_pes; pe++) {
@@ -347,6 +359,12 @@ symcoll_status_t symcoll_proxy_destroy(symcoll_proxy_t *p, int abort) {
                                            ? symcoll_ucx_flush_finish(p->t, pe, flushes[i], abort)
                                            : SYMCOLL_SUCCESS;
             st = st != SYMCOLL_SUCCESS ? st : flushed;
+        }
+        for (unsigned slot = 0; p->targets && p->targets[pe].sends && slot < p->layout.records;
+             slot++) {
+            symcoll_status_t sent =
+                symcoll_ucx_send_finish(p->t, pe, &p->targets[pe].sends[slot], abort);
+            st = st != SYMCOLL_SUCCESS ? st : sent;
         }
     }
     symcoll_status_t unmapped = unmap(p, abort);
@@ -416,6 +434,7 @@ static symcoll_status_t configure(symcoll_proxy_t *p, const symcoll_proxy_config
     l->records = slots + 1 > MIN_RECORDS ? slots + 1 : MIN_RECORDS;
     l->n_pes = p->boot->size;
     l->box_bytes = proxy_count(l) + 64;
+    p->eager_bytes = config ? config->eager_bytes : 0;
     return st;
 }
 
@@ -425,12 +444,17 @@ static symcoll_status_t allocate(symcoll_proxy_t *p) {
     p->ring = calloc(p->ring_entries, sizeof *p->ring);
     p->targets = calloc((size_t)p->layout.n_pes, sizeof *p->targets);
     p->sources = calloc((size_t)p->layout.n_pes, sizeof *p->sources);
-    return p->host && p->ring && p->targets && p->sources
-               ? SYMCOLL_SUCCESS
-               : symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY,
-                                   "symcoll_proxy_create: no host memory for %zu bytes of "
-                                   "staging and %u requests",
-                                   p->host_bytes, p->ring_entries);
+    bool ok = p->host && p->ring && p->targets && p->sources;
+    for (int pe = 0; ok && pe < p->layout.n_pes; pe++) {
+        p->targets[pe].sends = calloc(p->layout.records, sizeof *p->targets[pe].sends);
+        p->sources[pe].arrived = calloc(p->layout.records, sizeof *p->sources[pe].arrived);
+        ok = p->targets[pe].sends && p->sources[pe].arrived;
+    }
+    return ok ? SYMCOLL_SUCCESS
+              : symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY,
+                                  "symcoll_proxy_create: no host memory for %zu bytes of "
+                                  "staging and %u requests",
+                                  p->host_bytes, p->ring_entries);
 }
 
 symcoll_status_t symcoll_proxy_create(symcoll_bootstrap_t *boot, symcoll_ucx_t *t, char *heap,
@@ -467,6 +491,8 @@ symcoll_status_t symcoll_proxy_create(symcoll_bootstrap_t *boot, symcoll_ucx_t *
         symcoll_ucx_region_map(t, heap, heap_bytes, p->memory.heap_memory, &p->heap_region) !=
             SYMCOLL_SUCCESS)
         p->heap_region = NULL;
+    if (st == SYMCOLL_SUCCESS)
+        st = symcoll_ucx_set_message_handler(t, proxy_arrived, p);
     if (st == SYMCOLL_SUCCESS) {
         int err = pthread_create(&p->thread, NULL, proxy_thread, p);
         p->thread_running = err == 0;
@@ -478,6 +504,7 @@ symcoll_status_t symcoll_proxy_create(symcoll_bootstrap_t *boot, symcoll_ucx_t *
     }
     if (st != SYMCOLL_SUCCESS) {
         stop_thread(p);
+        symcoll_ucx_set_message_handler(t, NULL, NULL);
         unmap(p, false);
         free_proxy(p);
         return st;

@@ -15,6 +15,11 @@
  *   put of the new total of the sender's count of freed records. Each count has one writer, so
  *   no remote atomics are needed.
  *
+ * An eager record (a chunk of at most eager_bytes, a signal alone, a get) skips the window's
+ * put, the flush and the count: the record and its chunk go as one message (an active message
+ * of the transport), which the target's proxy lays into the same places of its inbox when it
+ * arrives and applies in its turn. A small put then costs one trip, not three.
+ *
  * A get is a record that asks the target's proxy to stage the bytes back as replies, which the
  * requester's proxy copies into its heap.
  *
@@ -85,6 +90,8 @@ typedef struct {
                           holds for all PEs, 4 to 16) */
     unsigned ring_entries; /* requests posted and not complete (1024); a post waits for room */
     bool staged;           /* stage even where the direct path could be taken */
+    size_t eager_bytes;    /* records of at most this much data go as one message with it; 0:
+                              none (every record through the window, announced by a count) */
 } symcoll_proxy_config_t;
 
 /* A put of bytes from src (in this PE's heap, any local memory with memory.any_local, or

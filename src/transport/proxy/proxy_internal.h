@@ -19,8 +19,12 @@ typedef struct {
     uint64_t signal_offset, value; /* PUT */
     uint64_t reply_offset;         /* GET: where the replies go in the sender's heap */
     uint64_t data_at;              /* the chunk's place in the staging ring (ever growing) */
-    uint32_t kind, has_signal, op; /* has_signal: PUT: signal; REPLY: the get's last chunk */
-    uint8_t unused[4];
+    uint16_t kind;                 /* proxy_kind_t */
+    uint8_t has_signal, op;        /* has_signal: PUT: signal; REPLY: the get's last chunk */
+    uint32_t seq;   /* the record's index + 1 (low 32 bits): tells it from the slot's last one */
+    uint32_t from;  /* the sender */
+    uint32_t eager; /* 1: sent as a message with its chunk, applied once it arrives; 0: through
+                       the window, applied once announced */
 } proxy_record_t;
 _Static_assert(sizeof(proxy_record_t) == 64, "a record is one 64-byte line");
 
@@ -96,6 +100,8 @@ typedef struct {
     uint64_t sent;          /* of which their records put, a flush started after them */
     uint64_t announced;     /* of which announced: that flush complete, the count put */
     void *announcing;       /* the flush, until complete */
+    void **sends;           /* per record slot: the send of an eager record, until complete */
+    uint64_t sends_done;    /* records whose sends, if eager, are complete */
     uint64_t gets;          /* gets asked of it */
     proxy_reply_t *replies; /* the gets it asked of this PE, oldest first, from first */
     size_t first, n_replies, replies_capacity;
@@ -109,6 +115,7 @@ typedef struct {
     uint64_t answered;  /* gets of this PE that it has answered in full, settled */
     uint64_t returned;  /* the count of applied records last put to the sender */
     void *returning;    /* the flush that completes that put at the sender, until it has */
+    uint64_t *arrived;  /* per record slot: the index + 1 of the eager record that arrived in it */
 } proxy_source_t;
 
 struct symcoll_proxy {
@@ -123,6 +130,9 @@ struct symcoll_proxy {
     size_t host_bytes;
     symcoll_ucx_region_t *region;
     symcoll_ucx_region_t *heap_region; /* the direct path: the heaps; NULL: staging */
+    size_t eager_bytes;                /* records of at most this much data go as messages */
+    symcoll_status_t aside; /* proxy thread: a failure outside its steps' statuses (a record
+                               refused on arrival, a send that failed) */
 
     proxy_entry_t *ring;
     unsigned ring_entries;
@@ -179,6 +189,15 @@ bool proxy_retire(symcoll_proxy_t *p);
 /* Applies the records announced to this PE and frees them, and their chunks, at their senders
  * (proxy_receive.c). */
 bool proxy_receive(symcoll_proxy_t *p, symcoll_status_t *st);
+/* An eager record and its chunk, arrived from another PE (proxy_receive.c): into the inbox,
+ * where proxy_receive applies it in its turn. The transport's message handler. */
+void proxy_arrived(void *proxy, const void *header, size_t header_bytes, const void *data,
+                   size_t bytes);
+/* Records staged to PE pe whose sends, if eager, are complete: before it, their chunks and
+ * records may be reused once pe frees them (proxy_send.c). */
+uint64_t proxy_sent(symcoll_proxy_t *p, int pe);
+/* Records a failure outside a step (p->aside) and fails the proxy with it. */
+void proxy_fail_aside(symcoll_proxy_t *p, symcoll_status_t st);
 /* Queues the replies to a get of PE to (proxy_send.c). */
 symcoll_status_t proxy_queue_reply(symcoll_proxy_t *p, int to, const proxy_reply_t *reply);
 

@@ -1,4 +1,5 @@
 /* The receiving side of the proxy thread: applies the records that other PEs announced. */
+#include <string.h>
 #include "internal.h"
 #include "proxy_internal.h"
 
@@ -69,13 +70,26 @@ static bool give_back(symcoll_proxy_t *p, int from, symcoll_status_t *st) {
     return true;
 }
 
-/* The records announced by PE from, as far as posted, into applied (their copies and signals
- * may still be running). */
+/* Whether record index of PE from is here to apply: eager, it has arrived; else it is
+ * announced. An eager record that a count covers may not have arrived yet (the transport
+ * orders no message beside a put): its slot still holds an older record. */
+static bool here(const symcoll_proxy_t *p, int from, uint64_t index, uint64_t posted) {
+    const proxy_layout_t *l = &p->layout;
+    const proxy_record_t *r =
+        (const proxy_record_t *)(p->host + proxy_inbox(l, from) + proxy_records(l)) +
+        index % l->records;
+    return p->sources[from].arrived[index % l->records] == index + 1 ||
+           (index < posted && r->seq == (uint32_t)(index + 1));
+}
+
+/* The records of PE from that are here, in order, into applied (their copies and signals may
+ * still be running). */
 static bool apply_announced(symcoll_proxy_t *p, int from, symcoll_status_t *st) {
     const proxy_layout_t *l = &p->layout;
     proxy_source_t *source = &p->sources[from];
     uint64_t posted = proxy_counter(p, proxy_inbox(l, from) + proxy_count(l));
-    if (posted - source->consumed > l->records - 1) { /* a sender never has more records out */
+    /* A sender never has more records out; eager ones may be applied before they are counted. */
+    if (posted > source->consumed && posted - source->consumed > l->records - 1) {
         *st = symcoll_set_error(SYMCOLL_ERROR_INTERNAL,
                                 "symcoll_proxy: PE %d announced %llu records, %llu beyond "
                                 "the %llu this PE applied, where at most %u may be out",
@@ -85,10 +99,55 @@ static bool apply_announced(symcoll_proxy_t *p, int from, symcoll_status_t *st) 
         return false;
     }
     uint64_t start = source->applied;
-    while (source->applied < posted && *st == SYMCOLL_SUCCESS)
+    while (*st == SYMCOLL_SUCCESS && here(p, from, source->applied, posted))
         if ((*st = apply(p, from, source->applied)) == SYMCOLL_SUCCESS)
             source->applied++;
     return source->applied != start;
+}
+
+static symcoll_status_t refuse(const char *what, int from, uint64_t value) {
+    return symcoll_set_error(SYMCOLL_ERROR_INTERNAL,
+                             "symcoll_proxy: a message from PE %d refused: %s (%llu)", from, what,
+                             (unsigned long long)value);
+}
+
+void proxy_arrived(void *proxy, const void *header, size_t header_bytes, const void *data,
+                   size_t bytes) {
+    symcoll_proxy_t *p = proxy;
+    const proxy_layout_t *l = &p->layout;
+    proxy_record_t r;
+    if (p->aside != SYMCOLL_SUCCESS)
+        return;
+    if (header_bytes != sizeof r) {
+        proxy_fail_aside(p, refuse("a header that is no record, bytes", -1, header_bytes));
+        return;
+    }
+    memcpy(&r, header, sizeof r);
+    int from = (int)r.from;
+    if (r.from >= (uint32_t)l->n_pes || !symcoll_ucx_connected(p->t, from)) {
+        proxy_fail_aside(p, refuse("no PE of another node, from", -1, r.from));
+        return;
+    }
+    proxy_source_t *source = &p->sources[from];
+    /* Its index: of those the sender may have out, beyond what this PE has applied. */
+    uint64_t ahead = (uint32_t)(r.seq - 1 - (uint32_t)source->consumed);
+    uint64_t index = source->consumed + ahead;
+    symcoll_status_t st = SYMCOLL_SUCCESS;
+    if (!r.eager || (!data && bytes) || bytes != proxy_record_data(&r))
+        st = refuse("an eager record of a wrong size, bytes", from, bytes);
+    else if (ahead >= l->records - 1 || index < source->applied)
+        st = refuse("a record out of turn, index", from, index);
+    else
+        st = check_record(p, &r, from, index);
+    if (st != SYMCOLL_SUCCESS) {
+        proxy_fail_aside(p, st);
+        return;
+    }
+    char *inbox = p->host + proxy_inbox(l, from);
+    if (bytes)
+        memcpy(inbox + proxy_ring_at(l, r.data_at), data, bytes);
+    ((proxy_record_t *)(inbox + proxy_records(l)))[index % l->records] = r;
+    source->arrived[index % l->records] = index + 1;
 }
 
 /* Every source's announced records applied, one settle for all of them, then the records go
@@ -96,6 +155,10 @@ static bool apply_announced(symcoll_proxy_t *p, int from, symcoll_status_t *st) 
 bool proxy_receive(symcoll_proxy_t *p, symcoll_status_t *st) {
     const proxy_layout_t *l = &p->layout;
     bool did = false;
+    if (p->aside != SYMCOLL_SUCCESS) {
+        *st = p->aside;
+        return false;
+    }
     for (int from = 0; from < l->n_pes && *st == SYMCOLL_SUCCESS; from++)
         if (symcoll_ucx_connected(p->t, from))
             did |= apply_announced(p, from, st);

@@ -15,14 +15,29 @@ static uint64_t align64(uint64_t at) {
     return (at + 63) & ~(uint64_t)63;
 }
 
+uint64_t proxy_sent(symcoll_proxy_t *p, int pe) {
+    proxy_target_t *target = &p->targets[pe];
+    while (target->sends_done < target->staged) {
+        symcoll_status_t st = SYMCOLL_SUCCESS;
+        if (!symcoll_ucx_send_done(p->t, pe, &target->sends[target->sends_done % p->layout.records],
+                                   &st))
+            break;
+        if (st != SYMCOLL_SUCCESS)
+            proxy_fail_aside(p, st);
+        target->sends_done++;
+    }
+    return target->sends_done;
+}
+
 /* Where the next record to PE pe can stage len bytes (at most slot_bytes) in the ring: false
  * while it has no free record or no contiguous room. The ring is free from the end of the last
  * chunk that pe has applied, which stays in its record: a record is reused only once the one
- * before it is freed. */
-static bool room(const symcoll_proxy_t *p, int pe, size_t len, uint64_t *data_at) {
+ * before it is freed, and its send, if eager, is complete. */
+static bool room(symcoll_proxy_t *p, int pe, size_t len, uint64_t *data_at) {
     const proxy_layout_t *l = &p->layout;
     const proxy_target_t *target = &p->targets[pe];
-    uint64_t freed = freed_by(p, pe);
+    uint64_t freed = freed_by(p, pe), sent = proxy_sent(p, pe);
+    freed = freed < sent ? freed : sent;
     if (target->staged - freed >= l->records - 1)
         return false;
     uint64_t tail = 0;
@@ -41,24 +56,36 @@ static bool room(const symcoll_proxy_t *p, int pe, size_t len, uint64_t *data_at
 }
 
 /* Stages one record to PE pe at data_at (from room): len bytes of data from src in this PE's
- * heap, copied into the staging ring and put into the same place of pe's window, and the
- * record beside them. prestaged: src is pinned host memory already, put from where it is. */
+ * heap, copied into the staging ring, and the record beside them. prestaged: src is pinned host
+ * memory already, sent from where it is. An eager record (at most eager_bytes of data) goes
+ * with its data as one message; any other's data is put into the same place of pe's window, and
+ * its record follows in a batch (send_records). */
 static symcoll_status_t stage_record(symcoll_proxy_t *p, int pe, uint64_t data_at, const char *src,
                                      size_t len, bool prestaged, proxy_record_t record) {
     const proxy_layout_t *l = &p->layout;
     proxy_target_t *target = &p->targets[pe];
     size_t at = proxy_ring_at(l, data_at);
     char *staging = p->host + proxy_outbox(l, pe) + at;
+    const char *data = prestaged ? src : staging;
     symcoll_status_t st = SYMCOLL_SUCCESS;
     if (len && !prestaged)
         st = p->memory.to_host(p->memory.context, staging, src, len);
-    if (len && st == SYMCOLL_SUCCESS)
-        st = symcoll_ucx_put(p->t, p->region, pe, proxy_inbox(l, p->boot->rank) + at,
-                             prestaged ? src : staging, len);
     if (st != SYMCOLL_SUCCESS)
         return st;
     record.data_at = data_at;
-    outbox_records(p, pe)[target->staged % l->records] = record;
+    record.seq = (uint32_t)(target->staged + 1);
+    record.from = (uint32_t)p->boot->rank;
+    record.eager = p->eager_bytes && len <= p->eager_bytes;
+    uint64_t slot = target->staged % l->records;
+    proxy_record_t *kept = &outbox_records(p, pe)[slot];
+    *kept = record;
+    if (record.eager)
+        st = symcoll_ucx_send(p->t, pe, kept, sizeof *kept, len ? data : NULL, len,
+                              &target->sends[slot]);
+    else if (len)
+        st = symcoll_ucx_put(p->t, p->region, pe, proxy_inbox(l, p->boot->rank) + at, data, len);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
     target->staged++;
     target->head = align64(data_at + len);
     return SYMCOLL_SUCCESS;
@@ -199,29 +226,35 @@ bool proxy_stage(symcoll_proxy_t *p, symcoll_status_t *st) {
     return did;
 }
 
-/* The records staged since the last batch go to PE pe, behind their data, and a flush starts
- * after them. The records are contiguous but for a wrap past the last one. */
-static symcoll_status_t send_records(symcoll_proxy_t *p, int pe) {
+/* The records staged since the last batch go to PE pe, behind their data, but for the eager
+ * ones, which went with theirs: runs of records, broken by the eager ones and by a wrap past
+ * the last record. False where there was none to put. */
+static bool send_records(symcoll_proxy_t *p, int pe, symcoll_status_t *st) {
     const proxy_layout_t *l = &p->layout;
     const int me = p->boot->rank;
     proxy_target_t *target = &p->targets[pe];
-    symcoll_status_t st = SYMCOLL_SUCCESS;
-    for (uint64_t i = target->sent; i < target->staged && st == SYMCOLL_SUCCESS;) {
-        uint64_t k = i % l->records, run = target->staged - i;
-        if (run > l->records - k)
-            run = l->records - k;
-        size_t at = proxy_records(l) + k * sizeof(proxy_record_t);
-        st = symcoll_ucx_put(p->t, p->region, pe, proxy_inbox(l, me) + at,
-                             p->host + proxy_outbox(l, pe) + at, run * sizeof(proxy_record_t));
-        i += run;
+    const proxy_record_t *records = outbox_records(p, pe);
+    bool any = false;
+    for (uint64_t i = target->sent; i < target->staged && *st == SYMCOLL_SUCCESS;) {
+        uint64_t k = i % l->records, run = 0;
+        while (i + run < target->staged && k + run < l->records && !records[k + run].eager)
+            run++;
+        if (run) {
+            size_t at = proxy_records(l) + k * sizeof(proxy_record_t);
+            *st = symcoll_ucx_put(p->t, p->region, pe, proxy_inbox(l, me) + at,
+                                  p->host + proxy_outbox(l, pe) + at, run * sizeof(proxy_record_t));
+            any = true;
+        }
+        i += run ? run : 1;
     }
     target->sent = target->staged;
-    return st == SYMCOLL_SUCCESS ? symcoll_ucx_flush_start(p->t, pe, &target->announcing) : st;
+    return any;
 }
 
 /* One batch per target in flight: data and records complete at the target (the flush) before
  * the count that announces them, and that count's put complete (the next batch's flush) before
- * the count is put again (proxy_put_count). */
+ * the count is put again (proxy_put_count). A batch of eager records only asks for no count:
+ * each is applied as it arrives. */
 bool proxy_announce(symcoll_proxy_t *p, symcoll_status_t *st) {
     const proxy_layout_t *l = &p->layout;
     bool did = false;
@@ -237,7 +270,10 @@ bool proxy_announce(symcoll_proxy_t *p, symcoll_status_t *st) {
             did = true;
         }
         if (*st == SYMCOLL_SUCCESS && target->staged != target->sent) {
-            *st = send_records(p, pe);
+            if (send_records(p, pe, st) && *st == SYMCOLL_SUCCESS)
+                *st = symcoll_ucx_flush_start(p->t, pe, &target->announcing);
+            else
+                target->announced = target->sent;
             did = true;
         }
     }
@@ -250,7 +286,10 @@ bool proxy_retire(symcoll_proxy_t *p) {
     for (; retired < p->taken; retired++, did = true) {
         proxy_entry_t *e = &p->ring[retired % p->ring_entries];
         int pe = e->request.pe;
-        uint64_t done = e->request.kind == PROXY_GET ? p->sources[pe].answered : freed_by(p, pe);
+        uint64_t freed = freed_by(p, pe), sent = proxy_sent(p, pe);
+        uint64_t done = e->request.kind == PROXY_GET ? p->sources[pe].answered
+                        : freed < sent               ? freed
+                                                     : sent;
         if (done < e->last)
             break;
         atomic_store_explicit(&p->retired, retired + 1, memory_order_release);

@@ -32,8 +32,9 @@ symcoll_status_t symcoll_ucx_context_open(symcoll_ucx_t *t) {
     ucp_params_t params;
     memset(&params, 0, sizeof params);
     params.field_mask = UCP_PARAM_FIELD_FEATURES;
-    /* Puts and gets, and 64-bit atomics for the signals; no WAKEUP: every wait polls. */
-    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO64;
+    /* Puts and gets, 64-bit atomics for the signals, active messages for the proxy's eager
+     * records; no WAKEUP: every wait polls. */
+    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO64 | UCP_FEATURE_AM;
     status = t->lib.ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &params, config, &t->context);
     t->lib.ucp_config_release(config);
     if (status != UCS_OK) {

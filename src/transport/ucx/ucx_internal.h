@@ -46,6 +46,8 @@ struct symcoll_ucx {
     symcoll_ucx_pending_t *pending;
     size_t n_pending, pending_capacity;
     struct symcoll_ucx_region *regions;
+    symcoll_ucx_message_handler_t on_message; /* NULL: none */
+    void *on_message_arg;
 };
 
 /* ---- context and worker (ucx_context.c) ---- */

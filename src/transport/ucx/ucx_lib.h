@@ -40,6 +40,8 @@ extern "C" {
     F(ucp_put_nbx)                                                                                 \
     F(ucp_get_nbx)                                                                                 \
     F(ucp_atomic_op_nbx)                                                                           \
+    F(ucp_am_send_nbx)                                                                             \
+    F(ucp_worker_set_am_recv_handler)                                                              \
     F(ucp_request_check_status)                                                                    \
     F(ucp_request_free)                                                                            \
     F(ucs_status_string)

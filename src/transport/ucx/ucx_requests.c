@@ -101,28 +101,46 @@ symcoll_status_t symcoll_ucx_flush_pe(symcoll_ucx_t *t, int pe, uint64_t deadlin
                                  : st;
 }
 
-bool symcoll_ucx_flush_done(symcoll_ucx_t *t, int pe, void **flush, symcoll_status_t *st) {
-    if (!*flush)
+static bool request_done(symcoll_ucx_t *t, int pe, void **request, const char *call,
+                         symcoll_status_t *st) {
+    if (!*request)
         return true;
-    ucs_status_t status = t->lib.ucp_request_check_status(*flush);
+    ucs_status_t status = t->lib.ucp_request_check_status(*request);
     if (status == UCS_INPROGRESS)
         return false;
-    t->lib.ucp_request_free(*flush);
-    *flush = NULL;
+    t->lib.ucp_request_free(*request);
+    *request = NULL;
     if (status != UCS_OK)
-        *st = symcoll_ucx_fail(&t->lib, "ucp_ep_flush_nbx", status, "PE %d", pe);
+        *st = symcoll_ucx_fail(&t->lib, call, status, "PE %d", pe);
     return true;
 }
 
-symcoll_status_t symcoll_ucx_flush_finish(symcoll_ucx_t *t, int pe, void **flush, bool abort) {
-    void *request = *flush;
-    *flush = NULL;
-    if (!request)
+static symcoll_status_t request_finish(symcoll_ucx_t *t, int pe, void **request, const char *call,
+                                       bool abort) {
+    void *pending = *request;
+    *request = NULL;
+    if (!pending)
         return SYMCOLL_SUCCESS;
     if (!abort)
-        return symcoll_ucx_wait(t, request, "ucp_ep_flush_nbx", pe, symcoll_ucx_deadline(t));
-    t->lib.ucp_request_free(request);
+        return symcoll_ucx_wait(t, pending, call, pe, symcoll_ucx_deadline(t));
+    t->lib.ucp_request_free(pending);
     return SYMCOLL_SUCCESS;
+}
+
+bool symcoll_ucx_flush_done(symcoll_ucx_t *t, int pe, void **flush, symcoll_status_t *st) {
+    return request_done(t, pe, flush, "ucp_ep_flush_nbx", st);
+}
+
+symcoll_status_t symcoll_ucx_flush_finish(symcoll_ucx_t *t, int pe, void **flush, bool abort) {
+    return request_finish(t, pe, flush, "ucp_ep_flush_nbx", abort);
+}
+
+bool symcoll_ucx_send_done(symcoll_ucx_t *t, int pe, void **send, symcoll_status_t *st) {
+    return request_done(t, pe, send, "ucp_am_send_nbx", st);
+}
+
+symcoll_status_t symcoll_ucx_send_finish(symcoll_ucx_t *t, int pe, void **send, bool abort) {
+    return request_finish(t, pe, send, "ucp_am_send_nbx", abort);
 }
 
 void symcoll_ucx_drop_pending(symcoll_ucx_t *t) {

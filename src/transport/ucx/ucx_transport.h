@@ -122,6 +122,24 @@ bool symcoll_ucx_flush_done(symcoll_ucx_t *t, int pe, void **flush, symcoll_stat
 /* Waits for the flush until the transport's timeout, or with abort only lets it go. */
 symcoll_status_t symcoll_ucx_flush_finish(symcoll_ucx_t *t, int pe, void **flush, bool abort);
 
+/* Messages: the header and data of one send reach the handler of PE pe whole, in one eager
+ * active message, inside pe's progress (the thread that progresses its worker), in no order
+ * that the transport promises beside other sends and puts. data is NULL where UCX would have
+ * sent it by rendezvous, which the transport never asks for. */
+typedef void (*symcoll_ucx_message_handler_t)(void *arg, const void *header, size_t header_bytes,
+                                              const void *data, size_t bytes);
+/* The handler of this PE's messages (NULL: none; messages that arrive are dropped). */
+symcoll_status_t symcoll_ucx_set_message_handler(symcoll_ucx_t *t,
+                                                 symcoll_ucx_message_handler_t handler, void *arg);
+/* Sends header and data (host memory) to PE pe; both stay unchanged until *send is NULL, at
+ * once or once symcoll_ucx_send_done has seen the send complete. */
+symcoll_status_t symcoll_ucx_send(symcoll_ucx_t *t, int pe, const void *header, size_t header_bytes,
+                                  const void *data, size_t bytes, void **send);
+/* Whether the send is complete, without waiting (as symcoll_ucx_flush_done). */
+bool symcoll_ucx_send_done(symcoll_ucx_t *t, int pe, void **send, symcoll_status_t *st);
+/* Waits for the send until the transport's timeout, or with abort only lets it go. */
+symcoll_status_t symcoll_ucx_send_finish(symcoll_ucx_t *t, int pe, void **send, bool abort);
+
 /* One pass of the worker's progress: over transports that emulate RMA in software (TCP), the
  * transfers that target this PE advance only while it progresses. */
 void symcoll_ucx_progress(symcoll_ucx_t *t);
