@@ -9,6 +9,13 @@ if(UCX_INCLUDE_DIR)
   target_link_libraries(transport_ucx_tcp_segments_test PRIVATE GTest::gtest_main)
   add_test(NAME transport_ucx_tcp_segments_choice COMMAND transport_ucx_tcp_segments_test)
   set_tests_properties(transport_ucx_tcp_segments_choice PROPERTIES LABELS ucx TIMEOUT 30)
+  # The order of eager and window records at a receiving proxy, with no network.
+  symcoll_cpu_test(transport_proxy_arrival_test
+                   ${CMAKE_CURRENT_LIST_DIR}/transport_proxy_arrival_test.cpp
+                   ${CMAKE_CURRENT_LIST_DIR}/proxy_arrival_fixture.c)
+  target_include_directories(transport_proxy_arrival_test PRIVATE ${UCX_INCLUDE_DIR}
+                             ${PROJECT_SOURCE_DIR}/src)
+  set_tests_properties(transport_proxy_arrival_test PROPERTIES LABELS ucx)
   foreach(program transport_ucx_test transport_proxy_test transport_proxy_bandwidth)
     symcoll_test_target(${program} ${CMAKE_CURRENT_LIST_DIR}/${program}.cpp)
     target_include_directories(${program} PRIVATE ${UCX_INCLUDE_DIR})
@@ -29,20 +36,20 @@ if(UCX_INCLUDE_DIR AND SYMCOLL_MPIRUN)
   set(ucx_tests transport_ucx_timeout transport_proxy_timeout)
   # The proxy on both of its paths: direct (UCX registers the host heaps) and staged, with
   # records of chunks up to 2 KiB eager (messages) and the others through the window, mixed in
-  # one stream; and staged with every record through the window.
+  # one stream; and each with every record through the window.
   foreach(tls tcp sm)
     foreach(np 2 3)
-      foreach(layer ucx proxy proxy_staged proxy_window)
+      foreach(layer ucx proxy proxy_direct_window proxy_staged proxy_window)
         set(test transport_${layer}_${tls}_${np}pe)
         set(direct 1)
         set(eager 2048)
         set(program transport_proxy_test)
         if(layer STREQUAL ucx)
           set(program transport_ucx_test)
-        elseif(NOT layer STREQUAL proxy)
+        elseif(layer MATCHES "staged|^proxy_window")
           set(direct 0)
         endif()
-        if(layer STREQUAL proxy_window)
+        if(layer MATCHES "window")
           set(eager 0)
         endif()
         add_test(NAME ${test}

@@ -63,6 +63,12 @@ static symcoll_status_t stalled(symcoll_proxy_t *p) {
             "in %llu ms",
             pe, (unsigned long long)p->sources[pe].answered,
             (unsigned long long)p->targets[pe].gets, (unsigned long long)p->timeout_ms);
+    uint64_t sent = proxy_sent(p, pe);
+    if (p->taken > retired && sent < e->last)
+        return symcoll_set_error(SYMCOLL_ERROR_TIMEOUT,
+                                 "symcoll_proxy: the send (ucp_am_send_nbx) of record %llu to PE "
+                                 "%d has not completed in %llu ms",
+                                 (unsigned long long)sent, pe, (unsigned long long)p->timeout_ms);
     return symcoll_set_error(
         SYMCOLL_ERROR_TIMEOUT,
         "symcoll_proxy: PE %d applied %llu of the %llu records this PE sent it, and none in %llu "
@@ -77,7 +83,7 @@ typedef struct {
     uint64_t retired, taken, taken_bytes, staged, done;
 } oldest_t;
 
-static oldest_t oldest(const symcoll_proxy_t *p) {
+static oldest_t oldest(symcoll_proxy_t *p) {
     oldest_t o = {atomic_load_explicit(&p->retired, memory_order_relaxed), p->taken, p->taken_bytes,
                   0, 0};
     const proxy_entry_t *e = &p->ring[o.retired % p->ring_entries];
@@ -85,9 +91,10 @@ static oldest_t oldest(const symcoll_proxy_t *p) {
         int pe = e->request.pe;
         const proxy_layout_t *l = &p->layout;
         o.staged = p->targets[pe].staged;
+        /* A put is done as its records are freed and their sends complete. */
         o.done = e->request.kind == PROXY_GET
                      ? p->sources[pe].answered
-                     : proxy_counter(p, proxy_outbox(l, pe) + proxy_count(l));
+                     : proxy_counter(p, proxy_outbox(l, pe) + proxy_count(l)) + proxy_sent(p, pe);
     }
     return o;
 }
@@ -347,8 +354,7 @@ symcoll_status_t symcoll_proxy_destroy(symcoll_proxy_t *p, int abort) {
         abort = st != SYMCOLL_SUCCESS;
     }
     stop_thread(p);
-    symcoll_status_t unhandled = symcoll_ucx_set_message_handler(p->t, NULL, NULL);
-    st = st != SYMCOLL_SUCCESS ? st : unhandled;
+    symcoll_ucx_set_message_handler(p->t, NULL, NULL); /* clearing cannot fail */
     /* The counts still going back to their senders read p->sources; a batch not yet announced
      * (only after a failure) has a flush of its own. */
     for (int pe = 0; pe < p->layout.n_pes; pe++) {
@@ -504,7 +510,7 @@ symcoll_status_t symcoll_proxy_create(symcoll_bootstrap_t *boot, symcoll_ucx_t *
     }
     if (st != SYMCOLL_SUCCESS) {
         stop_thread(p);
-        symcoll_ucx_set_message_handler(t, NULL, NULL);
+        symcoll_ucx_set_message_handler(t, NULL, NULL); /* clearing cannot fail */
         unmap(p, false);
         free_proxy(p);
         return st;

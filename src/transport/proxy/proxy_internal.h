@@ -40,8 +40,9 @@ static inline uint64_t proxy_record_data(const proxy_record_t *r) {
  * both: each record's chunk (at most slot_bytes) is contiguous at data_at % ring_bytes, 64-byte
  * aligned, so that small puts share what a large one takes in slot_bytes pieces. Record i from
  * PE q to this PE is records[i % records] of both boxes. posted: records PE q has announced to
- * this PE (PE q puts its total); freed: records of this PE that PE q has applied (PE q puts its
- * total). Every PE's layout is the same, so an offset here is one there. */
+ * this PE (PE q puts its total; eager records among them may be applied before it counts them);
+ * freed: records of this PE that PE q has applied (PE q puts its total). Every PE's layout is the
+ * same, so an offset here is one there. */
 typedef struct {
     size_t slot_bytes, ring_bytes, box_bytes;
     unsigned slots, records;
@@ -98,7 +99,9 @@ typedef struct {
     uint64_t staged;        /* records staged (and their data put) */
     uint64_t head;          /* the staging ring's place after the last staged chunk */
     uint64_t sent;          /* of which their records put, a flush started after them */
-    uint64_t announced;     /* of which announced: that flush complete, the count put */
+    uint64_t announced;     /* of which announced: that flush complete, the count put (or, a
+                               batch of eager records only, needing none) */
+    uint64_t count;         /* the total last put as pe's count of announced records */
     void *announcing;       /* the flush, until complete */
     void **sends;           /* per record slot: the send of an eager record, until complete */
     uint64_t sends_done;    /* records whose sends, if eager, are complete */
@@ -186,7 +189,8 @@ bool proxy_announce(symcoll_proxy_t *p, symcoll_status_t *st);
 /* Retires the requests, in order, whose records every target has applied and whose gets are
  * answered (proxy_send.c). */
 bool proxy_retire(symcoll_proxy_t *p);
-/* Applies the records announced to this PE and frees them, and their chunks, at their senders
+/* Applies the records announced to this PE, and the eager ones that arrived, and frees them, and
+ * their chunks, at their senders
  * (proxy_receive.c). */
 bool proxy_receive(symcoll_proxy_t *p, symcoll_status_t *st);
 /* An eager record and its chunk, arrived from another PE (proxy_receive.c): into the inbox,

@@ -84,7 +84,7 @@ static bool here(const symcoll_proxy_t *p, int from, uint64_t index, uint64_t po
 
 /* The records of PE from that are here, in order, into applied (their copies and signals may
  * still be running). */
-static bool apply_announced(symcoll_proxy_t *p, int from, symcoll_status_t *st) {
+static bool apply_here(symcoll_proxy_t *p, int from, symcoll_status_t *st) {
     const proxy_layout_t *l = &p->layout;
     proxy_source_t *source = &p->sources[from];
     uint64_t posted = proxy_counter(p, proxy_inbox(l, from) + proxy_count(l));
@@ -161,7 +161,7 @@ bool proxy_receive(symcoll_proxy_t *p, symcoll_status_t *st) {
     }
     for (int from = 0; from < l->n_pes && *st == SYMCOLL_SUCCESS; from++)
         if (symcoll_ucx_connected(p->t, from))
-            did |= apply_announced(p, from, st);
+            did |= apply_here(p, from, st);
     if (did && *st == SYMCOLL_SUCCESS && p->memory.settle)
         *st = p->memory.settle(p->memory.context);
     for (int from = 0; from < l->n_pes && *st == SYMCOLL_SUCCESS; from++) {

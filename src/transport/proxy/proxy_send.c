@@ -111,7 +111,7 @@ static bool move_direct(symcoll_proxy_t *p, const proxy_request_t *r, uint64_t d
                                             .signal_offset = r->signal_offset,
                                             .value = r->value,
                                             .has_signal = 1,
-                                            .op = (uint32_t)r->op});
+                                            .op = (uint8_t)r->op});
     return *st == SYMCOLL_SUCCESS;
 }
 
@@ -151,7 +151,7 @@ static bool stage_request(symcoll_proxy_t *p, const proxy_request_t *r, uint64_t
                                         .signal_offset = r->signal_offset,
                                         .value = r->value,
                                         .has_signal = last && r->signal,
-                                        .op = (uint32_t)r->op});
+                                        .op = (uint8_t)r->op});
     p->taken_bytes = last ? 0 : p->taken_bytes + len;
     return last && *st == SYMCOLL_SUCCESS;
 }
@@ -264,15 +264,15 @@ bool proxy_announce(symcoll_proxy_t *p, symcoll_status_t *st) {
             if (!symcoll_ucx_flush_done(p->t, pe, &target->announcing, st) ||
                 *st != SYMCOLL_SUCCESS)
                 continue;
-            target->announced = target->sent;
+            target->announced = target->count = target->sent;
             *st = proxy_put_count(p, pe, proxy_inbox(l, p->boot->rank) + proxy_count(l),
-                                  &target->announced);
+                                  &target->count);
             did = true;
         }
         if (*st == SYMCOLL_SUCCESS && target->staged != target->sent) {
             if (send_records(p, pe, st) && *st == SYMCOLL_SUCCESS)
                 *st = symcoll_ucx_flush_start(p->t, pe, &target->announcing);
-            else
+            else if (*st == SYMCOLL_SUCCESS)
                 target->announced = target->sent;
             did = true;
         }

@@ -46,6 +46,7 @@ struct symcoll_ucx {
     symcoll_ucx_pending_t *pending;
     size_t n_pending, pending_capacity;
     struct symcoll_ucx_region *regions;
+    bool messages_registered;                 /* on_message's dispatcher, with UCX */
     symcoll_ucx_message_handler_t on_message; /* NULL: none */
     void *on_message_arg;
 };

@@ -19,22 +19,34 @@ static ucs_status_t on_message(void *arg, const void *header, size_t header_byte
     return UCS_OK;
 }
 
-symcoll_status_t symcoll_ucx_set_message_handler(symcoll_ucx_t *t,
-                                                 symcoll_ucx_message_handler_t handler, void *arg) {
-    t->on_message = handler;
-    t->on_message_arg = arg;
+/* Registers the transport's own handler with UCX once; it stays until the worker goes. */
+static symcoll_status_t register_once(symcoll_ucx_t *t) {
+    if (t->messages_registered)
+        return SYMCOLL_SUCCESS;
     ucp_am_handler_param_t param;
     memset(&param, 0, sizeof param);
     param.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
                        UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
     param.id = MESSAGE_ID;
     param.flags = UCP_AM_FLAG_WHOLE_MSG;
-    param.cb = handler ? on_message : NULL;
+    param.cb = on_message;
     param.arg = t;
     ucs_status_t status = t->lib.ucp_worker_set_am_recv_handler(t->worker, &param);
-    return status == UCS_OK ? SYMCOLL_SUCCESS
-                            : symcoll_ucx_fail(&t->lib, "ucp_worker_set_am_recv_handler", status,
-                                               "id %d", MESSAGE_ID);
+    if (status != UCS_OK)
+        return symcoll_ucx_fail(&t->lib, "ucp_worker_set_am_recv_handler", status, "id %d",
+                                MESSAGE_ID);
+    t->messages_registered = true;
+    return SYMCOLL_SUCCESS;
+}
+
+symcoll_status_t symcoll_ucx_set_message_handler(symcoll_ucx_t *t,
+                                                 symcoll_ucx_message_handler_t handler, void *arg) {
+    symcoll_status_t st = handler ? register_once(t) : SYMCOLL_SUCCESS;
+    if (st == SYMCOLL_SUCCESS) {
+        t->on_message = handler;
+        t->on_message_arg = arg;
+    }
+    return st;
 }
 
 symcoll_status_t symcoll_ucx_send(symcoll_ucx_t *t, int pe, const void *header, size_t header_bytes,

@@ -34,8 +34,8 @@ typedef struct {
 } symcoll_ucx_capabilities_t;
 
 /* Collective over boot: opens libucp (UNSUPPORTED, saying what to install, when it is absent
- * on any PE), creates the context (RMA and 64-bit atomics) and worker, exchanges worker
- * addresses and connects an endpoint to each PE p with connect_to[p] (NULL: every other PE;
+ * on any PE), creates the context (RMA, 64-bit atomics and active messages) and worker, exchanges
+ * worker addresses and connects an endpoint to each PE p with connect_to[p] (NULL: every other PE;
  * connect_to must be symmetric: p connects to q exactly when q connects to p). Each wait gives
  * up after timeout_ms (0: never, as SYMCOLL_TIMEOUT_MS=0 means). boot must outlive t. */
 symcoll_status_t symcoll_ucx_create(symcoll_bootstrap_t *boot, const bool *connect_to,
@@ -128,7 +128,9 @@ symcoll_status_t symcoll_ucx_flush_finish(symcoll_ucx_t *t, int pe, void **flush
  * sent it by rendezvous, which the transport never asks for. */
 typedef void (*symcoll_ucx_message_handler_t)(void *arg, const void *header, size_t header_bytes,
                                               const void *data, size_t bytes);
-/* The handler of this PE's messages (NULL: none; messages that arrive are dropped). */
+/* The handler of this PE's messages. NULL: none, and messages that arrive are dropped (the
+ * transport's own handler stays registered with UCX, so a late message draws no warning); it
+ * fails only where it registers one. */
 symcoll_status_t symcoll_ucx_set_message_handler(symcoll_ucx_t *t,
                                                  symcoll_ucx_message_handler_t handler, void *arg);
 /* Sends header and data (host memory) to PE pe; both stay unchanged until *send is NULL, at
