@@ -1,4 +1,5 @@
-/* The receiving side of the proxy thread: applies the records that other PEs announced. */
+/* The receiving side of the proxy thread: applies the records that other PEs announced or sent
+ * as messages (eager), in each sender's order. */
 #include <string.h>
 #include "internal.h"
 #include "proxy_internal.h"
@@ -111,43 +112,44 @@ static symcoll_status_t refuse(const char *what, int from, uint64_t value) {
                              (unsigned long long)value);
 }
 
-void proxy_arrived(void *proxy, const void *header, size_t header_bytes, const void *data,
-                   size_t bytes) {
-    symcoll_proxy_t *p = proxy;
+/* The eager record in header, and its chunk, into the inbox of its sender, once checked. */
+static symcoll_status_t lay_in(symcoll_proxy_t *p, const void *header, size_t header_bytes,
+                               const void *data, size_t bytes) {
     const proxy_layout_t *l = &p->layout;
     proxy_record_t r;
-    if (p->aside != SYMCOLL_SUCCESS)
-        return;
-    if (header_bytes != sizeof r) {
-        proxy_fail_aside(p, refuse("a header that is no record, bytes", -1, header_bytes));
-        return;
-    }
+    if (header_bytes != sizeof r)
+        return refuse("a header that is no record, bytes", -1, header_bytes);
     memcpy(&r, header, sizeof r);
     int from = (int)r.from;
-    if (r.from >= (uint32_t)l->n_pes || !symcoll_ucx_connected(p->t, from)) {
-        proxy_fail_aside(p, refuse("no PE of another node, from", -1, r.from));
-        return;
-    }
+    if (r.from >= (uint32_t)l->n_pes || !symcoll_ucx_connected(p->t, from))
+        return refuse("no PE of another node, from", -1, r.from);
     proxy_source_t *source = &p->sources[from];
     /* Its index: of those the sender may have out, beyond what this PE has applied. */
     uint64_t ahead = (uint32_t)(r.seq - 1 - (uint32_t)source->consumed);
     uint64_t index = source->consumed + ahead;
-    symcoll_status_t st = SYMCOLL_SUCCESS;
     if (!r.eager || (!data && bytes) || bytes != proxy_record_data(&r))
-        st = refuse("an eager record of a wrong size, bytes", from, bytes);
-    else if (ahead >= l->records - 1 || index < source->applied)
-        st = refuse("a record out of turn, index", from, index);
-    else
-        st = check_record(p, &r, from, index);
-    if (st != SYMCOLL_SUCCESS) {
-        proxy_fail_aside(p, st);
-        return;
-    }
+        return refuse("an eager record of a wrong size, bytes", from, bytes);
+    if (ahead >= l->records - 1 || index < source->applied)
+        return refuse("a record out of turn, index", from, index);
+    symcoll_status_t st = check_record(p, &r, from, index);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
     char *inbox = p->host + proxy_inbox(l, from);
     if (bytes)
         memcpy(inbox + proxy_ring_at(l, r.data_at), data, bytes);
     ((proxy_record_t *)(inbox + proxy_records(l)))[index % l->records] = r;
     source->arrived[index % l->records] = index + 1;
+    return SYMCOLL_SUCCESS;
+}
+
+void proxy_arrived(void *proxy, const void *header, size_t header_bytes, const void *data,
+                   size_t bytes) {
+    symcoll_proxy_t *p = proxy;
+    if (p->aside != SYMCOLL_SUCCESS)
+        return;
+    symcoll_status_t st = lay_in(p, header, header_bytes, data, bytes);
+    if (st != SYMCOLL_SUCCESS)
+        proxy_fail_aside(p, st);
 }
 
 /* Every source's announced records applied, one settle for all of them, then the records go

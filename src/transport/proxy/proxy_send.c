@@ -29,6 +29,12 @@ uint64_t proxy_sent(symcoll_proxy_t *p, int pe) {
     return target->sends_done;
 }
 
+/* Records of PE pe done with: freed there and, if eager, sent. */
+static uint64_t released(symcoll_proxy_t *p, int pe) {
+    uint64_t freed = freed_by(p, pe), sent = proxy_sent(p, pe);
+    return freed < sent ? freed : sent;
+}
+
 /* Where the next record to PE pe can stage len bytes (at most slot_bytes) in the ring: false
  * while it has no free record or no contiguous room. The ring is free from the end of the last
  * chunk that pe has applied, which stays in its record: a record is reused only once the one
@@ -36,8 +42,7 @@ uint64_t proxy_sent(symcoll_proxy_t *p, int pe) {
 static bool room(symcoll_proxy_t *p, int pe, size_t len, uint64_t *data_at) {
     const proxy_layout_t *l = &p->layout;
     const proxy_target_t *target = &p->targets[pe];
-    uint64_t freed = freed_by(p, pe), sent = proxy_sent(p, pe);
-    freed = freed < sent ? freed : sent;
+    uint64_t freed = released(p, pe);
     if (target->staged - freed >= l->records - 1)
         return false;
     uint64_t tail = 0;
@@ -286,10 +291,7 @@ bool proxy_retire(symcoll_proxy_t *p) {
     for (; retired < p->taken; retired++, did = true) {
         proxy_entry_t *e = &p->ring[retired % p->ring_entries];
         int pe = e->request.pe;
-        uint64_t freed = freed_by(p, pe), sent = proxy_sent(p, pe);
-        uint64_t done = e->request.kind == PROXY_GET ? p->sources[pe].answered
-                        : freed < sent               ? freed
-                                                     : sent;
+        uint64_t done = e->request.kind == PROXY_GET ? p->sources[pe].answered : released(p, pe);
         if (done < e->last)
             break;
         atomic_store_explicit(&p->retired, retired + 1, memory_order_release);
