@@ -64,7 +64,7 @@ if(UCX_INCLUDE_DIR AND SYMCOLL_MPIRUN)
   endforeach()
   # symcoll's TCP segments: UCX takes them over TCP (its debug log says so), and none where
   # the user set a size, which stands; puts of every size still land.
-  set(segments_log "apply UCT configuration (TCP_)?TX_SEG_SIZE=256k")
+  set(segments_log "apply UCT configuration (TCP_)?TX_SEG_SIZE=262400")
   add_test(NAME transport_ucx_tcp_segments
            COMMAND ${CMAKE_COMMAND} "-DEXPECT=${segments_log}"
                    -P ${PROJECT_SOURCE_DIR}/cmake/check_ucx_log.cmake --

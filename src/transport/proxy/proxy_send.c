@@ -161,17 +161,24 @@ static bool stage_request(symcoll_proxy_t *p, const proxy_request_t *r, uint64_t
     return last && *st == SYMCOLL_SUCCESS;
 }
 
-/* The replies to PE pe's gets, oldest first, as far as its ring has room. */
-static bool stage_replies(symcoll_proxy_t *p, int pe, symcoll_status_t *st) {
+/* A pass of proxy_stage stops once it has staged slot_bytes of data. */
+static bool pass_spent(const symcoll_proxy_t *p, size_t spent) {
+    return spent >= p->layout.slot_bytes;
+}
+
+/* The replies to PE pe's gets, oldest first, as far as its ring has room and the pass goes
+ * (*spent: the bytes it staged). */
+static bool stage_replies(symcoll_proxy_t *p, int pe, size_t *spent, symcoll_status_t *st) {
     proxy_target_t *target = &p->targets[pe];
     bool did = false;
     uint64_t data_at;
-    while (target->n_replies && *st == SYMCOLL_SUCCESS) {
+    while (target->n_replies && !pass_spent(p, *spent) && *st == SYMCOLL_SUCCESS) {
         proxy_reply_t *reply = &target->replies[target->first];
         size_t left = reply->bytes - reply->staged;
         size_t len = chunk(p, left);
         if (!room(p, pe, len, &data_at))
             break;
+        *spent += len;
         *st = stage_record(p, pe, data_at, reply->src + reply->staged, len, false,
                            (proxy_record_t){.kind = PROXY_REPLY,
                                             .offset = reply->dst_offset + reply->staged,
@@ -209,20 +216,24 @@ symcoll_status_t proxy_queue_reply(symcoll_proxy_t *p, int to, const proxy_reply
 
 bool proxy_stage(symcoll_proxy_t *p, symcoll_status_t *st) {
     bool did = false;
+    size_t spent = 0;
     for (int pe = 0; pe < p->layout.n_pes; pe++)
-        did |= stage_replies(p, pe, st);
-    while (*st == SYMCOLL_SUCCESS) {
+        did |= stage_replies(p, pe, &spent, st);
+    while (*st == SYMCOLL_SUCCESS && !pass_spent(p, spent)) {
         proxy_entry_t *e = &p->ring[p->taken % p->ring_entries];
         if (atomic_load_explicit(&e->ready, memory_order_acquire) != p->taken + 1)
             return did;
         const proxy_request_t *r = &e->request;
         bool done = false;
         uint64_t data_at;
-        while (!done && *st == SYMCOLL_SUCCESS && room(p, r->pe, next_chunk(p, r), &data_at)) {
+        while (!done && *st == SYMCOLL_SUCCESS && !pass_spent(p, spent) &&
+               room(p, r->pe, next_chunk(p, r), &data_at)) {
+            spent += next_chunk(p, r);
             done = stage_request(p, r, data_at, st);
             did = true;
         }
-        if (!done) /* no room at this target: later requests wait, in order */
+        if (!done) /* no room at this target, or the pass is spent: later requests wait, in
+                      order */
             return did;
         e->last = r->kind == PROXY_GET ? p->targets[r->pe].gets : p->targets[r->pe].staged;
         p->taken++;

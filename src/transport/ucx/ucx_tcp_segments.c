@@ -9,10 +9,12 @@
 #include "ucx_internal.h"
 
 /* A receive segment must hold a sent one: both sizes are symcoll's, or both UCX's or the
- * user's. */
+ * user's. A send segment is 256 KiB and 256 bytes, room for UCX's headers (some 22 bytes of a
+ * put's each send): the proxy's chunks are 256 KiB (or a multiple), and with 256 KiB segments
+ * each took a second send of a few bytes. */
 static const struct {
     const char *name, *value;
-} tcp_segments[] = {{"TX_SEG_SIZE", "256k"}, {"RX_SEG_SIZE", "1m"}};
+} tcp_segments[] = {{"TX_SEG_SIZE", "262400"}, {"RX_SEG_SIZE", "1m"}};
 
 /* The next item of the comma-separated list at *p (len bytes at *item); false past its end. */
 static bool next_item(const char **p, const char **item, size_t *len) {
