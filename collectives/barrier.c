@@ -29,7 +29,7 @@ static symcoll_status_t leaders_meet(const symcoll_coll_call_t *call, const int 
     return sent != SYMCOLL_SUCCESS ? sent : waited;
 }
 
-symcoll_status_t symcoll_barrier_across_nodes(const symcoll_coll_call_t *call,
+symcoll_status_t symcoll_barrier_across_nodes(const symcoll_coll_call_t *call, bool quiet,
                                               cudaStream_t stream) {
     const symcoll_team_state_t *t = call->team;
     int first[SYMCOLL_MAX_PES], runs = 0, mine = 0;
@@ -43,7 +43,8 @@ symcoll_status_t symcoll_barrier_across_nodes(const symcoll_coll_call_t *call,
     const int next = mine + 1 < runs ? first[mine + 1] : t->size;
     const bool whole = next - first[mine] > 1;
     /* Every PE's puts to other nodes are complete there before it arrives. */
-    st = symcoll_rma_remote_quiet(call->fn, t->handle, call->collective, stream);
+    if (quiet)
+        st = symcoll_rma_remote_quiet(call->fn, t->handle, call->collective, stream);
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_nodes_node_barrier(call, whole, stream);
     if (st != SYMCOLL_SUCCESS)
@@ -63,7 +64,7 @@ symcoll_status_t symcoll_barrier_on_stream(symcoll_team_t team, cudaStream_t str
         st = symcoll_check_stream(fn, stream);
     if (st == SYMCOLL_SUCCESS && symcoll_nodes_spans(t)) {
         symcoll_coll_call_t call = {.fn = fn, .collective = SYMCOLL_COLL_BARRIER, .team = t};
-        return symcoll_barrier_across_nodes(&call, stream);
+        return symcoll_barrier_across_nodes(&call, true, stream);
     }
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_check_team_p2p(fn, t);

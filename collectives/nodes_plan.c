@@ -109,7 +109,7 @@ int symcoll_nodes_pe(const symcoll_nodes_plan_t *p, int node, int local) {
 }
 
 symcoll_status_t symcoll_nodes_enter(const symcoll_nodes_plan_t *p) {
-    return symcoll_barrier_across_nodes(p->call, p->stream);
+    return symcoll_barrier_across_nodes(p->call, false, p->stream);
 }
 
 symcoll_status_t symcoll_nodes_send(const symcoll_nodes_plan_t *p, void *dst, const void *src,

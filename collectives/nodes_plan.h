@@ -27,9 +27,11 @@ typedef struct {
 symcoll_status_t symcoll_nodes_node_barrier(const symcoll_coll_call_t *call, bool whole,
                                             cudaStream_t stream);
 
-/* The barrier across nodes of the call's team (collectives/barrier.c): a quiet of the proxy,
- * the node's barrier, the team's first PE of each node meet, the node's barrier. */
-symcoll_status_t symcoll_barrier_across_nodes(const symcoll_coll_call_t *call, cudaStream_t stream);
+/* The barrier across nodes of the call's team (collectives/barrier.c): a quiet of the proxy
+ * where quiet is true, the node's barrier, the team's first PE of each node meet, the node's
+ * barrier. */
+symcoll_status_t symcoll_barrier_across_nodes(const symcoll_coll_call_t *call, bool quiet,
+                                              cudaStream_t stream);
 
 /* Team t's PEs of one node are consecutive in team rank (its runs): the team rank of each
  * run's first PE into first[] (SYMCOLL_MAX_PES of them) and how many runs; UNSUPPORTED, naming
@@ -51,7 +53,11 @@ int symcoll_nodes_rank(const symcoll_nodes_plan_t *p, int node, int local);
 int symcoll_nodes_pe(const symcoll_nodes_plan_t *p, int node, int local);
 
 /* Every PE has entered the collective, so its buffers are free to write: the barrier across
- * nodes. */
+ * nodes without its quiet. A PE's puts of the call before reached their targets before it
+ * entered this one (each target waited for them), and the quiet, which waits for its last puts
+ * to be freed at their targets, held a PE that sent for some 20 us more. A user's earlier puts
+ * to other nodes are not completed by a collective: the barrier (or the device API's quiet)
+ * completes them. */
 symcoll_status_t symcoll_nodes_enter(const symcoll_nodes_plan_t *p);
 
 /* A put of bytes from src (memory of this GPU) to pe's copy of the symmetric dst, then one

@@ -259,9 +259,11 @@ SYMCOLL_API symcoll_status_t symcoll_barrier_on_stream(symcoll_team_t team, cuda
  *   not in place: PE 0 would take it as such and wait for the others, which refuse it.
  * A team across nodes (nodes contiguous in rank; the team holding one PE of each of its nodes,
  * or whole nodes, the same number on each): the node's kernels and puts through the proxy
- * between nodes, each call entered by the barrier across nodes before its first put; reduce and
- * reduce_scatter use SYMCOLL_NODES_SCRATCH per PE, larger messages in rounds (not beside a NODE
- * collective; calls across nodes of one PE ordered, as they share the scratch).
+ * between nodes, each call entered by the barrier across nodes, without its quiet, before its
+ * first put (a collective does not complete the caller's earlier puts to other nodes: the barrier
+ * does); reduce and reduce_scatter use SYMCOLL_NODES_SCRATCH per PE, larger messages in rounds
+ * (not beside a NODE collective; calls across nodes of one PE ordered, as they share the
+ * scratch).
  * Errors: INVALID_ARGUMENT (names the argument), NOT_INITIALIZED, UNSUPPORTED (members without
  * a P2P path between them on one node; across nodes: nodes not contiguous in rank, a team with
  * other parts of nodes or different numbers on them, a node without P2P, a scratch too small

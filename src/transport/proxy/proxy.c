@@ -355,6 +355,12 @@ symcoll_status_t symcoll_proxy_destroy(symcoll_proxy_t *p, int abort) {
     }
     stop_thread(p);
     symcoll_ucx_set_message_handler(p->t, NULL, NULL); /* clearing cannot fail */
+    /* Puts and sends still in flight read the staging, which is freed below: on abort nothing
+     * completed them, so the endpoints close first. */
+    if (abort) {
+        symcoll_status_t closed = symcoll_ucx_disconnect(p->t);
+        st = st != SYMCOLL_SUCCESS ? st : closed;
+    }
     /* The counts still going back to their senders read p->sources; a batch not yet announced
      * (only after a failure) has a flush of its own. */
     for (int pe = 0; pe < p->layout.n_pes; pe++) {

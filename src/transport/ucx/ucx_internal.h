@@ -64,8 +64,6 @@ symcoll_status_t symcoll_ucx_set_tcp_segments(symcoll_ucx_t *t, ucp_config_t *co
 /* ---- endpoints (ucx_wireup.c) ---- */
 /* Collective: worker addresses over the bootstrap, an endpoint to each PE of connect_to. */
 symcoll_status_t symcoll_ucx_connect(symcoll_ucx_t *t, const bool *connect_to);
-/* Closes every endpoint without flushing (the caller has completed what mattered). */
-symcoll_status_t symcoll_ucx_disconnect(symcoll_ucx_t *t);
 
 /* ---- requests (ucx_requests.c) ---- */
 /* The deadline timeout_ms from now; UINT64_MAX when the timeout is 0 (never). */
