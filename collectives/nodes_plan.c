@@ -3,6 +3,7 @@
 #include "nodes_plan.h"
 #include "barrier_launch.h"
 #include "nodes_combine_launch.h"
+#include "nodes_proxy_memory.h"
 #include "rma_launch.h"
 #include "rma_remote.h"
 
@@ -134,6 +135,7 @@ symcoll_status_t symcoll_nodes_await(const symcoll_coll_call_t *call, int arriva
                                      uint64_t expected, cudaStream_t stream) {
     uint64_t *word = symcoll_nodes_arrivals(call->team, arrivals);
     return symcoll_cuda_status(symcoll_arrivals_wait_launch(symcoll_team_device(call->team), word,
+                                                            symcoll_nodes_proxy_memory_mirror(word),
                                                             word + SYMCOLL_NODES_AWAITED, expected,
                                                             call->collective, stream),
                                call->fn, "wait kernel launch");

@@ -21,11 +21,21 @@ static __global__ void signal_wait_kernel(symcoll_device_t h, const uint64_t *si
     symcoll_dev_wait(h, sig, cmp, value, SYMCOLL_COLL_SIGNAL_WAIT, -1);
 }
 
+/* The arrivals reach total in the GPU's word or in its host-mapped mirror (NULL: none), where
+ * the proxy stores the sums it applies with no copy of its own before them. */
+static __device__ bool arrivals_reach(const uint64_t *arrivals, const uint64_t *mirror,
+                                      uint64_t total) {
+    return symcoll_dev_load_acquire(arrivals) >= total ||
+           (mirror && symcoll_dev_load_acquire(mirror) >= total);
+}
+
 static __global__ void arrivals_wait_kernel(symcoll_device_t h, const uint64_t *arrivals,
-                                            uint64_t *awaited, uint64_t expected,
-                                            symcoll_collective_t collective) {
-    uint64_t total = *awaited += expected;
-    symcoll_dev_wait(h, arrivals, SYMCOLL_CMP_GE, total, collective, -1);
+                                            const uint64_t *mirror, uint64_t *awaited,
+                                            uint64_t expected, symcoll_collective_t collective) {
+    uint64_t total = *awaited += expected, start = 0;
+    for (uint32_t polls = 1; !arrivals_reach(arrivals, mirror, total); polls++)
+        if ((polls & 1023) == 0 && symcoll_dev_wait_expired(h, &start, collective, -1, total))
+            return;
 }
 
 /* A request to a PE of another node through the proxy's ring, as the device API posts it; the
@@ -138,10 +148,11 @@ extern "C" cudaError_t symcoll_signal_wait_launch(symcoll_device_t h, const uint
 }
 
 extern "C" cudaError_t symcoll_arrivals_wait_launch(symcoll_device_t h, const uint64_t *arrivals,
-                                                    uint64_t *awaited, uint64_t expected,
+                                                    const uint64_t *mirror, uint64_t *awaited,
+                                                    uint64_t expected,
                                                     symcoll_collective_t collective,
                                                     cudaStream_t stream) {
-    void *params[] = {&h, &arrivals, &awaited, &expected, &collective};
+    void *params[] = {&h, &arrivals, &mirror, &awaited, &expected, &collective};
     return cudaLaunchKernel((const void *)arrivals_wait_kernel, dim3(1), dim3(1), params, 0,
                             stream);
 }

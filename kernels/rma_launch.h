@@ -25,11 +25,13 @@ cudaError_t symcoll_signal_wait_launch(symcoll_device_t h, const uint64_t *sig, 
                                        uint64_t value, cudaStream_t stream);
 
 /* One single-thread kernel: adds expected to *awaited (this PE's running total, in its GPU
- * memory), then waits until *arrivals >= *awaited under h's timeout, a timeout naming
- * collective. Replayed in a graph, each run waits for its own arrivals. */
+ * memory), then waits until *arrivals or *mirror (host-mapped, the proxy's stores of the same
+ * running sum; NULL: none) >= *awaited under h's timeout, a timeout naming collective. Replayed
+ * in a graph, each run waits for its own arrivals. */
 cudaError_t symcoll_arrivals_wait_launch(symcoll_device_t h, const uint64_t *arrivals,
-                                         uint64_t *awaited, uint64_t expected,
-                                         symcoll_collective_t collective, cudaStream_t stream);
+                                         const uint64_t *mirror, uint64_t *awaited,
+                                         uint64_t expected, symcoll_collective_t collective,
+                                         cudaStream_t stream);
 
 /* Posts a request (SYMCOLL_PROXY_RING_PUT or _GET) for pe, of another node, into the proxy's
  * ring, as the device API does; its waits time out under h's timeout naming collective. A put

@@ -138,7 +138,8 @@ static symcoll_status_t create_nodes_sync(void) {
         st = symcoll_cuda_status(cudaMemset(symcoll_g.nodes_sync, 0, words), "symcoll_init",
                                  "cudaMemset of the words of the barrier across nodes");
         /* Only other nodes signal the arrivals (the node's own PEs meet by other words). */
-        symcoll_nodes_proxy_memory_arrivals(symcoll_g.nodes_sync);
+        if (st == SYMCOLL_SUCCESS)
+            st = symcoll_nodes_proxy_memory_arrivals(symcoll_g.nodes_sync);
     }
     if (st == SYMCOLL_SUCCESS)
         st = symcoll_cuda_status(cudaDeviceSynchronize(), "symcoll_init",

@@ -7,6 +7,7 @@
  * halo tests across two simulated nodes stalled in 15 of 22 runs with the proxy's stream in the
  * primary context, in 0 of 22 with this context). Another context has queues of its own. */
 #include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 #include "driver.h"
 #include "internal.h"
@@ -24,6 +25,9 @@ typedef struct {
     symcoll_proxy_t *_Atomic proxy;       /* once created: progressed while a copy runs */
     const uint64_t *_Atomic arrivals;     /* SYMCOLL_NODES_AWAITED words only the proxy writes */
     uint64_t sums[SYMCOLL_NODES_AWAITED]; /* their values: what the proxy last wrote */
+    uint64_t *mirror;        /* host-mapped, SYMCOLL_NODES_AWAITED words: sums stored by the CPU */
+    uint64_t *mirror_device; /* its GPU address */
+    bool queued;             /* work on the stream not yet seen done */
 } proxy_gpu_t;
 
 static proxy_gpu_t proxy_gpu;
@@ -73,6 +77,7 @@ static symcoll_status_t finish(proxy_gpu_t *g, const char *what) {
                                      "in %llu ms",
                                      what, (unsigned long long)g->timeout_ms);
     }
+    g->queued = g->queued && err != cudaSuccess;
     return symcoll_cuda_status(err, "symcoll_proxy", what);
 }
 
@@ -87,6 +92,7 @@ static symcoll_status_t copy(void *context, void *dst, const void *src, size_t b
         return st;
     st = symcoll_cuda_status(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, g->stream),
                              "symcoll_proxy", what);
+    g->queued = true;
     if (st == SYMCOLL_SUCCESS && wait)
         st = finish(g, what);
     leave(g);
@@ -112,11 +118,18 @@ static symcoll_status_t settle(void *context) {
     return st;
 }
 
-/* The sum of an arrivals word, or NULL for any other word. */
-static uint64_t *arrivals_sum(proxy_gpu_t *g, const uint64_t *word) {
+/* The index of an arrivals word among them, or -1 for any other word. */
+static ptrdiff_t arrivals_index(const proxy_gpu_t *g, const uint64_t *word) {
     const uint64_t *first = atomic_load_explicit(&g->arrivals, memory_order_acquire);
-    return first && word >= first && word < first + SYMCOLL_NODES_AWAITED ? &g->sums[word - first]
-                                                                          : NULL;
+    return first && word >= first && word < first + SYMCOLL_NODES_AWAITED ? word - first : -1;
+}
+
+/* A barrier's arrivals word (only the barrier's wait kernel reads those, and it reads the
+ * mirror too): its index, or -1 for any other word or without a mirror. */
+static ptrdiff_t barrier_index(const proxy_gpu_t *g, const uint64_t *word) {
+    ptrdiff_t i = arrivals_index(g, word);
+    return g->mirror && i >= 0 && i % SYMCOLL_NODES_KINDS == SYMCOLL_NODES_BARRIER_ARRIVALS ? i
+                                                                                            : -1;
 }
 
 /* A stream memory operation: its default flags fence the copies before it, and it takes
@@ -135,20 +148,29 @@ static symcoll_status_t word_write(proxy_gpu_t *g, uint64_t *word, uint64_t valu
  * 11 us for a memory operation and 19 us for a copy). A SET is one memory operation; an ADD to
  * an arrivals word, which only the proxy writes, is one too, of the sum the proxy keeps (it
  * applies its signals one at a time); any other ADD must be atomic beside the GPU's own, so the
- * signal kernel does it. */
+ * signal kernel does it. With nothing of the proxy's on the stream to come first, an ADD to a
+ * barrier's arrivals word is a store of the sum into its host-mapped mirror, which the barrier's
+ * wait kernel reads beside the word: no stream work to submit, run and settle. */
 static symcoll_status_t apply_signal(void *context, uint64_t *word, uint64_t value,
                                      symcoll_ucx_signal_op_t op) {
     proxy_gpu_t *g = context;
     const char *what = "applying a received signal";
+    ptrdiff_t barrier = barrier_index(g, word);
+    if (op == SYMCOLL_UCX_SIGNAL_ADD && barrier >= 0 && !g->queued) {
+        g->sums[barrier] += value;
+        __atomic_store_n(&g->mirror[barrier], g->sums[barrier], __ATOMIC_RELEASE);
+        return SYMCOLL_SUCCESS;
+    }
     symcoll_status_t st = on_proxy_thread(g, what);
     if (st != SYMCOLL_SUCCESS)
         return st;
-    uint64_t *sum = arrivals_sum(g, word);
+    ptrdiff_t i = arrivals_index(g, word);
+    g->queued = true;
     if (op == SYMCOLL_UCX_SIGNAL_SET) {
         st = word_write(g, word, value, what);
-    } else if (sum) {
-        *sum += value;
-        st = word_write(g, word, *sum, what);
+    } else if (i >= 0) {
+        g->sums[i] += value;
+        st = word_write(g, word, g->sums[i], what);
     } else {
         st = symcoll_cuda_status(
             symcoll_put_signal_launch(NULL, NULL, 0, word, value, SYMCOLL_SIGNAL_ADD, g->stream),
@@ -156,6 +178,13 @@ static symcoll_status_t apply_signal(void *context, uint64_t *word, uint64_t val
     }
     leave(g);
     return st;
+}
+
+static void free_mirror(proxy_gpu_t *g) {
+    atomic_store_explicit(&g->arrivals, NULL, memory_order_release);
+    if (g->mirror)
+        symcoll_cuda_status(cudaFreeHost(g->mirror), "symcoll_finalize", "freeing the mirror");
+    g->mirror = g->mirror_device = NULL;
 }
 
 /* Pinned in the proxy's context, as every staging buffer is freed before that context is
@@ -231,9 +260,30 @@ symcoll_status_t symcoll_nodes_proxy_memory_open(int device, uint64_t timeout_ms
     return SYMCOLL_SUCCESS;
 }
 
-void symcoll_nodes_proxy_memory_arrivals(const uint64_t *words) {
-    memset(proxy_gpu.sums, 0, sizeof proxy_gpu.sums);
-    atomic_store_explicit(&proxy_gpu.arrivals, words, memory_order_release);
+symcoll_status_t symcoll_nodes_proxy_memory_arrivals(const uint64_t *words) {
+    proxy_gpu_t *g = &proxy_gpu;
+    const char *what = "the host-mapped mirror of the barrier's arrivals";
+    size_t bytes = SYMCOLL_NODES_AWAITED * sizeof(uint64_t);
+    symcoll_status_t st = symcoll_cuda_status(
+        cudaHostAlloc((void **)&g->mirror, bytes, cudaHostAllocMapped | cudaHostAllocPortable),
+        "symcoll_init", what);
+    if (st == SYMCOLL_SUCCESS) {
+        memset(g->mirror, 0, bytes);
+        st = symcoll_cuda_status(cudaHostGetDevicePointer((void **)&g->mirror_device, g->mirror, 0),
+                                 "symcoll_init", what);
+    }
+    if (st != SYMCOLL_SUCCESS) {
+        free_mirror(g);
+        return st;
+    }
+    memset(g->sums, 0, sizeof g->sums);
+    atomic_store_explicit(&g->arrivals, words, memory_order_release);
+    return SYMCOLL_SUCCESS;
+}
+
+const uint64_t *symcoll_nodes_proxy_memory_mirror(const uint64_t *word) {
+    ptrdiff_t i = barrier_index(&proxy_gpu, word);
+    return i >= 0 ? proxy_gpu.mirror_device + i : NULL;
 }
 
 void symcoll_nodes_proxy_memory_attach(symcoll_proxy_t *p) {
@@ -243,6 +293,7 @@ void symcoll_nodes_proxy_memory_attach(symcoll_proxy_t *p) {
 void symcoll_nodes_proxy_memory_close(void) {
     proxy_gpu_t *g = &proxy_gpu;
     symcoll_nodes_proxy_memory_attach(NULL);
+    free_mirror(g);
     if (!g->context)
         return;
     if (enter(g, "freeing its stream") == SYMCOLL_SUCCESS) {
