@@ -9,13 +9,14 @@ if(UCX_INCLUDE_DIR)
   target_link_libraries(transport_ucx_tcp_segments_test PRIVATE GTest::gtest_main)
   add_test(NAME transport_ucx_tcp_segments_choice COMMAND transport_ucx_tcp_segments_test)
   set_tests_properties(transport_ucx_tcp_segments_choice PROPERTIES LABELS ucx TIMEOUT 30)
-  # The order of eager and window records at a receiving proxy, with no network.
-  symcoll_cpu_test(transport_proxy_arrival_test
-                   ${CMAKE_CURRENT_LIST_DIR}/transport_proxy_arrival_test.cpp
-                   ${CMAKE_CURRENT_LIST_DIR}/proxy_arrival_fixture.c)
-  target_include_directories(transport_proxy_arrival_test PRIVATE ${UCX_INCLUDE_DIR}
-                             ${PROJECT_SOURCE_DIR}/src)
-  set_tests_properties(transport_proxy_arrival_test PROPERTIES LABELS ucx)
+  # A proxy with no thread and no network: the order of eager and window records at the
+  # receiver (arrival), how much a pass of the sender stages (staging).
+  foreach(test transport_proxy_arrival_test transport_proxy_staging_test)
+    symcoll_cpu_test(${test} ${CMAKE_CURRENT_LIST_DIR}/${test}.cpp
+                     ${CMAKE_CURRENT_LIST_DIR}/proxy_fixture.c)
+    target_include_directories(${test} PRIVATE ${UCX_INCLUDE_DIR} ${PROJECT_SOURCE_DIR}/src)
+    set_tests_properties(${test} PROPERTIES LABELS ucx)
+  endforeach()
   foreach(program transport_ucx_test transport_proxy_test transport_proxy_bandwidth)
     symcoll_test_target(${program} ${CMAKE_CURRENT_LIST_DIR}/${program}.cpp)
     target_include_directories(${program} PRIVATE ${UCX_INCLUDE_DIR})

@@ -1,5 +1,5 @@
 // The order in which the proxy applies eager records (messages) and window records (puts
-// announced by a count), one sender, no thread and no network (proxy_arrival_fixture.c): UCX
+// announced by a count), one sender, no thread and no network (proxy_fixture.c): UCX
 // orders no message beside a put, so on shared memory or RDMA a count can land before a message
 // that it covers, and its slot still holds an older record then. Each case plays one such order.
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <cstring>
 #include <string>
 
-#include "proxy_arrival_fixture.h"
+#include "proxy_fixture.h"
 
 namespace {
 
@@ -17,58 +17,58 @@ constexpr uint64_t kWord = 64; // the signal word
 constexpr unsigned char kPoison = 0xee;
 
 struct Arrival : ::testing::Test {
-    arrival_fixture_t *f = nullptr;
+    proxy_fixture_t *f = nullptr;
     void SetUp() override {
-        f = arrival_fixture_create(kHeapBytes);
+        f = proxy_fixture_create(kHeapBytes);
         ASSERT_NE(f, nullptr);
     }
     void TearDown() override {
-        arrival_fixture_destroy(f);
+        proxy_fixture_destroy(f);
     }
     uint64_t receive() {
         uint64_t applied = 0;
-        EXPECT_EQ(arrival_fixture_receive(f, &applied), SYMCOLL_SUCCESS) << symcoll_last_error();
+        EXPECT_EQ(proxy_fixture_receive(f, &applied), SYMCOLL_SUCCESS) << symcoll_last_error();
         return applied;
     }
     bool untouched(size_t offset, size_t bytes) {
         for (size_t i = 0; i < bytes; i++)
-            if (arrival_fixture_heap(f)[offset + i] != kPoison)
+            if (proxy_fixture_heap(f)[offset + i] != kPoison)
                 return false;
         return true;
     }
     std::string at(size_t offset, size_t bytes) {
-        return std::string(reinterpret_cast<const char *>(arrival_fixture_heap(f)) + offset, bytes);
+        return std::string(reinterpret_cast<const char *>(proxy_fixture_heap(f)) + offset, bytes);
     }
     uint64_t word() {
         uint64_t w;
-        std::memcpy(&w, arrival_fixture_heap(f) + kWord, sizeof w);
+        std::memcpy(&w, proxy_fixture_heap(f) + kWord, sizeof w);
         return w;
     }
 };
 
 TEST_F(Arrival, ACountCoveringAnEagerRecordStillOnItsWayWaitsForIt) {
-    arrival_fixture_stage(f, 0, "AAAAAAAA", 8, 0, kWord, 1, 1);
-    arrival_fixture_stage(f, 1, "BBBBBBBB", 8, 8, kWord, 2, 0);
-    arrival_fixture_put(f, 1);
-    arrival_fixture_announce(f, 2);
+    proxy_fixture_stage(f, 0, "AAAAAAAA", 8, 0, kWord, 1, 1);
+    proxy_fixture_stage(f, 1, "BBBBBBBB", 8, 8, kWord, 2, 0);
+    proxy_fixture_put(f, 1);
+    proxy_fixture_announce(f, 2);
     EXPECT_EQ(receive(), 0u) << "applied what the empty slot of record 0 held";
     EXPECT_TRUE(untouched(0, 16));
     EXPECT_TRUE(untouched(kWord, 8));
-    arrival_fixture_deliver(f, 0, 0);
+    proxy_fixture_deliver(f, 0, 0);
     EXPECT_EQ(receive(), 2u);
     EXPECT_EQ(at(0, 16), "AAAAAAAABBBBBBBB");
     EXPECT_EQ(word(), 2u) << "the signals applied out of order";
 }
 
 TEST_F(Arrival, AnEagerRecordWaitsForTheWindowRecordBeforeIt) {
-    arrival_fixture_stage(f, 0, "CCCCCCC", 7, 3, kWord, 5, 0);
-    arrival_fixture_stage(f, 1, "D", 1, 10, kWord, 6, 1);
-    arrival_fixture_deliver(f, 1, 0);
+    proxy_fixture_stage(f, 0, "CCCCCCC", 7, 3, kWord, 5, 0);
+    proxy_fixture_stage(f, 1, "D", 1, 10, kWord, 6, 1);
+    proxy_fixture_deliver(f, 1, 0);
     EXPECT_EQ(receive(), 0u);
-    arrival_fixture_put(f, 0);
+    proxy_fixture_put(f, 0);
     EXPECT_EQ(receive(), 0u) << "applied a window record before its count";
     EXPECT_TRUE(untouched(0, 16));
-    arrival_fixture_announce(f, 1);
+    proxy_fixture_announce(f, 1);
     EXPECT_EQ(receive(), 2u);
     EXPECT_EQ(at(2, 10), "\xee"
                          "CCCCCCCD\xee");
@@ -76,22 +76,22 @@ TEST_F(Arrival, AnEagerRecordWaitsForTheWindowRecordBeforeIt) {
 }
 
 TEST_F(Arrival, AMessageOutOfTurnIsRefused) {
-    arrival_fixture_stage(f, 0, "EEEEEEEE", 8, 0, kWord, 1, 1);
-    arrival_fixture_deliver(f, 0, 0);
+    proxy_fixture_stage(f, 0, "EEEEEEEE", 8, 0, kWord, 1, 1);
+    proxy_fixture_deliver(f, 0, 0);
     EXPECT_EQ(receive(), 1u);
-    arrival_fixture_deliver(f, 0, 0); // applied already
+    proxy_fixture_deliver(f, 0, 0); // applied already
     uint64_t applied = 0;
-    EXPECT_EQ(arrival_fixture_receive(f, &applied), SYMCOLL_ERROR_INTERNAL);
+    EXPECT_EQ(proxy_fixture_receive(f, &applied), SYMCOLL_ERROR_INTERNAL);
     std::string why = symcoll_last_error();
     EXPECT_NE(why.find("out of turn"), std::string::npos) << why;
     EXPECT_EQ(applied, 1u);
 }
 
 TEST_F(Arrival, AMessageFarAheadIsRefused) {
-    arrival_fixture_stage(f, 0, "FFFFFFFF", 8, 0, kWord, 1, 1);
-    arrival_fixture_deliver(f, 0, 64); // index 63: beyond the records a sender may have out
+    proxy_fixture_stage(f, 0, "FFFFFFFF", 8, 0, kWord, 1, 1);
+    proxy_fixture_deliver(f, 0, 64); // index 63: beyond the records a sender may have out
     uint64_t applied = 0;
-    EXPECT_EQ(arrival_fixture_receive(f, &applied), SYMCOLL_ERROR_INTERNAL);
+    EXPECT_EQ(proxy_fixture_receive(f, &applied), SYMCOLL_ERROR_INTERNAL);
     EXPECT_NE(std::string(symcoll_last_error()).find("out of turn"), std::string::npos)
         << symcoll_last_error();
     EXPECT_EQ(applied, 0u);

@@ -1,14 +1,15 @@
-/* See proxy_arrival_fixture.h. The UCX transport is a stand-in whose puts and flushes complete at
- * once (the proxy puts its count of applied records back to the sender). */
-#include "proxy_arrival_fixture.h"
+/* See proxy_fixture.h. The UCX transport is a stand-in whose puts and flushes complete at
+ * once (the proxy puts its count of applied records back to the sender, and its staged chunks
+ * to PE 0). */
+#include "proxy_fixture.h"
 #include <stdlib.h>
 #include <string.h>
 #include "transport/proxy/proxy_internal.h"
 #include "transport/ucx/ucx_internal.h"
 
-enum { SLOT_BYTES = 4096, SLOTS = 3, RECORDS = 64, STAGED = 8 };
+enum { SLOT_BYTES = 4096, SLOTS = 3, RECORDS = 64, STAGED = 8, REQUESTS = 16 };
 
-struct arrival_fixture {
+struct proxy_fixture {
     symcoll_bootstrap_t boot;
     symcoll_ucx_peer_t peers[2];
     uint64_t remote_base[2], remote_bytes[2];
@@ -17,6 +18,9 @@ struct arrival_fixture {
     symcoll_ucx_t t;
     symcoll_proxy_t p;
     proxy_source_t sources[2];
+    proxy_target_t targets[2];
+    proxy_entry_t ring[REQUESTS];
+    void *sends[RECORDS];
     uint64_t arrived[RECORDS];
     proxy_record_t records[STAGED]; /* as PE 0 staged them */
     unsigned char data[STAGED][64];
@@ -48,8 +52,8 @@ static symcoll_status_t set_word(void *context, uint64_t *word, uint64_t value,
     return SYMCOLL_SUCCESS;
 }
 
-arrival_fixture_t *arrival_fixture_create(size_t heap_bytes) {
-    arrival_fixture_t *f = calloc(1, sizeof *f);
+proxy_fixture_t *proxy_fixture_create(size_t heap_bytes) {
+    proxy_fixture_t *f = calloc(1, sizeof *f);
     if (!f)
         return NULL;
     proxy_layout_t *l = &f->p.layout;
@@ -63,7 +67,7 @@ arrival_fixture_t *arrival_fixture_create(size_t heap_bytes) {
     f->p.host = aligned_alloc(64, f->p.host_bytes);
     f->heap = malloc(heap_bytes);
     if (!f->p.host || !f->heap) {
-        arrival_fixture_destroy(f);
+        proxy_fixture_destroy(f);
         return NULL;
     }
     memset(f->p.host, 0, f->p.host_bytes);
@@ -88,12 +92,17 @@ arrival_fixture_t *arrival_fixture_create(size_t heap_bytes) {
     f->p.heap = (char *)f->heap;
     f->p.heap_bytes = heap_bytes;
     f->p.sources = f->sources;
-    f->p.memory = (symcoll_proxy_memory_t){.from_host = copy_in, .signal = set_word};
+    f->targets[0].sends = f->sends;
+    f->p.targets = f->targets;
+    f->p.ring = f->ring;
+    f->p.ring_entries = REQUESTS;
+    f->p.memory =
+        (symcoll_proxy_memory_t){.to_host = copy_in, .from_host = copy_in, .signal = set_word};
     pthread_mutex_init(&f->p.failure_lock, NULL);
     return f;
 }
 
-void arrival_fixture_destroy(arrival_fixture_t *f) {
+void proxy_fixture_destroy(proxy_fixture_t *f) {
     if (!f)
         return;
     if (f->p.host && f->heap)
@@ -103,8 +112,8 @@ void arrival_fixture_destroy(arrival_fixture_t *f) {
     free(f);
 }
 
-void arrival_fixture_stage(arrival_fixture_t *f, uint64_t index, const void *data, size_t bytes,
-                           uint64_t offset, uint64_t signal_offset, uint64_t value, int eager) {
+void proxy_fixture_stage(proxy_fixture_t *f, uint64_t index, const void *data, size_t bytes,
+                         uint64_t offset, uint64_t signal_offset, uint64_t value, int eager) {
     memcpy(f->data[index], data, bytes);
     f->records[index] = (proxy_record_t){.offset = offset,
                                          .bytes = bytes,
@@ -119,34 +128,68 @@ void arrival_fixture_stage(arrival_fixture_t *f, uint64_t index, const void *dat
                                          .eager = (uint32_t)eager};
 }
 
-static char *inbox(arrival_fixture_t *f) {
+static char *inbox(proxy_fixture_t *f) {
     return f->p.host + proxy_inbox(&f->p.layout, 0);
 }
 
-void arrival_fixture_put(arrival_fixture_t *f, uint64_t index) {
+void proxy_fixture_put(proxy_fixture_t *f, uint64_t index) {
     const proxy_record_t *r = &f->records[index];
     memcpy(inbox(f) + proxy_ring_at(&f->p.layout, r->data_at), f->data[index], r->bytes);
     ((proxy_record_t *)(inbox(f) + proxy_records(&f->p.layout)))[index % RECORDS] = *r;
 }
 
-void arrival_fixture_announce(arrival_fixture_t *f, uint64_t count) {
+void proxy_fixture_announce(proxy_fixture_t *f, uint64_t count) {
     memcpy(inbox(f) + proxy_count(&f->p.layout), &count, sizeof count);
 }
 
-void arrival_fixture_deliver(arrival_fixture_t *f, uint64_t index, uint32_t seq_override) {
+void proxy_fixture_deliver(proxy_fixture_t *f, uint64_t index, uint32_t seq_override) {
     proxy_record_t r = f->records[index];
     if (seq_override)
         r.seq = seq_override;
     proxy_arrived(&f->p, &r, sizeof r, f->data[index], r.bytes);
 }
 
-symcoll_status_t arrival_fixture_receive(arrival_fixture_t *f, uint64_t *applied) {
+symcoll_status_t proxy_fixture_receive(proxy_fixture_t *f, uint64_t *applied) {
     symcoll_status_t st = SYMCOLL_SUCCESS;
     proxy_receive(&f->p, &st);
     *applied = f->sources[0].applied;
     return st;
 }
 
-const unsigned char *arrival_fixture_heap(const arrival_fixture_t *f) {
+unsigned char *proxy_fixture_heap(proxy_fixture_t *f) {
     return f->heap;
+}
+
+size_t proxy_fixture_slot_bytes(void) {
+    return SLOT_BYTES;
+}
+
+void proxy_fixture_post_put(proxy_fixture_t *f, size_t src_offset, size_t bytes,
+                            uint64_t dst_offset) {
+    uint64_t i = atomic_load_explicit(&f->p.posted, memory_order_relaxed);
+    proxy_entry_t *e = &f->ring[i % REQUESTS];
+    e->request = (proxy_request_t){.kind = PROXY_PUT,
+                                   .pe = 0,
+                                   .remote_offset = dst_offset,
+                                   .local = (char *)f->heap + src_offset,
+                                   .bytes = bytes};
+    atomic_store_explicit(&e->ready, i + 1, memory_order_release);
+    atomic_store_explicit(&f->p.posted, i + 1, memory_order_relaxed);
+}
+
+symcoll_status_t proxy_fixture_stage_pass(proxy_fixture_t *f, uint64_t *records,
+                                          uint64_t *requests) {
+    symcoll_status_t st = SYMCOLL_SUCCESS;
+    proxy_stage(&f->p, &st);
+    *records = f->targets[0].staged;
+    *requests = f->p.taken;
+    return st;
+}
+
+const unsigned char *proxy_fixture_staged(const proxy_fixture_t *f, uint64_t index) {
+    const proxy_layout_t *l = &f->p.layout;
+    const proxy_record_t *r =
+        (const proxy_record_t *)(f->p.host + proxy_outbox(l, 0) + proxy_records(l)) +
+        index % RECORDS;
+    return (const unsigned char *)f->p.host + proxy_outbox(l, 0) + proxy_ring_at(l, r->data_at);
 }
