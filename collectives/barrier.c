@@ -1,6 +1,6 @@
 /* Team barrier on a stream: one kernel (kernels/barrier.cu), quiet included. A team across
  * nodes: a quiet of the proxy, the node's barrier, the team's first PE of each node meet through
- * the proxy, the node's barrier again. */
+ * the proxy, the node's barrier again; a collective's entry is the same without the quiet. */
 #include "barrier_launch.h"
 #include "internal.h"
 #include "nodes_plan.h"
@@ -9,8 +9,9 @@
 /* The leaders' meeting: each adds 1 to the team's arrivals at every other leader (the team's
  * first PE of each node; first[] as symcoll_nodes_runs gives them), through the proxy in stream
  * order, and waits for one round of arrivals from all of them. The node's barrier before it
- * holds every PE of the node until its quiet is done. The wait is enqueued also after a failed
- * put, so that this PE's count of awaited arrivals stays in step with what the others send. */
+ * holds every PE of the node until its quiet, where there is one, is done. The wait is enqueued
+ * also after a failed put, so that this PE's count of awaited arrivals stays in step with what the
+ * others send. */
 static symcoll_status_t leaders_meet(const symcoll_coll_call_t *call, const int *first, int runs,
                                      cudaStream_t stream) {
     const symcoll_team_state_t *t = call->team;
@@ -42,7 +43,7 @@ symcoll_status_t symcoll_barrier_across_nodes(const symcoll_coll_call_t *call, b
         mine++;
     const int next = mine + 1 < runs ? first[mine + 1] : t->size;
     const bool whole = next - first[mine] > 1;
-    /* Every PE's puts to other nodes are complete there before it arrives. */
+    /* With the quiet, every PE's puts to other nodes are complete there before it arrives. */
     if (quiet)
         st = symcoll_rma_remote_quiet(call->fn, t->handle, call->collective, stream);
     if (st == SYMCOLL_SUCCESS)

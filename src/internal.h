@@ -82,7 +82,8 @@ enum {
  * only the proxy writes them), then as many counts of the arrivals this PE has waited for
  * (symcoll_arrivals_wait_launch), SYMCOLL_NODES_AWAITED words after their arrivals. Zeroed at
  * init only: a team's calls wait for every signal they send, so whenever none runs a slot's
- * two counts are equal, and the next team of the slot goes on from them (a late signal after a
+ * two counts are equal (for a barrier's word, the larger of it and its host-mapped mirror,
+ * src/nodes_proxy_memory.c), and the next team of the slot goes on from them (a late signal after a
  * timeout fills in what was missed, as zeroing under the proxy's feet would not). A team
  * broken by a timeout, whose members went on sending to the PE that refused its calls, leaves
  * that PE's arrivals ahead: a later team of the slot would see its first waits there pass early,

@@ -128,7 +128,7 @@ static ptrdiff_t arrivals_index(const proxy_gpu_t *g, const uint64_t *word) {
  * mirror too): its index, or -1 for any other word or without a mirror. */
 static ptrdiff_t barrier_index(const proxy_gpu_t *g, const uint64_t *word) {
     ptrdiff_t i = arrivals_index(g, word);
-    return g->mirror && i >= 0 && i % SYMCOLL_NODES_KINDS == SYMCOLL_NODES_BARRIER_ARRIVALS ? i
+    return i >= 0 && g->mirror && i % SYMCOLL_NODES_KINDS == SYMCOLL_NODES_BARRIER_ARRIVALS ? i
                                                                                             : -1;
 }
 

@@ -107,6 +107,7 @@ void proxy_fixture_destroy(proxy_fixture_t *f) {
         return;
     if (f->p.host && f->heap)
         pthread_mutex_destroy(&f->p.failure_lock);
+    free(f->targets[0].replies);
     free(f->p.host);
     free(f->heap);
     free(f);
@@ -175,6 +176,13 @@ void proxy_fixture_post_put(proxy_fixture_t *f, size_t src_offset, size_t bytes,
                                    .bytes = bytes};
     atomic_store_explicit(&e->ready, i + 1, memory_order_release);
     atomic_store_explicit(&f->p.posted, i + 1, memory_order_relaxed);
+}
+
+void proxy_fixture_queue_reply(proxy_fixture_t *f, size_t src_offset, size_t bytes,
+                               uint64_t dst_offset) {
+    proxy_reply_t reply = {
+        .src = (const char *)f->heap + src_offset, .dst_offset = dst_offset, .bytes = bytes};
+    proxy_queue_reply(&f->p, 0, &reply);
 }
 
 symcoll_status_t proxy_fixture_stage_pass(proxy_fixture_t *f, uint64_t *records,

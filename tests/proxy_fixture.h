@@ -38,6 +38,10 @@ size_t proxy_fixture_slot_bytes(void);
  * record through the window (no eager records). */
 void proxy_fixture_post_put(proxy_fixture_t *f, size_t src_offset, size_t bytes,
                             uint64_t dst_offset);
+/* Queues the replies to a get of PE 0: bytes of this PE's heap at src_offset, for dst_offset
+ * of PE 0's heap. */
+void proxy_fixture_queue_reply(proxy_fixture_t *f, size_t src_offset, size_t bytes,
+                               uint64_t dst_offset);
 /* One pass of the proxy's staging step; *records gets the records staged to PE 0 so far,
  * *requests the posted requests staged in full. */
 symcoll_status_t proxy_fixture_stage_pass(proxy_fixture_t *f, uint64_t *records,

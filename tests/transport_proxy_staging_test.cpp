@@ -61,4 +61,14 @@ TEST_F(Staging, SmallPutsShareAPassUntilItHasStagedASlot) {
         EXPECT_TRUE(staged_as_sent(r, r * bytes, bytes)) << "record " << r;
 }
 
+TEST_F(Staging, ALongReplyLeavesRoomInThePassForRequests) {
+    proxy_fixture_queue_reply(f, 0, 2 * slot, 0); // a get of PE 0's, answered in two chunks
+    proxy_fixture_post_put(f, 2 * slot, 1000, 0);
+    EXPECT_EQ(pass(), std::make_pair(uint64_t{2}, uint64_t{1})); // a reply chunk and the put
+    EXPECT_EQ(pass(), std::make_pair(uint64_t{3}, uint64_t{1}));
+    EXPECT_TRUE(staged_as_sent(0, 0, slot));
+    EXPECT_TRUE(staged_as_sent(1, 2 * slot, 1000));
+    EXPECT_TRUE(staged_as_sent(2, slot, slot));
+}
+
 } // namespace

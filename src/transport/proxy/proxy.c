@@ -327,8 +327,10 @@ static symcoll_status_t unmap(symcoll_proxy_t *p, int abort) {
     return first;
 }
 
-static void free_proxy(symcoll_proxy_t *p) {
-    if (p->host)
+/* keep_host: an endpoint may still read the mapped memory (it did not close in time), which
+ * then stays allocated for the process's life rather than freed under UCX. */
+static void free_proxy(symcoll_proxy_t *p, bool keep_host) {
+    if (p->host && !keep_host)
         p->memory.host_free(p->memory.context, p->host);
     free(p->ring);
     for (int pe = 0; p->targets && pe < p->layout.n_pes; pe++) {
@@ -357,10 +359,8 @@ symcoll_status_t symcoll_proxy_destroy(symcoll_proxy_t *p, int abort) {
     symcoll_ucx_set_message_handler(p->t, NULL, NULL); /* clearing cannot fail */
     /* Puts and sends still in flight read the staging, which is freed below: on abort nothing
      * completed them, so the endpoints close first. */
-    if (abort) {
-        symcoll_status_t closed = symcoll_ucx_disconnect(p->t);
-        st = st != SYMCOLL_SUCCESS ? st : closed;
-    }
+    symcoll_status_t closed = abort ? symcoll_ucx_disconnect(p->t) : SYMCOLL_SUCCESS;
+    st = st != SYMCOLL_SUCCESS ? st : closed;
     /* The counts still going back to their senders read p->sources; a batch not yet announced
      * (only after a failure) has a flush of its own. */
     for (int pe = 0; pe < p->layout.n_pes; pe++) {
@@ -380,7 +380,7 @@ symcoll_status_t symcoll_proxy_destroy(symcoll_proxy_t *p, int abort) {
         }
     }
     symcoll_status_t unmapped = unmap(p, abort);
-    free_proxy(p);
+    free_proxy(p, closed != SYMCOLL_SUCCESS);
     return st != SYMCOLL_SUCCESS ? st : unmapped;
 }
 
@@ -518,7 +518,7 @@ symcoll_status_t symcoll_proxy_create(symcoll_bootstrap_t *boot, symcoll_ucx_t *
         stop_thread(p);
         symcoll_ucx_set_message_handler(t, NULL, NULL); /* clearing cannot fail */
         unmap(p, false);
-        free_proxy(p);
+        free_proxy(p, false);
         return st;
     }
     *out = p;

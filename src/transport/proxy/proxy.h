@@ -172,8 +172,8 @@ symcoll_status_t symcoll_proxy_quiet(symcoll_proxy_t *p);
 /* Collective unless abort: quiet, waits until every PE is done, stops the thread, unmaps and
  * frees. With abort nothing waits for a quiet or for another PE, but the thread may first
  * have to leave a transport wait, bounded by the transport's timeout, and the transport's
- * endpoints are closed (symcoll_ucx_disconnect) before the staging is freed. Frees p either
- * way. */
+ * endpoints are closed (symcoll_ucx_disconnect) before the staging is freed (kept, leaked, where
+ * one did not close in time). Frees p either way. */
 symcoll_status_t symcoll_proxy_destroy(symcoll_proxy_t *p, int abort);
 
 #ifdef __cplusplus

@@ -180,9 +180,9 @@ static inline symcoll_status_t proxy_put_count(symcoll_proxy_t *p, int pe, size_
 
 /* ---- the proxy thread's steps; each returns true when it did something ---- */
 /* Stages the replies to other PEs' gets, then the posted requests in order, as far as the
- * targets' records and staging rings have room, and at most slot_bytes of data a pass: a put
- * that filled the ring in one pass was announced only once the ring was full, and then waited
- * for room (proxy_send.c). */
+ * targets' records and staging rings have room; the replies to each PE, and the requests, stop
+ * once they have staged slot_bytes or more in the pass: a put that filled the ring in one pass
+ * was announced only once the ring was full, and then waited for room (proxy_send.c). */
 bool proxy_stage(symcoll_proxy_t *p, symcoll_status_t *st);
 /* Announces the staged records without waiting: their records follow their data, and once a
  * flush has made both complete at the target, the target's posted count grows; meanwhile the

@@ -161,7 +161,8 @@ static bool stage_request(symcoll_proxy_t *p, const proxy_request_t *r, uint64_t
     return last && *st == SYMCOLL_SUCCESS;
 }
 
-/* A pass of proxy_stage stops once it has staged slot_bytes of data. */
+/* A pass of proxy_stage stages replies to each PE, and then requests, until each has staged
+ * slot_bytes of data or more. */
 static bool pass_spent(const symcoll_proxy_t *p, size_t spent) {
     return spent >= p->layout.slot_bytes;
 }
@@ -216,9 +217,11 @@ symcoll_status_t proxy_queue_reply(symcoll_proxy_t *p, int to, const proxy_reply
 
 bool proxy_stage(symcoll_proxy_t *p, symcoll_status_t *st) {
     bool did = false;
+    for (int pe = 0; pe < p->layout.n_pes; pe++) {
+        size_t replied = 0; /* each PE's replies, apart: a PE getting much cannot stall the rest */
+        did |= stage_replies(p, pe, &replied, st);
+    }
     size_t spent = 0;
-    for (int pe = 0; pe < p->layout.n_pes; pe++)
-        did |= stage_replies(p, pe, &spent, st);
     while (*st == SYMCOLL_SUCCESS && !pass_spent(p, spent)) {
         proxy_entry_t *e = &p->ring[p->taken % p->ring_entries];
         if (atomic_load_explicit(&e->ready, memory_order_acquire) != p->taken + 1)

@@ -42,9 +42,10 @@ symcoll_status_t symcoll_ucx_create(symcoll_bootstrap_t *boot, const bool *conne
                                     uint64_t timeout_ms, symcoll_ucx_t **out);
 
 /* Closes every endpoint: forcibly, dropping what is in flight, where UCX handles a peer's
- * failure; else with a flush, within the timeout. After it nothing is sent or received, so the
- * buffers of transfers still in flight may be freed (an aborting owner's); then only
- * symcoll_ucx_destroy(t, 1) is valid. */
+ * failure; else with a flush, within the timeout. Once it succeeds nothing is sent or received,
+ * so the buffers of transfers still in flight may be freed (an aborting owner's); after a
+ * failure (a flush that timed out) UCX may still read them. Then only symcoll_ucx_destroy(t, 1)
+ * is valid. */
 symcoll_status_t symcoll_ucx_disconnect(symcoll_ucx_t *t);
 
 /* Collective unless abort: completes every transfer (quiet), waits for every PE, then closes
