@@ -167,19 +167,20 @@ static bool pass_spent(const symcoll_proxy_t *p, size_t spent) {
     return spent >= p->layout.slot_bytes;
 }
 
-/* The replies to PE pe's gets, oldest first, as far as its ring has room and the pass goes
- * (*spent: the bytes it staged). */
-static bool stage_replies(symcoll_proxy_t *p, int pe, size_t *spent, symcoll_status_t *st) {
+/* The replies to PE pe's gets, oldest first, as far as its ring has room and the pass goes:
+ * each PE's replies have a budget of their own, so a PE getting much cannot stall the rest. */
+static bool stage_replies(symcoll_proxy_t *p, int pe, symcoll_status_t *st) {
     proxy_target_t *target = &p->targets[pe];
     bool did = false;
     uint64_t data_at;
-    while (target->n_replies && !pass_spent(p, *spent) && *st == SYMCOLL_SUCCESS) {
+    size_t spent = 0;
+    while (target->n_replies && !pass_spent(p, spent) && *st == SYMCOLL_SUCCESS) {
         proxy_reply_t *reply = &target->replies[target->first];
         size_t left = reply->bytes - reply->staged;
         size_t len = chunk(p, left);
         if (!room(p, pe, len, &data_at))
             break;
-        *spent += len;
+        spent += len;
         *st = stage_record(p, pe, data_at, reply->src + reply->staged, len, false,
                            (proxy_record_t){.kind = PROXY_REPLY,
                                             .offset = reply->dst_offset + reply->staged,
@@ -217,10 +218,8 @@ symcoll_status_t proxy_queue_reply(symcoll_proxy_t *p, int to, const proxy_reply
 
 bool proxy_stage(symcoll_proxy_t *p, symcoll_status_t *st) {
     bool did = false;
-    for (int pe = 0; pe < p->layout.n_pes; pe++) {
-        size_t replied = 0; /* each PE's replies, apart: a PE getting much cannot stall the rest */
-        did |= stage_replies(p, pe, &replied, st);
-    }
+    for (int pe = 0; pe < p->layout.n_pes; pe++)
+        did |= stage_replies(p, pe, st);
     size_t spent = 0;
     while (*st == SYMCOLL_SUCCESS && !pass_spent(p, spent)) {
         proxy_entry_t *e = &p->ring[p->taken % p->ring_entries];

@@ -66,6 +66,9 @@ symcoll_status_t symcoll_ucx_set_tcp_segments(symcoll_ucx_t *t, ucp_config_t *co
 symcoll_status_t symcoll_ucx_connect(symcoll_ucx_t *t, const bool *connect_to);
 
 /* ---- requests (ucx_requests.c) ---- */
+/* SUCCESS where PE pe is a connected PE (symcoll_ucx_connected), else INVALID_ARGUMENT naming
+ * fn and pe. */
+symcoll_status_t symcoll_ucx_check_connected(const symcoll_ucx_t *t, const char *fn, int pe);
 /* The deadline timeout_ms from now; UINT64_MAX when the timeout is 0 (never). */
 uint64_t symcoll_ucx_deadline(const symcoll_ucx_t *t);
 /* Waits for the outcome of a UCX call that returned sp (NULL: done, an error, or a request

@@ -52,11 +52,9 @@ symcoll_status_t symcoll_ucx_set_message_handler(symcoll_ucx_t *t,
 symcoll_status_t symcoll_ucx_send(symcoll_ucx_t *t, int pe, const void *header, size_t header_bytes,
                                   const void *data, size_t bytes, void **send) {
     *send = NULL;
-    if (pe < 0 || pe >= t->boot->size || !t->peers[pe].ep)
-        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
-                                 "symcoll_ucx_send: PE %d is not a connected PE of the UCX "
-                                 "transport",
-                                 pe);
+    symcoll_status_t st = symcoll_ucx_check_connected(t, "symcoll_ucx_send", pe);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
     ucp_request_param_t param;
     memset(&param, 0, sizeof param);
     param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_MEMORY_TYPE;

@@ -178,16 +178,19 @@ symcoll_status_t symcoll_ucx_quiet(symcoll_ucx_t *t) {
 }
 
 symcoll_status_t symcoll_ucx_quiet_pe(symcoll_ucx_t *t, int pe) {
-    if (pe < 0 || pe >= t->boot->size || !t->peers[pe].ep)
-        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
-                                 "symcoll_ucx_quiet_pe: PE %d is not a connected PE of the UCX "
-                                 "transport",
-                                 pe);
-    return complete(t, pe);
+    symcoll_status_t st = symcoll_ucx_check_connected(t, "symcoll_ucx_quiet_pe", pe);
+    return st == SYMCOLL_SUCCESS ? complete(t, pe) : st;
 }
 
 bool symcoll_ucx_connected(const symcoll_ucx_t *t, int pe) {
     return pe >= 0 && pe < t->boot->size && t->peers[pe].ep;
+}
+
+symcoll_status_t symcoll_ucx_check_connected(const symcoll_ucx_t *t, const char *fn, int pe) {
+    return symcoll_ucx_connected(t, pe)
+               ? SYMCOLL_SUCCESS
+               : symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
+                                   "%s: PE %d is not a connected PE of the UCX transport", fn, pe);
 }
 
 void symcoll_ucx_progress(symcoll_ucx_t *t) {

@@ -7,9 +7,9 @@
 /* [offset, offset + bytes) lies inside PE pe's region, which this PE is connected to. */
 static symcoll_status_t check_target(const symcoll_ucx_t *t, const symcoll_ucx_region_t *r,
                                      const char *fn, int pe, size_t offset, size_t bytes) {
-    if (pe < 0 || pe >= t->boot->size || !t->peers[pe].ep)
-        return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
-                                 "%s: PE %d is not a connected PE of the UCX transport", fn, pe);
+    symcoll_status_t st = symcoll_ucx_check_connected(t, fn, pe);
+    if (st != SYMCOLL_SUCCESS)
+        return st;
     if (offset > r->remote_bytes[pe] || bytes > r->remote_bytes[pe] - offset)
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
                                  "%s: %zu bytes at offset %zu overrun PE %d's %llu-byte region", fn,
