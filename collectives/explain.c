@@ -121,12 +121,9 @@ static symcoll_status_t job_team(symcoll_team_t team, symcoll_collective_t colle
         return SYMCOLL_SUCCESS;
     /* As the calls check it, after their own checks: a refusal is returned later. */
     int first[SYMCOLL_MAX_PES], per_node = 0;
-    view->refusal = collective == SYMCOLL_COLL_ALLTOALLV ? symcoll_nodes_alltoallv_team(FN, t)
-                                                         : SYMCOLL_SUCCESS;
-    if (view->refusal == SYMCOLL_SUCCESS)
-        view->refusal = collective == SYMCOLL_COLL_BARRIER
-                            ? symcoll_nodes_runs(FN, t, first, &view->nodes)
-                            : symcoll_nodes_parts(FN, t, &view->nodes, &per_node);
+    view->refusal = collective == SYMCOLL_COLL_BARRIER
+                        ? symcoll_nodes_runs(FN, t, first, &view->nodes)
+                        : symcoll_nodes_parts(FN, t, &view->nodes, &per_node);
     if (view->refusal != SYMCOLL_SUCCESS) {
         snprintf(view->refusal_why, sizeof view->refusal_why, "%s", symcoll_last_error());
         view->nodes = 0;

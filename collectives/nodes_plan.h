@@ -110,9 +110,6 @@ symcoll_status_t symcoll_nodes_reduce_scatter(const symcoll_coll_call_t *call, v
                                               const void *src, size_t count_per_pe,
                                               symcoll_datatype_t type, symcoll_op_t op,
                                               cudaStream_t stream);
-/* UNSUPPORTED, naming fn and team, unless team is WORLD: alltoallv, dispatch and combine cross
- * nodes on WORLD only. */
-symcoll_status_t symcoll_nodes_alltoallv_team(const char *fn, const symcoll_team_state_t *team);
 /* alltoallv, dispatch and combine (collectives/nodes_alltoallv.c): args filled in by the public
  * call but for args->c and args->headers; dst_bytes is dst's capacity in bytes. */
 symcoll_status_t symcoll_nodes_alltoallv(const symcoll_coll_call_t *call,

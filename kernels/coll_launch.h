@@ -61,8 +61,8 @@ typedef struct {
 
 cudaError_t symcoll_alltoallv_launch(const symcoll_alltoallv_args_t *args, int blocks, int threads,
                                      cudaStream_t stream);
-/* Across nodes (kernels/nodes_alltoallv.cu), WORLD only: the header kernel writes this PE's
- * header into its row of args->headers on every PE (node peers by stores, other nodes through
+/* Across nodes (kernels/nodes_alltoallv.cu): the header kernel writes this PE's header into
+ * its row of args->headers on every PE of the team (its node's by stores, other nodes through
  * the proxy's ring with one ADD of 1 to *arrivals each); the data kernel, once every header is
  * in, lays the call out as the LL path does, reports it, and moves the segments: to node peers
  * by stores, to other nodes through the ring with one ADD of 1 to *arrivals per PE, even when

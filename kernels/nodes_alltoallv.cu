@@ -1,4 +1,4 @@
-/* alltoallv and the expert-grouped dispatch and combine on WORLD across nodes: two kernels
+/* alltoallv and the expert-grouped dispatch and combine on a team across nodes: two kernels
  * around host-enqueued waits (collectives/nodes_alltoallv.c). The header kernel sends this
  * PE's header (the LL path's first packets: shape, capacity, room in src, counts) into its row
  * of every PE's gathered headers; the data kernel then reads every row from memory, lays the

@@ -1,8 +1,8 @@
 // alltoallv against a CPU reference. Every PE draws the same matrix of counts from the case
 // seed (random with zeros, a PE that sends nothing, a PE that receives nothing, all zero), and
 // its own data; dst is poisoned first, and the bytes past what it receives must stay poisoned.
-// Every algorithm and several element sizes, past L2, a graph replayed with new counts, and
-// the overflow: nothing written past any capacity, every PE told.
+// Every algorithm and several element sizes, past L2, a graph replayed with new counts, the
+// overflow (nothing written past any capacity, every PE told), and every test team.
 #include <algorithm>
 #include <string>
 #include "coll_testing.h"
@@ -82,7 +82,15 @@ class Alltoallv : public ::testing::Test {
     Arena arena{kArenaBytes};
     Stream stream;
     Counts counts{symcoll_n_pes()};
-    const int n = symcoll_n_pes(), me = symcoll_my_pe();
+    // The team of the calls, its size and this PE's rank in it (-1 outside it).
+    symcoll_team_t team = SYMCOLL_TEAM_WORLD;
+    int n = symcoll_n_pes(), me = symcoll_my_pe();
+
+    void on(const TestTeam &t) {
+        team = t.handle;
+        n = t.size;
+        me = symcoll_team_my_pe(t.handle);
+    }
 
     // Writes this PE's data and row of counts, poisons dst and the outputs.
     void stage(const Matrix &m, size_t elem, uint64_t seed, size_t capacity) {
@@ -133,24 +141,28 @@ class Alltoallv : public ::testing::Test {
     // One call on the staged buffers with algo forced (nullptr: tuning's choice), waited for.
     void call_with(const char *algo, size_t capacity, symcoll_datatype_t type) {
         SYM_OK(symcoll_tuning_override(SYMCOLL_COLL_ALLTOALLV, algo, 0, 0));
-        SYM_OK(symcoll_alltoallv_on_stream(SYMCOLL_TEAM_WORLD, arena.dst_at(0), capacity,
-                                           arena.src_at(0), counts.send(), counts.recv(),
-                                           counts.offsets(), type, stream));
+        SYM_OK(symcoll_alltoallv_on_stream(team, arena.dst_at(0), capacity, arena.src_at(0),
+                                           counts.send(), counts.recv(), counts.offsets(), type,
+                                           stream));
         SYM_OK(symcoll_tuning_override(SYMCOLL_COLL_ALLTOALLV, nullptr, 0, 0));
         CUDA_OK(cudaStreamSynchronize(stream));
     }
 
-    // One call with algo (nullptr: tuning's choice); capacity is the most any PE receives plus
-    // slack, on every PE.
+    // One call on the team with algo (nullptr: tuning's choice); capacity is the most any PE
+    // receives plus slack, on every PE. PEs outside the team take part in the barriers alone.
     void run(const Matrix &m, symcoll_datatype_t type, const char *algo, uint64_t seed) {
+        const bool member = me >= 0;
         size_t elem = symcoll_datatype_size(type), capacity = m.widest_column() + 3;
-        std::string what = std::string(symcoll_datatype_name(type)) + " " +
-                           (algo ? algo : "tuned") + " " + std::to_string(m.row(me)) +
-                           " elements out";
-        stage(m, elem, seed, capacity);
+        if (member)
+            stage(m, elem, seed, capacity);
         barrier_and_wait();
-        call_with(algo, capacity, type);
-        verify(m, elem, seed, capacity, true, what);
+        if (member) {
+            call_with(algo, capacity, type);
+            verify(m, elem, seed, capacity, true,
+                   std::string(symcoll_datatype_name(type)) + " " + (algo ? algo : "tuned") + " " +
+                       std::to_string(m.row(me)) + " elements out of team rank " +
+                       std::to_string(me) + " of " + std::to_string(n));
+        }
         // Every PE has read its inputs before any PE writes the next ones.
         barrier_and_wait();
     }
@@ -166,6 +178,20 @@ TEST_F(Alltoallv, EveryAlgorithmTypeAndPattern) {
                     uint64_t seed = next_case_seed();
                     run(random_matrix(n, seed, max_count, pattern), type, algo, seed);
                 }
+}
+
+// Every test team: WORLD, NODE, a split copy of WORLD, the even PEs and the last PE alone; on
+// two nodes of two PEs the copy holds whole nodes and the even PEs are one PE of each node.
+// Counts, recv_counts and recv_offsets are indexed by team rank.
+TEST_F(Alltoallv, EveryTeam) {
+    SEED_TRACE();
+    for (const TestTeam &t : test_teams())
+        for (Pattern pattern : {RANDOM, ONE_RECEIVES_NOTHING})
+            for (size_t max_count : {(size_t)7, (size_t)50001}) {
+                uint64_t seed = next_case_seed();
+                on(t);
+                run(random_matrix(n, seed, max_count, pattern), SYMCOLL_FLOAT32, nullptr, seed);
+            }
 }
 
 TEST_F(Alltoallv, LargerThanL2) {

@@ -93,10 +93,20 @@ add_test(NAME nodes_gpu_test_one_queue_2pe COMMAND symcoll-run -n 2 --nodes 2 --
          --timeout 800 $<TARGET_FILE:nodes_gpu_test>)
 set_tests_properties(nodes_gpu_test_one_queue_2pe PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900
                      LABELS gpu ENVIRONMENT "SYMCOLL_TIMEOUT_MS=20000;CUDA_DEVICE_MAX_CONNECTIONS=1")
-# alltoallv, dispatch and combine across nodes: their own tests (every case is on WORLD) on two
-# nodes, where the forced algorithms give way to the plan across nodes.
+# alltoallv, dispatch and combine across nodes: their own tests on two nodes, where the forced
+# algorithms give way to the plan across nodes (alltoallv's test teams: WORLD, NODE, a copy of
+# WORLD, the even PEs, which with 2 PEs per node are one PE of each node, and the last PE).
 symcoll_nodes_test(nodes_alltoallv_test coll_alltoallv_test)
 symcoll_nodes_test(nodes_moe_test coll_moe_test)
+# Three nodes of one PE (label 3nodes): the combines of three inputs, alltoallv laid out over
+# three nodes.
+foreach(test nodes_coll_test nodes_alltoallv_test)
+  string(REPLACE nodes_alltoallv_test coll_alltoallv_test target ${test})
+  add_test(NAME ${test}_3nodes COMMAND symcoll-run -n 3 --nodes 3 --tag-output --timeout 800
+           $<TARGET_FILE:${target}>)
+  set_tests_properties(${test}_3nodes PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900 LABELS 3nodes
+                       ENVIRONMENT SYMCOLL_TIMEOUT_MS=60000)
+endforeach()
 # The halo exchange across nodes: its tests but those that take the plan's device handle, which
 # a plan with neighbours on other nodes does not give out (nodes_gpu_test checks the refusal).
 symcoll_nodes_test(

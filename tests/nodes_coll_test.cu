@@ -1,4 +1,5 @@
-// Collectives on teams across simulated nodes (symcoll-run --nodes 2, with 2 or 4 PEs): the
+// Collectives on teams across simulated nodes (symcoll-run --nodes 2 with 2 or 4 PEs, --nodes 3
+// with 3: combines of three inputs): the
 // node's kernels inside each node and the UCX proxy between them. Broadcast (every root),
 // reduce and reduce_scatter (every type x op), fcollect and alltoall (every type), each size
 // class, the node's algorithms forced in turn, in place, past L2 (reduce and reduce_scatter in
@@ -12,6 +13,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <thread>
 
 #include "coll_testing.h"
@@ -27,10 +29,11 @@ const symcoll_collective_t kCollectives[] = {SYMCOLL_COLL_BROADCAST, SYMCOLL_COL
 class NodesColl : public ::testing::Test {
   protected:
     void SetUp() override {
-        ASSERT_TRUE(symcoll_n_pes() == 2 || symcoll_n_pes() == 4) << symcoll_n_pes() << " PEs";
+        ASSERT_TRUE(n == 2 || n == 3 || n == 4) << n << " PEs";
         ASSERT_NE(std::getenv("SYMCOLL_NODE_ID"), nullptr);
     }
     int n = symcoll_n_pes();
+    int per_node = symcoll_team_n_pes(SYMCOLL_TEAM_NODE), nodes = n / per_node;
     Arena arena{kArenaBytes};
     Stream stream;
 
@@ -171,12 +174,13 @@ TEST_F(NodesColl, ExplainNamesThePlanAcrossNodes) {
     q.team = SYMCOLL_TEAM_WORLD;
     symcoll_explanation_t out;
     ASSERT_EQ(symcoll_explain(&q, &out), SYMCOLL_SUCCESS) << symcoll_last_error();
-    EXPECT_NE(std::strstr(out.why, "across 2 nodes (node reduce"), nullptr) << out.why;
+    const std::string across = "across " + std::to_string(nodes) + " nodes (";
+    EXPECT_NE(std::strstr(out.why, (across + "node reduce").c_str()), nullptr) << out.why;
     // One PE per node: the node's steps are copies, with no algorithm.
-    EXPECT_EQ(out.algorithm[0] != '\0', n > 2) << out.algorithm;
+    EXPECT_EQ(out.algorithm[0] != '\0', per_node > 1) << out.algorithm;
     q.collective = SYMCOLL_COLL_ALLTOALLV;
     ASSERT_EQ(symcoll_explain(&q, &out), SYMCOLL_SUCCESS) << symcoll_last_error();
-    EXPECT_NE(std::strstr(out.why, "across 2 nodes (counts to every PE"), nullptr) << out.why;
+    EXPECT_NE(std::strstr(out.why, (across + "counts to every PE").c_str()), nullptr) << out.why;
     EXPECT_STREQ(out.algorithm, "");
 }
 
@@ -184,11 +188,13 @@ struct Split {
     int start, stride, size;
 };
 
-// Teams across 2 nodes other than WORLD: a copy of WORLD (whole nodes) and, with 2 PEs per
-// node, one PE of each node in every arrangement.
+// Teams across nodes other than WORLD: a copy of WORLD (whole nodes); with 3 nodes of 1 PE, the
+// first and the last node; with 2 PEs per node, one PE of each node in every arrangement.
 std::vector<Split> spanning_splits(int n) {
     if (n == 2)
         return {{0, 1, 2}};
+    if (n == 3)
+        return {{0, 1, 3}, {0, 2, 2}};
     return {{0, 1, 4}, {0, 2, 2}, {1, 2, 2}, {1, 1, 2}};
 }
 
@@ -239,8 +245,8 @@ TEST_F(NodesColl, TeamsAcrossNodes) {
 }
 
 // A team with two PEs on one node and one on the other (2 nodes of 2 PEs): its barrier runs
-// (each node's part is one PE or the whole node), its collectives are refused before anything
-// is enqueued, and alltoallv across nodes is WORLD's alone (symcoll_explain says so too).
+// (each node's part is one PE or the whole node), and its collectives, alltoallv among them,
+// are refused before anything is enqueued (symcoll_explain refuses them too).
 TEST_F(NodesColl, TeamsOfUnequalPartsMeetButDoNotCollect) {
     if (n != 4)
         GTEST_SKIP() << "needs 2 nodes of 2 PEs";
@@ -261,7 +267,7 @@ TEST_F(NodesColl, TeamsOfUnequalPartsMeetButDoNotCollect) {
     EXPECT_EQ(symcoll_alltoallv_on_stream(team, arena.dst_at(0), 1, arena.src_at(0), counts,
                                           counts + 4, counts + 8, SYMCOLL_INT32, stream),
               SYMCOLL_ERROR_UNSUPPORTED);
-    EXPECT_NE(std::strstr(symcoll_last_error(), "only on SYMCOLL_TEAM_WORLD"), nullptr)
+    EXPECT_NE(std::strstr(symcoll_last_error(), "different numbers of PEs"), nullptr)
         << symcoll_last_error();
     // symcoll_explain refuses it as the call does.
     symcoll_explain_query_t q = {};
@@ -271,7 +277,7 @@ TEST_F(NodesColl, TeamsOfUnequalPartsMeetButDoNotCollect) {
     q.team = team;
     symcoll_explanation_t out;
     EXPECT_EQ(symcoll_explain(&q, &out), SYMCOLL_ERROR_UNSUPPORTED);
-    EXPECT_NE(std::strstr(symcoll_last_error(), "only on SYMCOLL_TEAM_WORLD"), nullptr)
+    EXPECT_NE(std::strstr(symcoll_last_error(), "different numbers of PEs"), nullptr)
         << symcoll_last_error();
     EXPECT_EQ(symcoll_barrier_on_stream(team, stream), SYMCOLL_SUCCESS) << symcoll_last_error();
     ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);

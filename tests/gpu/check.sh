@@ -19,9 +19,10 @@
 #   nomps     PEs sharing a GPU without MPS (time slicing): correct, one time slice a sync
 #   floor     tools that measure one thing: graph_floor.cu, flag_offsets.cu
 #   nodes     two simulated nodes (symcoll-run --nodes 2): the nodes_* tests with 1 and 2 PEs per
-#             node, then symcoll-perf in stream and graph mode: 1 PE per node, 2 PEs per node,
-#             and 1 PE per node beside NCCL over its socket transport (NCCL_HOSTID per rank, P2P
-#             and SHM off) (NODES_MAXBYTES, default 16m, the largest size)
+#             node, and those of label 3nodes on three nodes of 1 PE; then symcoll-perf in stream
+#             and graph mode: 1 PE per node, 2 PEs per node, and 1 PE per node beside NCCL over
+#             its socket transport (NCCL_HOSTID per rank, P2P and SHM off) (NODES_MAXBYTES,
+#             default 16m, the largest size)
 #   python    the Python package's GPU tests (python/tests/test_gpu.py) with NP and 4 PEs, each
 #             under symcoll-run, mpirun and torchrun (init over a gloo process group); then
 #             python -m symcoll.bench with NP PEs and with one PE under torchrun (NCCL and
@@ -33,7 +34,7 @@
 # NCCL columns. Logs go to LOG_DIR (default gpu-logs); a summary is printed last. TESTS (a
 # ctest -R regex) narrows the ctest steps (suite, the labels of wide), to split them over runs.
 set -u
-[ $# -ge 1 ] || { sed -n '2,30p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,35p' "$0"; exit 2; }
 B=$(cd "$1" && pwd) || exit 2
 L=$(mkdir -p "${2:-gpu-logs}" && cd "${2:-gpu-logs}" && pwd) || exit 2
 STEPS=${3:-suite,wide,sanitize,perf}
@@ -267,6 +268,8 @@ nodes() {
   CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 TESTS='^nodes_' run_label '^gpu$' "$L/ctest-nodes-2pe.log"
   echo "== the nodes tests (2 nodes of 2 PEs${SHARE:+, MPS 25 %})"
   CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25 TESTS='^nodes_' run_label 4pe "$L/ctest-nodes-4pe.log"
+  echo "== the nodes tests (3 nodes of 1 PE${SHARE:+, MPS 33 %})"
+  CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=33 run_label 3nodes "$L/ctest-nodes-3nodes.log"
   local mode
   for mode in stream graph; do
     CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 nodes_sweep 2 "$mode" "$L/nodes-2pe-$mode"
