@@ -209,12 +209,13 @@ static int set_average(parser_t *p, const char *v) {
     return 0;
 }
 static int set_team(parser_t *p, const char *v) {
-    if (strcmp(v, "world") == 0) {
+    p->args->team_peers = strcmp(v, "peers") == 0;
+    if (strcmp(v, "world") == 0 || p->args->team_peers) {
         p->args->team = SYMCOLL_TEAM_WORLD;
     } else if (strcmp(v, "node") == 0) {
         p->args->team = SYMCOLL_TEAM_NODE;
     } else {
-        return fail(p, "%s: unknown team '%s' (expected world or node)", p->flag, v);
+        return fail(p, "%s: unknown team '%s' (expected world, node or peers)", p->flag, v);
     }
     return 0;
 }
@@ -777,7 +778,10 @@ void perf_args_usage(FILE *out) {
           "                           most any PE receives, which picks the algorithm\n"
           "                           With --op moe: Zipf weights over the experts, one\n"
           "                           ranking on every PE (the same experts are popular)\n"
-          "      --team world|node    team to run on (default world)\n"
+          "      --team world|node|peers\n"
+          "                           team to run on (default world); peers: the PEs of one\n"
+          "                           local rank, one of each node (a team per local rank, all\n"
+          "                           running at once; PE 0's team reports)\n"
           "\n"
           "MoE (--op moe: uint8 tokens of H bytes; the sizes are H, default 1k to 16k, -f 2):\n"
           "      --tokens T           tokens per PE (default 4096)\n"

@@ -73,6 +73,7 @@ typedef struct {
     unsigned modes;  /* PERF_MODE_* bits */
     perf_average_t average;
     symcoll_team_t team;
+    bool team_peers; /* --team peers: team is made after init (perf_team_peers) */
     bool compare_nccl;
     const char *csv_path;
     const char *plot_path;

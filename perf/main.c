@@ -11,6 +11,7 @@
 #include "moe.h"
 #include "soak.h"
 #include "sweep.h"
+#include "team_peers.h"
 #include "tune.h"
 
 #define EXIT_BAD_FLAGS 2
@@ -57,6 +58,9 @@ int main(int argc, char **argv) {
     if (st != SYMCOLL_SUCCESS) {
         fprintf(stderr, "symcoll-perf: symcoll_init: %s: %s\n", symcoll_status_string(st),
                 symcoll_last_error());
+        return 1;
+    }
+    if (args.team_peers && perf_team_peers(&args.team) != 0) {
         return 1;
     }
     int rc = args.topology                  ? perf_print_job_topology(stdout)

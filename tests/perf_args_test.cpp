@@ -54,6 +54,7 @@ TEST(PerfArgs, DefaultsSweepEverythingFrom8BTo128MiBByFactor8) {
     EXPECT_EQ(p.args.timings, 7);
     EXPECT_EQ(p.args.average, PERF_AVERAGE_MEAN);
     EXPECT_EQ(p.args.team, SYMCOLL_TEAM_WORLD);
+    EXPECT_FALSE(p.args.team_peers);
     EXPECT_FALSE(p.args.compare_nccl);
     EXPECT_FALSE(p.args.explain);
 }
@@ -289,6 +290,17 @@ TEST(PerfArgs, DevBroadcastsRootFitsTheTeam) {
     p = parse({"--op", "dev_reduce", "-r", "3"});
     ASSERT_EQ(p.rc, 0) << p.err;
     EXPECT_TRUE(perf_args_root_fits(&p.args, 2, false));
+}
+
+// peers: made after init (every PE runs on the team of its local rank); a later --team undoes it.
+TEST(PerfArgs, TeamPeersIsMadeAfterInit) {
+    Parsed p = parse({"--team", "peers"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_TRUE(p.args.team_peers);
+    p = parse({"--team", "peers", "--team", "node"});
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_FALSE(p.args.team_peers);
+    EXPECT_EQ(p.args.team, SYMCOLL_TEAM_NODE);
 }
 
 TEST(PerfArgs, TeamRootCompareOutputs) {

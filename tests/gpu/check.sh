@@ -20,9 +20,10 @@
 #   floor     tools that measure one thing: graph_floor.cu, flag_offsets.cu
 #   nodes     two simulated nodes (symcoll-run --nodes 2): the nodes_* tests with 1 and 2 PEs per
 #             node, and those of label 3nodes on three nodes of 1 PE; then symcoll-perf in stream
-#             and graph mode: 1 PE per node, 2 PEs per node, and 1 PE per node beside NCCL over
-#             its socket transport (NCCL_HOSTID per rank, P2P and SHM off) (NODES_MAXBYTES,
-#             default 16m, the largest size)
+#             and graph mode: 1 PE per node, 2 PEs per node (WORLD, and --team peers beside NCCL:
+#             a team per local rank, alltoallv too), and 1 PE per node beside NCCL over its
+#             socket transport (NCCL_HOSTID per rank, P2P and SHM off) (NODES_MAXBYTES, default
+#             16m, the largest size)
 #   python    the Python package's GPU tests (python/tests/test_gpu.py) with NP and 4 PEs, each
 #             under symcoll-run, mpirun and torchrun (init over a gloo process group); then
 #             python -m symcoll.bench with NP PEs and with one PE under torchrun (NCCL and
@@ -34,7 +35,7 @@
 # NCCL columns. Logs go to LOG_DIR (default gpu-logs); a summary is printed last. TESTS (a
 # ctest -R regex) narrows the ctest steps (suite, the labels of wide), to split them over runs.
 set -u
-[ $# -ge 1 ] || { sed -n '2,35p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,36p' "$0"; exit 2; }
 B=$(cd "$1" && pwd) || exit 2
 L=$(mkdir -p "${2:-gpu-logs}" && cd "${2:-gpu-logs}" && pwd) || exit 2
 STEPS=${3:-suite,wide,sanitize,perf}
@@ -245,21 +246,24 @@ python_tests() {
 
 # One 2-node sweep of $1 PEs in mode $2 into $3.txt/.csv; $4 "nccl" for NCCL beside, which then
 # takes each rank for a host of its own and crosses over sockets, as the proxy does over UCX.
+# symcoll-perf on $1 PEs over 2 nodes in mode $2 into $3.txt and .csv; $4 nccl: NCCL beside;
+# $5 a --team (peers: one PE of each node per team, alltoallv too).
 nodes_sweep() {
-  local pes=$1 mode=$2 out=$3 g=() compare=()
+  local pes=$1 mode=$2 out=$3 g=() compare=() team=(--team "${5:-world}")
+  local ops=barrier,broadcast,reduce,fcollect,alltoall,reduce_scatter
   [ "$mode" = graph ] && g=(-G 20)
   [ "${4:-}" = nccl ] && compare=(--compare nccl)
+  [ "${5:-}" = peers ] && ops=$ops,alltoallv
   # shellcheck disable=SC2016 # each rank's shell expands its own SYMCOLL_NODE_ID
   timeout 300 "$RUN" -n "$pes" --nodes 2 --timeout 280 bash -c \
     'NCCL_HOSTID=node$SYMCOLL_NODE_ID NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 exec "$@"' _ \
-    "$PERF" --op barrier,broadcast,reduce,fcollect,alltoall,reduce_scatter -b 8 \
-    -e "${NODES_MAXBYTES:-16m}" -f 8 --mode "$mode" "${g[@]}" "${compare[@]}" \
-    --csv "$out.csv" > "$out.txt" 2>&1
+    "$PERF" --op "$ops" -b 8 -e "${NODES_MAXBYTES:-16m}" -f 8 --mode "$mode" "${g[@]}" \
+    "${compare[@]}" "${team[@]}" --csv "$out.csv" > "$out.txt" 2>&1
   local rc=$?
-  echo "== $pes PEs on 2 nodes, $mode${4:+, $4 beside}: rc=$rc"
+  echo "== $pes PEs on 2 nodes, $mode${4:+, $4 beside}, team ${5:-world}: rc=$rc"
   [ "$rc" = 0 ] || mps_ensure
-  grep -E "^ +(barrier|broadcast|reduce|fcollect|alltoall|reduce_scatter) +[0-9]+ " "$out.txt" |
-    awk '$2 == 8 || $2 == 16777216' | head -12
+  grep -E "^ +(barrier|broadcast|reduce|fcollect|alltoall|reduce_scatter|alltoallv) +[0-9]+ " \
+    "$out.txt" | awk '$2 == 8 || $2 == 16777216' | head -14
 }
 
 nodes() {
@@ -274,6 +278,7 @@ nodes() {
   for mode in stream graph; do
     CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 nodes_sweep 2 "$mode" "$L/nodes-2pe-$mode"
     CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25 nodes_sweep 4 "$mode" "$L/nodes-4pe-$mode"
+    CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25 nodes_sweep 4 "$mode" "$L/nodes-4pe-peers-$mode" nccl peers
     CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 nodes_sweep 2 "$mode" "$L/nodes-2pe-nccl-$mode" nccl
   done
 }
