@@ -352,8 +352,10 @@ SYMCOLL_API symcoll_status_t symcoll_moe_combine_on_stream(
  * start+stride, ... (size of them); every other PE takes part with parent or
  * SYMCOLL_TEAM_INVALID. PEs outside the new team get SYMCOLL_TEAM_INVALID in *new_team and
  * SUCCESS. If any PE rejects its arguments, the call fails on every PE and creates nothing.
- * At most 6 split teams are alive at once. Errors: INVALID_ARGUMENT, OUT_OF_MEMORY (too many
- * teams), SYMMETRY (members asked for different teams), TIMEOUT, NCCL, BOOTSTRAP. */
+ * A PE is a member of at most 6 split teams at once (teams with no PE in common share the
+ * synchronization areas), and at most 62 split teams are alive at once. Errors:
+ * INVALID_ARGUMENT, OUT_OF_MEMORY (too many teams), SYMMETRY (members asked for different
+ * teams), TIMEOUT, NCCL, BOOTSTRAP. */
 SYMCOLL_API symcoll_status_t symcoll_team_split_strided(symcoll_team_t parent, int start,
                                                         int stride, int size,
                                                         symcoll_team_t *new_team);
@@ -363,8 +365,9 @@ SYMCOLL_API int symcoll_team_n_pes(symcoll_team_t team); /* -1 if invalid */
 SYMCOLL_API int symcoll_team_translate_pe(symcoll_team_t src_team, int pe,
                                           symcoll_team_t dest_team);
 /* Called by every member of team: waits for this PE's GPU, then releases the team on this
- * PE. It exchanges nothing: the handle and synchronization area go back into use only when a
- * later split finds them free on every PE, i.e. once every member has destroyed the team.
+ * PE. It exchanges nothing: the handle goes back into use only when a later split finds it free
+ * on every PE, and the synchronization area when it is free on every member of the later team,
+ * i.e. once every member has destroyed the team.
  * WORLD and NODE cannot be destroyed. Errors: INVALID_ARGUMENT, NOT_INITIALIZED, CUDA. */
 SYMCOLL_API symcoll_status_t symcoll_team_destroy(symcoll_team_t team);
 /* SUCCESS, or TIMEOUT with the record (collective, epoch, missing PE) in

@@ -33,11 +33,13 @@ int perf_print_machine(FILE *out, const perf_args_t *a, int npes, const perf_job
         nccl = 0;
     }
 
-    fprintf(out, "# symcoll-perf %d.%d.%d on %s, %d PEs (team %s)\n", SYMCOLL_VERSION_MAJOR,
-            SYMCOLL_VERSION_MINOR, SYMCOLL_VERSION_PATCH, host, npes,
+    fprintf(out, "# symcoll-perf %d.%d.%d on %s, %d PEs (team %s of %d PEs)\n",
+            SYMCOLL_VERSION_MAJOR, SYMCOLL_VERSION_MINOR, SYMCOLL_VERSION_PATCH, host,
+            symcoll_n_pes(),
             a->team_peers                  ? "peers"
             : a->team == SYMCOLL_TEAM_NODE ? "node"
-                                           : "world");
+                                           : "world",
+            npes);
     fprintf(out, "# GPU of PE 0: %s, sm_%d%d, %d SMs, %.1f GiB\n", prop.name, prop.major,
             prop.minor, prop.multiProcessorCount, (double)prop.totalGlobalMem / (1 << 30));
     perf_print_gpu_sharing(out, sharing);

@@ -235,8 +235,17 @@ typedef struct {
     uint64_t free_handles;
 } split_request_t;
 
-/* Every PE's requests, gathered over WORLD; *agreed gets the common request and what is free
- * everywhere. */
+/* Whether WORLD PE pe is a member of the team of request r. */
+static bool in_request(const split_request_t *r, int pe) {
+    int offset = pe - r->start;
+    return r->valid && offset >= 0 && offset % r->stride == 0 && offset / r->stride < r->size;
+}
+
+/* Every PE's requests, gathered over WORLD; *agreed gets the common request, the handles free on
+ * every PE (a handle names the team everywhere) and the synchronization slots free on every
+ * member: only members signal into a team's area and count its arrivals, so teams with no PE
+ * in common may share a slot (one team per local rank, each of one PE per node, on nodes of 8
+ * GPUs). */
 static symcoll_status_t agree_on_split(const char *fn, const split_request_t *mine,
                                        split_request_t *agreed) {
     split_request_t *all = calloc((size_t)symcoll_g.n_pes, sizeof *all);
@@ -246,7 +255,6 @@ static symcoll_status_t agree_on_split(const char *fn, const split_request_t *mi
     *agreed =
         (split_request_t){.free_slots = (1u << SYMCOLL_TEAM_SYNC_SLOTS) - 1, .free_handles = ~0ull};
     for (int pe = 0; pe < symcoll_g.n_pes && st == SYMCOLL_SUCCESS; pe++) {
-        agreed->free_slots &= all[pe].free_slots;
         agreed->free_handles &= all[pe].free_handles;
         if (all[pe].failed && !mine->failed)
             st = symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
@@ -266,6 +274,9 @@ static symcoll_status_t agree_on_split(const char *fn, const split_request_t *mi
         agreed->stride = all[pe].stride;
         agreed->size = all[pe].size;
     }
+    for (int pe = 0; pe < symcoll_g.n_pes; pe++)
+        if (in_request(agreed, pe))
+            agreed->free_slots &= all[pe].free_slots;
     free(all);
     return st;
 }
@@ -340,15 +351,13 @@ symcoll_status_t symcoll_team_split_strided(symcoll_team_t parent, int start, in
                                "%s: no PE is a member of parent team %d", fn, (int)parent);
     if (st == SYMCOLL_SUCCESS && (slot < 0 || index < 0))
         st = symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY,
-                               "%s: too many teams at once (at most %d besides WORLD and NODE, "
-                               "fewer after teams across nodes broken by a timeout; destroy some "
-                               "first)",
-                               fn, SYMCOLL_TEAM_SYNC_SLOTS - 2);
+                               "%s: too many teams at once (a PE in at most %d besides WORLD "
+                               "and NODE, fewer after teams across nodes broken by a timeout, "
+                               "and at most %d handles; destroy some first)",
+                               fn, SYMCOLL_TEAM_SYNC_SLOTS - 2, SYMCOLL_MAX_TEAMS - 2);
     if (st != SYMCOLL_SUCCESS)
         return st;
-    int offset = symcoll_g.my_pe - agreed.start;
-    bool member =
-        offset >= 0 && offset % agreed.stride == 0 && offset / agreed.stride < agreed.size;
+    bool member = in_request(&agreed, symcoll_g.my_pe);
     st = split_setup(fn, &agreed, index, slot, member);
     if (st == SYMCOLL_SUCCESS && member)
         *new_team = index;
@@ -365,8 +374,8 @@ symcoll_status_t symcoll_team_destroy(symcoll_team_t team) {
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
                                  "%s: team %d is built in and cannot be destroyed", fn, (int)team);
     /* Local: the handle and synchronization area are reused only by a later split, which
-     * takes what is free on every PE, so only after every member has destroyed the team and
-     * its GPU has finished with it. */
+     * takes a handle free on every PE and a slot free on every member of its team, so only after
+     * every member has destroyed the team and its GPU has finished with it. */
     st = symcoll_cuda_status(cudaDeviceSynchronize(), fn, "waiting for the device");
     /* A team across nodes broken by a timeout may leave this PE's arrivals ahead of its waits in
      * the slot (internal.h); the split of a later team takes only slots free on every PE. */

@@ -61,7 +61,8 @@ Matrix random_matrix(int n, uint64_t seed, size_t max_count, Pattern pattern) {
     return m;
 }
 
-// recv_counts, recv_offsets and send_counts of this PE, in device memory.
+// recv_counts, recv_offsets and send_counts of this PE, in device memory: n of each, one after
+// the other, n the team's size (room for WORLD's).
 struct Counts {
     int n;
     DeviceBuffer buf;
@@ -88,7 +89,7 @@ class Alltoallv : public ::testing::Test {
 
     void on(const TestTeam &t) {
         team = t.handle;
-        n = t.size;
+        n = counts.n = t.size;
         me = symcoll_team_my_pe(t.handle);
     }
 

@@ -57,6 +57,7 @@ if(SYMCOLL_MPIRUN)
 endif()
 
 symcoll_gpu_test(core_gpu_test ${CMAKE_CURRENT_LIST_DIR}/core_gpu_test.cpp)
+symcoll_gpu_test_wide(core_gpu_test)
 target_link_libraries(core_gpu_test PRIVATE CUDA::cudart_static)
 
 # Simulated nodes of one host (symcoll-run --nodes 2): 2 nodes of 1 PE, and 2 nodes of 2 PEs

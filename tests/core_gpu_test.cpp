@@ -303,9 +303,10 @@ TEST_F(Core, SplitArgumentErrors) {
 }
 
 // Teams split one after another, each of one PE: every PE's handle differs from every other
-// PE's, because a handle names the same team on every PE (all PEs agree on what is free).
+// PE's, because a handle names the same team on every PE (all PEs agree on what is free). The
+// teams share one synchronization area (no PE in common), so there are as many as PEs.
 TEST_F(Core, SplitHandlesAgreeOnEveryPe) {
-    const int teams = n < 6 ? n : 6;
+    const int teams = n;
     symcoll_team_t mine = SYMCOLL_TEAM_INVALID;
     for (int pe = 0; pe < teams; pe++) {
         symcoll_team_t team = 12345;
@@ -332,6 +333,65 @@ TEST_F(Core, SplitHandlesAgreeOnEveryPe) {
     barrier_sync(stream);
     if (mine != SYMCOLL_TEAM_INVALID)
         EXPECT_EQ(symcoll_team_destroy(mine), SYMCOLL_SUCCESS) << symcoll_last_error();
+}
+
+// Teams with no PE in common share a synchronization area: on n PEs, n / 2 teams of two PEs (i
+// and i + n / 2) and n teams of one PE are alive at once (12 teams on 8 PEs, where 6 areas are
+// left beside WORLD's and NODE's), and every pair sums fresh random values at once, twice, each
+// result against the CPU's with dst poisoned first.
+TEST_F(Core, TeamsWithNoPeInCommonShareSynchronizationAreas) {
+    if (n % 2)
+        GTEST_SKIP() << "needs an even number of PEs";
+    const int half = n / 2, partner = (me + half) % n;
+    symcoll_team_t pair = SYMCOLL_TEAM_INVALID, alone = SYMCOLL_TEAM_INVALID;
+    for (int i = 0; i < half; i++) {
+        symcoll_team_t t = 12345;
+        ASSERT_EQ(symcoll_team_split_strided(SYMCOLL_TEAM_WORLD, i, half, 2, &t), SYMCOLL_SUCCESS)
+            << "pair " << i << ": " << symcoll_last_error();
+        if (t != SYMCOLL_TEAM_INVALID)
+            pair = t;
+    }
+    for (int i = 0; i < n; i++) {
+        symcoll_team_t t = 12345;
+        ASSERT_EQ(symcoll_team_split_strided(SYMCOLL_TEAM_WORLD, i, 1, 1, &t), SYMCOLL_SUCCESS)
+            << "team of PE " << i << ": " << symcoll_last_error();
+        if (t != SYMCOLL_TEAM_INVALID)
+            alone = t;
+    }
+    ASSERT_EQ(symcoll_team_n_pes(pair), 2);
+    ASSERT_EQ(symcoll_team_n_pes(alone), 1);
+    EXPECT_EQ(symcoll_team_translate_pe(pair, me < half ? 1 : 0, SYMCOLL_TEAM_WORLD), partner);
+    const size_t count = 1001;
+    SymBuffer src(count * sizeof(float)), dst(count * sizeof(float));
+    ASSERT_NE(src.ptr, nullptr);
+    ASSERT_NE(dst.ptr, nullptr);
+    for (int round = 0; round < 2; round++) {
+        const uint64_t seed = next_case();
+        auto value = [&](int pe, size_t i) { return (float)(mix(seed, pe * count + i) % 1000); };
+        std::vector<float> mine(count);
+        for (size_t i = 0; i < count; i++)
+            mine[i] = value(me, i);
+        CUDA_OK(cudaMemcpy(src.ptr, mine.data(), count * sizeof(float), cudaMemcpyHostToDevice));
+        CUDA_OK(cudaMemset(dst.ptr, 0xff, count * sizeof(float)));
+        barrier_sync(stream);
+        EXPECT_EQ(symcoll_reduce_on_stream(pair, dst.ptr, src.ptr, count, SYMCOLL_FLOAT32,
+                                           SYMCOLL_SUM, stream),
+                  SYMCOLL_SUCCESS)
+            << symcoll_last_error();
+        EXPECT_EQ(symcoll_barrier_on_stream(alone, stream), SYMCOLL_SUCCESS)
+            << symcoll_last_error();
+        CUDA_OK(cudaStreamSynchronize(stream));
+        std::vector<float> got(count);
+        CUDA_OK(cudaMemcpy(got.data(), dst.ptr, count * sizeof(float), cudaMemcpyDeviceToHost));
+        size_t wrong = 0, first = count;
+        for (size_t i = 0; i < count; i++)
+            if (got[i] != value(me, i) + value(partner, i) && wrong++ == 0)
+                first = i;
+        EXPECT_EQ(wrong, 0u) << "round " << round << ": first at element " << first;
+        barrier_sync(stream);
+    }
+    EXPECT_EQ(symcoll_team_destroy(alone), SYMCOLL_SUCCESS) << symcoll_last_error();
+    EXPECT_EQ(symcoll_team_destroy(pair), SYMCOLL_SUCCESS) << symcoll_last_error();
 }
 
 // Splitting a team that not every PE belongs to: the others take part with

@@ -244,10 +244,9 @@ python_tests() {
   python_bench
 }
 
-# One 2-node sweep of $1 PEs in mode $2 into $3.txt/.csv; $4 "nccl" for NCCL beside, which then
-# takes each rank for a host of its own and crosses over sockets, as the proxy does over UCX.
-# symcoll-perf on $1 PEs over 2 nodes in mode $2 into $3.txt and .csv; $4 nccl: NCCL beside;
-# $5 a --team (peers: one PE of each node per team, alltoallv too).
+# symcoll-perf on $1 PEs over 2 nodes in mode $2 into $3.txt and .csv; $4 nccl: NCCL beside,
+# which then takes each rank for a host of its own and crosses over sockets, as the proxy does
+# over UCX; $5 a --team (peers: one PE of each node per team, alltoallv too).
 nodes_sweep() {
   local pes=$1 mode=$2 out=$3 g=() compare=() team=(--team "${5:-world}")
   local ops=barrier,broadcast,reduce,fcollect,alltoall,reduce_scatter
