@@ -24,6 +24,9 @@
 #             a team per local rank, alltoallv too), and 1 PE per node beside NCCL over its
 #             socket transport (NCCL_HOSTID per rank, P2P and SHM off) (NODES_MAXBYTES, default
 #             16m, the largest size)
+#   nodes_ab  with BASE_BUILD: AB_ROUNDS (default 4) rounds, on 2 nodes of 1 PE, of BASE_BUILD's
+#             symcoll-perf and then this build's, in stream and in graph mode, each compared
+#             point by point with the one before it (the nodes sweep's operations and sizes)
 #   python    the Python package's GPU tests (python/tests/test_gpu.py) with NP and 4 PEs, each
 #             under symcoll-run, mpirun and torchrun (init over a gloo process group); then
 #             python -m symcoll.bench with NP PEs and with one PE under torchrun (NCCL and
@@ -35,7 +38,7 @@
 # NCCL columns. Logs go to LOG_DIR (default gpu-logs); a summary is printed last. TESTS (a
 # ctest -R regex) narrows the ctest steps (suite, the labels of wide), to split them over runs.
 set -u
-[ $# -ge 1 ] || { sed -n '2,36p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,39p' "$0"; exit 2; }
 B=$(cd "$1" && pwd) || exit 2
 L=$(mkdir -p "${2:-gpu-logs}" && cd "${2:-gpu-logs}" && pwd) || exit 2
 STEPS=${3:-suite,wide,sanitize,perf}
@@ -246,23 +249,29 @@ python_tests() {
 
 # symcoll-perf on $1 PEs over 2 nodes in mode $2 into $3.txt and .csv; $4 nccl: NCCL beside,
 # which then takes each rank for a host of its own and crosses over sockets, as the proxy does
-# over UCX; $5 a --team (peers: one PE of each node per team, alltoallv too).
+# over UCX; $5 a --team (peers: one PE of each node per team, alltoallv too). SWEEP_BUILD: the
+# build to run (default this one); SWEEP_BASE: a CSV to compare with (--baseline).
 nodes_sweep() {
   local pes=$1 mode=$2 out=$3 g=() compare=() team=(--team "${5:-world}")
-  local ops=barrier,broadcast,reduce,fcollect,alltoall,reduce_scatter
+  local ops=barrier,broadcast,reduce,fcollect,alltoall,reduce_scatter build=${SWEEP_BUILD:-$B}
   [ "$mode" = graph ] && g=(-G 20)
   [ "${4:-}" = nccl ] && compare=(--compare nccl)
   [ "${5:-}" = peers ] && ops=$ops,alltoallv
   # shellcheck disable=SC2016 # each rank's shell expands its own SYMCOLL_NODE_ID
-  timeout 300 "$RUN" -n "$pes" --nodes 2 --timeout 280 bash -c \
+  timeout 300 "$build/launcher/symcoll-run" -n "$pes" --nodes 2 --timeout 280 bash -c \
     'NCCL_HOSTID=node$SYMCOLL_NODE_ID NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 exec "$@"' _ \
-    "$PERF" --op "$ops" -b 8 -e "${NODES_MAXBYTES:-16m}" -f 8 --mode "$mode" "${g[@]}" \
-    "${compare[@]}" "${team[@]}" --csv "$out.csv" > "$out.txt" 2>&1
+    "$build/perf/symcoll-perf" --op "$ops" -b 8 -e "${NODES_MAXBYTES:-16m}" -f 8 --mode "$mode" \
+    "${g[@]}" "${compare[@]}" "${team[@]}" --csv "$out.csv" \
+    ${SWEEP_BASE:+--baseline "$SWEEP_BASE"} > "$out.txt" 2>&1
   local rc=$?
   echo "== $pes PEs on 2 nodes, $mode${4:+, $4 beside}, team ${5:-world}: rc=$rc"
   [ "$rc" = 0 ] || mps_ensure
+}
+
+# The 8 B and 16 MiB rows of sweep $1 (.txt).
+nodes_rows() {
   grep -E "^ +(barrier|broadcast|reduce|fcollect|alltoall|reduce_scatter|alltoallv) +[0-9]+ " \
-    "$out.txt" | awk '$2 == 8 || $2 == 16777216' | head -14
+    "$1.txt" | awk '$2 == 8 || $2 == 16777216' | head -14
 }
 
 nodes() {
@@ -276,15 +285,34 @@ nodes() {
   local mode
   for mode in stream graph; do
     CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 nodes_sweep 2 "$mode" "$L/nodes-2pe-$mode"
+    nodes_rows "$L/nodes-2pe-$mode"
     CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25 nodes_sweep 4 "$mode" "$L/nodes-4pe-$mode"
+    nodes_rows "$L/nodes-4pe-$mode"
     CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25 nodes_sweep 4 "$mode" "$L/nodes-4pe-peers-$mode" nccl peers
+    nodes_rows "$L/nodes-4pe-peers-$mode"
     CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 nodes_sweep 2 "$mode" "$L/nodes-2pe-nccl-$mode" nccl
+    nodes_rows "$L/nodes-2pe-nccl-$mode"
+  done
+}
+
+nodes_ab() {
+  [ -n "${BASE_BUILD:-}" ] || { echo "check.sh: nodes_ab needs BASE_BUILD"; return 2; }
+  share_for 2
+  local r mode base new
+  echo "== A/B on 2 nodes of 1 PE${SHARE:+, MPS 50 %}: $BASE_BUILD, then $B"
+  for r in $(seq "${AB_ROUNDS:-4}"); do
+    for mode in stream graph; do
+      base=$L/nodes-ab-base-$mode-$r new=$L/nodes-ab-new-$mode-$r
+      CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 SWEEP_BUILD=$BASE_BUILD nodes_sweep 2 "$mode" "$base"
+      CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 SWEEP_BASE=$base.csv nodes_sweep 2 "$mode" "$new"
+      echo "round $r, $mode: $(grep -E '^# baseline' "$new.txt")"
+    done
   done
 }
 
 for step in ${STEPS//,/ }; do
   case $step in
-    suite | wide | sanitize | perf | ab | nomps | floor | nodes) $step ;;
+    suite | wide | sanitize | perf | ab | nomps | floor | nodes | nodes_ab) $step ;;
     python) python_tests ;;
     *) echo "check.sh: unknown step '$step'"; exit 2 ;;
   esac
