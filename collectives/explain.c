@@ -75,7 +75,45 @@ static symcoll_status_t read_settings(symcoll_env_t *local, const symcoll_env_t 
     return bad("%s", why);
 }
 
-/* A described job: every PE of topology in the team; its tuning file is loaded into *file. */
+/* A team across nodes, PEs start + i * stride (i < size) of a job laid out as job, the links of
+ * a node's PEs node_topo: the plan's view (how many nodes, and the size and link of the team's
+ * part of one node), or the refusal that the call would give, as the calls check it after their
+ * own checks. */
+static void across_nodes(symcoll_collective_t collective, const symcoll_nodes_layout_t *job,
+                         int start, int stride, int size, topo_class_t node_topo,
+                         team_view_t *view) {
+    int first[SYMCOLL_MAX_PES], per_node = 0;
+    view->refusal =
+        collective == SYMCOLL_COLL_BARRIER
+            ? symcoll_nodes_runs_in(FN, view->whose, job, start, stride, size, first, &view->nodes)
+            : symcoll_nodes_parts_in(FN, view->whose, job, start, stride, size, &view->nodes,
+                                     &per_node);
+    if (view->refusal != SYMCOLL_SUCCESS) {
+        snprintf(view->refusal_why, sizeof view->refusal_why, "%s", symcoll_last_error());
+        view->nodes = 0;
+        return;
+    }
+    if (collective == SYMCOLL_COLL_BARRIER) /* the node's part: its first one stands for all */
+        per_node = view->nodes > 1 ? first[1] : size;
+    view->size = per_node;
+    /* The node's link where the team holds the node; one PE of it needs no link. */
+    view->topo = view->size > 1 ? node_topo : TOPO_SAME_GPU;
+}
+
+/* The slowest link inside any node of a described job laid out as job. */
+static topo_class_t nodes_class(const symcoll_topology_t *topo, const symcoll_nodes_layout_t *job) {
+    topo_class_t worst = TOPO_SAME_GPU;
+    for (int k = 0; k < job->n_nodes; k++) {
+        int end = k + 1 < job->n_nodes ? job->leaders[k + 1] : job->n_pes;
+        topo_class_t c =
+            symcoll_topology_team_class(topo, job->leaders[k], 1, end - job->leaders[k]);
+        worst = c > worst ? c : worst;
+    }
+    return worst;
+}
+
+/* A described job: every PE of topology in the team, across the nodes its NET links make; its
+ * tuning file is loaded into *file, checked against the whole job as init checks it. */
 static symcoll_status_t described_team(const symcoll_explain_query_t *q, team_view_t *view,
                                        symcoll_tuning_file_t *file) {
     symcoll_env_t local;
@@ -99,8 +137,13 @@ static symcoll_status_t described_team(const symcoll_explain_query_t *q, team_vi
         .env_forced = symcoll_env_algo_in(settings, q->collective),
         .whose = "the described job",
     };
+    st = symcoll_tuning_file_open(FN, settings->tuning_file, view->size, view->topo, file);
+    int leaders[SYMCOLL_TOPO_MAX_PES];
+    symcoll_nodes_layout_t job = {symcoll_topology_nodes(topo, leaders), topo->n_pes, leaders};
+    if (st == SYMCOLL_SUCCESS && job.n_nodes != 1)
+        across_nodes(q->collective, &job, 0, 1, topo->n_pes, nodes_class(topo, &job), view);
     free(topo);
-    return symcoll_tuning_file_open(FN, settings->tuning_file, view->size, view->topo, file);
+    return st;
 }
 
 static symcoll_status_t job_team(symcoll_team_t team, symcoll_collective_t collective,
@@ -117,23 +160,11 @@ static symcoll_status_t job_team(symcoll_team_t team, symcoll_collective_t colle
         .env_forced = symcoll_env_algo(collective),
     };
     snprintf(view->whose, sizeof view->whose, "team %d", (int)t->handle);
-    if (!symcoll_nodes_spans(t))
-        return SYMCOLL_SUCCESS;
-    /* As the calls check it, after their own checks: a refusal is returned later. */
-    int first[SYMCOLL_MAX_PES], per_node = 0;
-    view->refusal = collective == SYMCOLL_COLL_BARRIER
-                        ? symcoll_nodes_runs(FN, t, first, &view->nodes)
-                        : symcoll_nodes_parts(FN, t, &view->nodes, &per_node);
-    if (view->refusal != SYMCOLL_SUCCESS) {
-        snprintf(view->refusal_why, sizeof view->refusal_why, "%s", symcoll_last_error());
-        view->nodes = 0;
-        return SYMCOLL_SUCCESS;
+    if (symcoll_nodes_spans(t)) {
+        symcoll_nodes_layout_t job = symcoll_nodes_job();
+        across_nodes(collective, &job, t->start, t->stride, t->size,
+                     symcoll_g.teams[SYMCOLL_TEAM_NODE].topo_class, view);
     }
-    if (collective == SYMCOLL_COLL_BARRIER) /* the node's part: its first one stands for all */
-        per_node = view->nodes > 1 ? first[1] : t->size;
-    view->size = per_node;
-    /* The node's link where the team holds the node; one PE of it needs no link. */
-    view->topo = view->size > 1 ? symcoll_g.teams[SYMCOLL_TEAM_NODE].topo_class : TOPO_SAME_GPU;
     return SYMCOLL_SUCCESS;
 }
 

@@ -16,64 +16,95 @@ symcoll_status_t symcoll_nodes_node_barrier(const symcoll_coll_call_t *call, boo
         call->fn, "barrier kernel launch");
 }
 
-/* The job's node of WORLD PE pe, its nodes contiguous in rank. */
-static int node_of(int pe) {
+/* The node of PE pe, the job's nodes contiguous in rank. */
+static int node_of(const symcoll_nodes_layout_t *job, int pe) {
     int k = 0;
-    while (k + 1 < symcoll_g.n_nodes && symcoll_g.node_leaders[k + 1] <= pe)
+    while (k + 1 < job->n_nodes && job->leaders[k + 1] <= pe)
         k++;
     return k;
 }
 
-static int node_size(int k) {
-    int end = k + 1 < symcoll_g.n_nodes ? symcoll_g.node_leaders[k + 1] : symcoll_g.n_pes;
-    return end - symcoll_g.node_leaders[k];
+static int node_size(const symcoll_nodes_layout_t *job, int k) {
+    int end = k + 1 < job->n_nodes ? job->leaders[k + 1] : job->n_pes;
+    return end - job->leaders[k];
 }
 
-symcoll_status_t symcoll_nodes_runs(const char *fn, const symcoll_team_state_t *t, int *first,
-                                    int *runs) {
-    if (symcoll_g.n_nodes == 0)
+symcoll_status_t symcoll_nodes_runs_in(const char *fn, const char *whose,
+                                       const symcoll_nodes_layout_t *job, int start, int stride,
+                                       int size, int *first, int *runs) {
+    if (job->n_nodes == 0)
         return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
                                  "%s: the PEs of a node are not contiguous in rank, which calls "
                                  "across nodes need (symcoll-run --nodes and mpirun --map-by "
                                  "node:PE=... place them so)",
                                  fn);
     *runs = 0;
-    for (int i = 0, node = -1; i <= t->size; i++) {
-        int here = i < t->size ? node_of(t->start + i * t->stride) : -1;
+    for (int i = 0, node = -1; i <= size; i++) {
+        int here = i < size ? node_of(job, start + i * stride) : -1;
         if (here == node)
             continue;
         if (*runs) {
             int run = i - first[*runs - 1];
-            if (run != 1 && run != node_size(node))
+            if (run != 1 && run != node_size(job, node))
                 return symcoll_set_error(
                     SYMCOLL_ERROR_UNSUPPORTED,
-                    "%s: team %d (start %d, stride %d, size %d) spans nodes and holds %d of the "
-                    "%d PEs of node %d: calls across nodes need one PE of each of its nodes or "
-                    "whole nodes",
-                    fn, (int)t->handle, t->start, t->stride, t->size, run, node_size(node), node);
+                    "%s: %s (start %d, stride %d, size %d) spans nodes and holds %d of the %d PEs "
+                    "of node %d: calls across nodes need one PE of each of its nodes or whole "
+                    "nodes",
+                    fn, whose, start, stride, size, run, node_size(job, node), node);
         }
-        if (i < t->size)
+        if (i < size)
             first[(*runs)++] = i;
         node = here;
     }
     return SYMCOLL_SUCCESS;
 }
 
-symcoll_status_t symcoll_nodes_parts(const char *fn, const symcoll_team_state_t *t, int *nodes,
-                                     int *per_node) {
+symcoll_status_t symcoll_nodes_parts_in(const char *fn, const char *whose,
+                                        const symcoll_nodes_layout_t *job, int start, int stride,
+                                        int size, int *nodes, int *per_node) {
     int first[SYMCOLL_MAX_PES];
-    symcoll_status_t st = symcoll_nodes_runs(fn, t, first, nodes);
+    symcoll_status_t st = symcoll_nodes_runs_in(fn, whose, job, start, stride, size, first, nodes);
     if (st != SYMCOLL_SUCCESS)
         return st;
-    *per_node = *nodes > 1 ? first[1] : t->size;
-    bool equal = *per_node * *nodes == t->size;
+    *per_node = *nodes > 1 ? first[1] : size;
+    bool equal = *per_node * *nodes == size;
     for (int k = 0; k < *nodes; k++)
         equal = equal && first[k] == k * *per_node;
     return equal ? SYMCOLL_SUCCESS
                  : symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
-                                     "%s: team %d holds different numbers of PEs on its %d nodes; "
+                                     "%s: %s holds different numbers of PEs on its %d nodes; "
                                      "collectives across nodes need the same number on each",
-                                     fn, (int)t->handle, *nodes);
+                                     fn, whose, *nodes);
+}
+
+symcoll_nodes_layout_t symcoll_nodes_job(void) {
+    return (symcoll_nodes_layout_t){symcoll_g.n_nodes, symcoll_g.n_pes, symcoll_g.node_leaders};
+}
+
+/* Team t as messages name it. */
+typedef struct {
+    char text[32];
+} team_name_t;
+
+static team_name_t team_name(const symcoll_team_state_t *t) {
+    team_name_t name;
+    snprintf(name.text, sizeof name.text, "team %d", (int)t->handle);
+    return name;
+}
+
+symcoll_status_t symcoll_nodes_runs(const char *fn, const symcoll_team_state_t *t, int *first,
+                                    int *runs) {
+    symcoll_nodes_layout_t job = symcoll_nodes_job();
+    return symcoll_nodes_runs_in(fn, team_name(t).text, &job, t->start, t->stride, t->size, first,
+                                 runs);
+}
+
+symcoll_status_t symcoll_nodes_parts(const char *fn, const symcoll_team_state_t *t, int *nodes,
+                                     int *per_node) {
+    symcoll_nodes_layout_t job = symcoll_nodes_job();
+    return symcoll_nodes_parts_in(fn, team_name(t).text, &job, t->start, t->stride, t->size, nodes,
+                                  per_node);
 }
 
 symcoll_status_t symcoll_nodes_begin(symcoll_nodes_plan_t *p, const symcoll_coll_call_t *call,

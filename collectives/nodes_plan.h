@@ -33,14 +33,31 @@ symcoll_status_t symcoll_nodes_node_barrier(const symcoll_coll_call_t *call, boo
 symcoll_status_t symcoll_barrier_across_nodes(const symcoll_coll_call_t *call, bool quiet,
                                               cudaStream_t stream);
 
-/* Team t's PEs of one node are consecutive in team rank (its runs): the team rank of each
- * run's first PE into first[] (SYMCOLL_MAX_PES of them) and how many runs; UNSUPPORTED, naming
- * fn, unless the job's nodes are contiguous in rank and each run is one PE or its whole node. */
+/* The nodes of a job, or of a job symcoll_explain describes: n_nodes runs of contiguous ranks,
+ * node k's first PE leaders[k], n_pes in all (n_nodes 0: some node's PEs are not contiguous). */
+typedef struct {
+    int n_nodes, n_pes;
+    const int *leaders;
+} symcoll_nodes_layout_t;
+
+/* The PEs start + i * stride (i < size) of a job laid out as job (whose: the team in messages,
+ * "team 3") are consecutive in rank on each node (its runs): the rank of each run's first PE
+ * into first[] (SYMCOLL_MAX_PES of them) and how many runs; UNSUPPORTED, naming fn, unless the
+ * job's nodes are contiguous in rank and each run is one PE or its whole node. */
+symcoll_status_t symcoll_nodes_runs_in(const char *fn, const char *whose,
+                                       const symcoll_nodes_layout_t *job, int start, int stride,
+                                       int size, int *first, int *runs);
+/* Those runs as data collectives take them: *nodes of them, *per_node PEs each; UNSUPPORTED
+ * unless all are of one size. */
+symcoll_status_t symcoll_nodes_parts_in(const char *fn, const char *whose,
+                                        const symcoll_nodes_layout_t *job, int start, int stride,
+                                        int size, int *nodes, int *per_node);
+
+/* This job's nodes. */
+symcoll_nodes_layout_t symcoll_nodes_job(void);
+/* symcoll_nodes_runs_in and _parts_in for team t of this job. */
 symcoll_status_t symcoll_nodes_runs(const char *fn, const symcoll_team_state_t *t, int *first,
                                     int *runs);
-
-/* The team's runs (symcoll_nodes_runs) as its data collectives take them: *nodes of them,
- * *per_node PEs each; UNSUPPORTED unless all are of one size. */
 symcoll_status_t symcoll_nodes_parts(const char *fn, const symcoll_team_state_t *t, int *nodes,
                                      int *per_node);
 

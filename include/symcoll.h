@@ -311,8 +311,9 @@ SYMCOLL_API symcoll_status_t symcoll_reduce_scatter_on_stream(symcoll_team_t tea
  * refuses because of it: a PE that had not seen it yet would launch where this one did not.
  * send_counts, recv_counts and recv_offsets must not overlap each other or dst (the calls
  * refuse them inside dst). Errors: INVALID_ARGUMENT
- * (names the argument), NOT_INITIALIZED, UNSUPPORTED (across nodes: a team other than WORLD),
- * TIMEOUT, CUDA. */
+ * (names the argument), NOT_INITIALIZED, UNSUPPORTED (across nodes: a team that holds part
+ * of a node but more than one PE of it, or different numbers of PEs on its nodes), TIMEOUT,
+ * CUDA. */
 SYMCOLL_API symcoll_status_t symcoll_alltoallv_on_stream(
     symcoll_team_t team, void *dst, size_t dst_capacity, const void *src, const size_t *send_counts,
     size_t *recv_counts, size_t *recv_offsets, symcoll_datatype_t type, cudaStream_t stream);
@@ -376,8 +377,9 @@ SYMCOLL_API symcoll_status_t symcoll_team_status(symcoll_team_t team);
 
 /* The links between the GPUs of the job as text: the number of PEs, then one row per WORLD
  * PE with its link to every PE: "X" itself, "SAME" the same GPU, "NV<k>" k NVLinks (NV0:
- * count unknown), "PIX" PCIe P2P, "-" no load/store path (symcoll-perf --topology-file reads
- * this form). Writes at most len bytes, NUL-terminated, and returns the length of the whole
+ * count unknown), "PIX" PCIe P2P, "-" no load/store path, "NET" a PE of another node
+ * (symcoll-perf --topology-file reads this form; symcoll_explain plans a job with NET links
+ * across its nodes). Writes at most len bytes, NUL-terminated, and returns the length of the whole
  * text (buf NULL and len 0 measure it); 0 on error (NOT_INITIALIZED, INVALID_ARGUMENT). */
 SYMCOLL_API size_t symcoll_topology_text(char *buf, size_t len);
 
@@ -521,11 +523,13 @@ typedef struct {
  * names it and its value), NOT_INITIALIZED (a
  * team before init), TIMEOUT (a team broken by a timeout), UNSUPPORTED (a call that would
  * move data or synchronize over a team, or described job, whose slowest link is "no-p2p":
- * the call itself fails so). A team across nodes, for the calls that run there (barrier,
- * broadcast, reduce, reduce_scatter, fcollect, alltoall; alltoallv on WORLD): the choice for
- * the node's steps, link the node's, and why starts "across N nodes (the plan)"; with one PE
- * of the team per node the data steps are copies (algorithm "", grid 0 x 0, source
- * SYMCOLL_CHOICE_FIXED). */
+ * the call itself fails so). A team across nodes, or a described job whose topology has NET
+ * links (its nodes), for the calls that run there (barrier, broadcast, reduce,
+ * reduce_scatter, fcollect, alltoall, alltoallv): the choice for the node's steps, link the
+ * node's (for a described job the slowest inside any node), and why starts "across N nodes
+ * (the plan)"; with one PE of the team per node the data steps are copies (algorithm "", grid
+ * 0 x 0, source SYMCOLL_CHOICE_FIXED); UNSUPPORTED, as the call, where the team's or job's
+ * nodes hold different numbers of its PEs or are not contiguous in rank. */
 SYMCOLL_API symcoll_status_t symcoll_explain(const symcoll_explain_query_t *query,
                                              symcoll_explanation_t *out);
 

@@ -15,7 +15,7 @@ typedef struct {
     char *err;
     size_t err_len;
     const char *flag; /* the flag being applied, as the user spelled it */
-    bool mode_given, npes_given, iters_given, factor_given, step_given, skew_given;
+    bool mode_given, npes_given, nodes_given, iters_given, factor_given, step_given, skew_given;
     bool min_given, max_given;
     unsigned long long given; /* bit i: flags[i] was given */
 } parser_t;
@@ -259,6 +259,10 @@ static int set_npes(parser_t *p, const char *v) {
     p->npes_given = true;
     return parse_int(p, v, 1, SYMCOLL_MAX_PES, &p->args->npes);
 }
+static int set_nodes(parser_t *p, const char *v) {
+    p->nodes_given = true;
+    return parse_int(p, v, 1, SYMCOLL_MAX_PES, &p->args->nodes);
+}
 static int set_sm_share(parser_t *p, const char *v) {
     return parse_int(p, v, 1, 1 << 16, &p->args->sm_share);
 }
@@ -369,6 +373,7 @@ static const flag_t flags[] = {
     {0, "tune", OPTIONAL_VALUE, set_tune, IN(RUN_TUNE)},
     {0, "topology-file", VALUE, set_topology_file, IN(RUN_EXPLAIN)},
     {0, "npes", VALUE, set_npes, IN(RUN_EXPLAIN)},
+    {0, "nodes", VALUE, set_nodes, IN(RUN_EXPLAIN)},
     {0, "sm-share", VALUE, set_sm_share, IN(RUN_EXPLAIN)},
     {0, "topology", NO_VALUE, set_topology, IN(RUN_TOPOLOGY)},
     {0, "soak", VALUE, set_soak, IN(RUN_SOAK)},
@@ -551,6 +556,16 @@ static int finish(parser_t *p) {
                     "PE count",
                     a->npes, a->topology_file);
     }
+    if (p->nodes_given && a->topology_file != NULL) {
+        return fail(p,
+                    "--nodes %d and --topology-file %s exclude each other: the file's NET links "
+                    "give the nodes",
+                    a->nodes, a->topology_file);
+    }
+    if (a->npes % a->nodes != 0) {
+        return fail(p, "--npes %d does not split into --nodes %d of the same size", a->npes,
+                    a->nodes);
+    }
     if (a->explain && a->ops[PERF_OP_BROADCAST] && a->root >= a->npes && a->topology_file == NULL) {
         return fail(p, "-r/--root %d out of range for %d PEs", a->root, a->npes);
     }
@@ -576,6 +591,7 @@ void perf_args_default(perf_args_t *a) {
     a->average = PERF_AVERAGE_MEAN;
     a->team = SYMCOLL_TEAM_WORLD;
     a->npes = 2;
+    a->nodes = 1;
     a->tokens = 4096;
     a->experts = 8;
     a->topk = 2;
@@ -858,9 +874,12 @@ void perf_args_usage(FILE *out) {
           "                           and why (no GPU, no launcher needed)\n"
           "      --topology-file FILE topology for --explain, as --topology and\n"
           "                           symcoll_topology_text print it: the PE count, then one\n"
-          "                           row per PE of X, SAME, NV<k>, PIX or -\n"
+          "                           row per PE of X, SAME, NV<k>, PIX, - or NET (a PE of\n"
+          "                           another node: the job is planned across its nodes)\n"
           "      --npes N             team size for --explain without a topology file, all\n"
           "                           NVLink (default 2)\n"
+          "      --nodes K            with --npes: the PEs on K nodes of contiguous ranks,\n"
+          "                           NVLink inside each (default 1)\n"
           "      --sm-share N         SMs per PE for --explain (default: tuning's assumption):\n"
           "                           what symcoll_gpu_sharing reports when PEs share a GPU\n"
           "                           (a run's header prints it)\n"

@@ -83,10 +83,12 @@ typedef struct {
     bool explain;              /* print the tuning choices without running anything */
     const char *topology_file; /* --explain: the topology to explain for */
     int npes;                  /* --explain without a topology file: team size */
-    int sm_share;              /* --explain: the SMs grids are sized to; 0: tuning's default */
-    int soak_seconds;          /* > 0: run the soak instead of the sweep */
-    bool tune;                 /* time every algorithm and grid, write a tuning file */
-    const char *tune_path;     /* --tune's file; NULL: stdout */
+    int nodes;             /* --explain without a topology file: npes split into this many nodes of
+                              contiguous ranks (NET between them, NVLink inside) */
+    int sm_share;          /* --explain: the SMs grids are sized to; 0: tuning's default */
+    int soak_seconds;      /* > 0: run the soak instead of the sweep */
+    bool tune;             /* time every algorithm and grid, write a tuning file */
+    const char *tune_path; /* --tune's file; NULL: stdout */
 } perf_args_t;
 
 /* The defaults: every collective, 8 B to 128 MiB by factor 8, float32, sum, checked, stream

@@ -34,8 +34,9 @@ static char *read_file(const char *path, FILE *err) {
     return text;
 }
 
-/* The text of npes PEs joined pairwise by NVLink, in symcoll_topology_text's form. */
-static char *all_nvlink_text(int npes) {
+/* The text of npes PEs on `nodes` nodes of contiguous ranks, joined pairwise by NVLink inside a
+ * node and NET across, in symcoll_topology_text's form. */
+static char *assumed_text(int npes, int nodes) {
     size_t cap = 16 + (size_t)npes * npes * 8;
     char *text = malloc(cap);
     if (text == NULL) {
@@ -45,8 +46,11 @@ static char *all_nvlink_text(int npes) {
     for (int i = 0; i < npes; i++) {
         for (int j = 0; j < npes; j++) {
             const char *sep = j + 1 < npes ? " " : "\n";
+            const int per_node = npes / nodes;
             len += i == j ? (size_t)snprintf(text + len, cap - len, "X%s", sep)
-                          : (size_t)snprintf(text + len, cap - len, "NV%d%s", ASSUMED_NVLINKS, sep);
+                   : i / per_node != j / per_node
+                       ? (size_t)snprintf(text + len, cap - len, "NET%s", sep)
+                       : (size_t)snprintf(text + len, cap - len, "NV%d%s", ASSUMED_NVLINKS, sep);
         }
     }
     return text;
@@ -55,7 +59,7 @@ static char *all_nvlink_text(int npes) {
 /* The text of the topology to explain (the library checks it); NULL after saying why on err. */
 static char *load_topology(const perf_args_t *a, FILE *err) {
     if (a->topology_file == NULL) {
-        char *text = all_nvlink_text(a->npes);
+        char *text = assumed_text(a->npes, a->nodes);
         if (text == NULL) {
             fprintf(err, "symcoll-perf: --explain: out of host memory\n");
         }
@@ -154,7 +158,9 @@ int perf_explain(const perf_args_t *a, FILE *out, FILE *err) {
     if (text == NULL) {
         return 2;
     }
-    const char *source = a->topology_file ? a->topology_file : "--npes (all NVLink, assumed)";
+    const char *source = a->topology_file ? a->topology_file
+                         : a->nodes > 1   ? "--npes and --nodes (NVLink inside a node, assumed)"
+                                          : "--npes (all NVLink, assumed)";
     /* A barrier has no size: its explanation checks the topology, the settings and the tuning
      * file once, before any row, and names the team's slowest link. */
     perf_call_t barrier = {.op = PERF_OP_BARRIER};
@@ -171,8 +177,17 @@ int perf_explain(const perf_args_t *a, FILE *out, FILE *err) {
         rc = 2;
     }
     if (rc == 0) {
-        fprintf(out, "# symcoll-perf --explain: %d PEs, slowest link %s, topology from %s\n", npes,
-                job.link, source);
+        /* A job across nodes: symcoll_explain's why starts "across N nodes". */
+        int nodes = 1;
+        if (sscanf(job.why, "across %d nodes", &nodes) == 1) {
+            fprintf(out,
+                    "# symcoll-perf --explain: %d PEs on %d nodes, slowest link inside a node %s, "
+                    "topology from %s\n",
+                    npes, nodes, job.link, source);
+        } else {
+            fprintf(out, "# symcoll-perf --explain: %d PEs, slowest link %s, topology from %s\n",
+                    npes, job.link, source);
+        }
         perf_print_topology(out, text, "#   ");
         print_gpu_sharing(out, text, a->sm_share);
         print_rows_source(out);

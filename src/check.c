@@ -101,8 +101,9 @@ symcoll_status_t symcoll_check_p2p(const char *fn, const char *whose, topo_class
     return symcoll_set_error(SYMCOLL_ERROR_UNSUPPORTED,
                              "%s: %s has members whose GPUs cannot reach each other with "
                              "loads and stores (no P2P path, or other nodes); across nodes, the "
-                             "barrier, broadcast, reduce, reduce_scatter, fcollect and alltoall "
-                             "run (alltoallv on WORLD), other calls are not supported yet",
+                             "barrier, broadcast, reduce, reduce_scatter, fcollect, alltoall and "
+                             "alltoallv (dispatch and combine too) run, other calls are not "
+                             "supported yet",
                              fn, whose);
 }
 

@@ -88,7 +88,7 @@ static int count_nvlinks(nvml_t *n, const char *mine, const char *peer) {
 }
 
 static topo_link_t classify(nvml_t *n, int my_device, const char *mine, const char *peer) {
-    topo_link_t l = {TOPO_NO_P2P, 0};
+    topo_link_t l = {TOPO_NO_P2P, 0, 0};
     if (bus_key(mine) == bus_key(peer)) {
         l.cls = TOPO_SAME_GPU;
         return l;
@@ -157,7 +157,7 @@ symcoll_status_t symcoll_topology_probe(symcoll_bootstrap_t *b, int device,
     memset(row, 0, sizeof row);
     for (int pe = 0; pe < b->size; pe++) {
         if (node_of_pe[pe] != node_of_pe[b->rank])
-            row[pe] = (topo_link_t){TOPO_NO_P2P, 0};
+            row[pe] = (topo_link_t){TOPO_NO_P2P, 0, 1};
         else
             row[pe] = classify(&nvml, device, mine, t->bus_id[pe]);
     }

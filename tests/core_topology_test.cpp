@@ -159,6 +159,36 @@ TEST(Topology, WriteIsWhatParseReads) {
     EXPECT_EQ(std::memcmp(again->link, t->link, sizeof t->link), 0);
 }
 
+// NET: a PE of another node (no load/store path), written and read back as such; the nodes
+// it splits the PEs into, as runs of contiguous ranks.
+TEST(Topology, NetLinksSplitThePesIntoNodes) {
+    std::string text = "4\nX NV4 NET NET\nNV4 X NET NET\nNET NET X NV4\nNET NET NV4 X\n";
+    auto t = parse_ok(text);
+    EXPECT_EQ(t->link[0][2].cls, TOPO_NO_P2P);
+    EXPECT_EQ(t->link[0][2].other_node, 1);
+    EXPECT_EQ(t->link[0][1].other_node, 0);
+    EXPECT_EQ(symcoll_topology_team_class(t.get(), 0, 1, 4), TOPO_NO_P2P);
+    size_t need = symcoll_topology_write(t.get(), nullptr, 0);
+    std::string written(need + 1, '\0');
+    symcoll_topology_write(t.get(), written.data(), written.size());
+    written.resize(need);
+    EXPECT_EQ(written, text);
+    EXPECT_NE(formatted(*t).find("NET = another node"), std::string::npos) << formatted(*t);
+    int leaders[SYMCOLL_TOPO_MAX_PES];
+    ASSERT_EQ(symcoll_topology_nodes(t.get(), leaders), 2);
+    EXPECT_EQ(leaders[0], 0);
+    EXPECT_EQ(leaders[1], 2);
+    ASSERT_EQ(symcoll_topology_nodes(parse_ok(matrix(3, "NET")).get(), leaders), 3);
+    EXPECT_EQ(leaders[2], 2);
+    EXPECT_EQ(symcoll_topology_nodes(parse_ok(matrix(3, "NV18", {{1, 2, "-"}})).get(), leaders), 1)
+        << "no P2P inside a node is not another node";
+    EXPECT_EQ(symcoll_topology_nodes(
+                  parse_ok("4\nX NET NV4 NET\nNET X NET NV4\nNV4 NET X NET\nNET NV4 NET X\n").get(),
+                  leaders),
+              0)
+        << "nodes {0, 2} and {1, 3} are not contiguous in rank";
+}
+
 TEST(Topology, ClassNames) {
     EXPECT_STREQ(symcoll_topo_class_name(TOPO_SAME_GPU), "same-gpu");
     EXPECT_STREQ(symcoll_topo_class_name(TOPO_NVLINK), "nvlink");
@@ -182,6 +212,8 @@ TEST(Topology, BadInputIsExplained) {
         {"2\nNV4 NV4\nNV4 X\n", "row 0 column 0: \"NV4\""},
         {"2\nX X\nX X\n", "row 0 column 1: \"X\""},
         {"2\nX NV4\nNV4 X\nPIX\n", "unexpected entry \"PIX\" after 2 rows"},
+        {"2\nX NET\nNV4 X\n", "row 0 column 1 is NET, row 1 column 0 is not"},
+        {"3\nX NV4 NET\nNV4 X NV4\nNET NV4 X\n", "NET must split the PEs into nodes"},
     };
     for (const auto &c : cases) {
         std::string err = parse_error(c.text);

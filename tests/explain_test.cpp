@@ -17,6 +17,12 @@ constexpr size_t MiB = 1024 * 1024;
 const char *const kTwoNvlink = "2\nX NV18\nNV18 X\n";
 const char *const kFourPcie = "4\nX PIX PIX PIX\nPIX X PIX PIX\nPIX PIX X PIX\nPIX PIX PIX X\n";
 const char *const kNoP2p = "3\nX NV2 PIX\nNV2 X -\nPIX - X\n";
+// Two nodes of two PEs (NVLink inside), two of one, nodes of 2 and 1, and nodes whose PEs
+// are not contiguous in rank.
+const char *const kTwoByTwo = "4\nX NV4 NET NET\nNV4 X NET NET\nNET NET X NV4\nNET NET NV4 X\n";
+const char *const kTwoByOne = "2\nX NET\nNET X\n";
+const char *const kTwoAndOne = "3\nX NV4 NET\nNV4 X NET\nNET NET X\n";
+const char *const kInterleaved = "4\nX NET NV4 NET\nNET X NET NV4\nNV4 NET X NET\nNET NV4 NET X\n";
 const symcoll_collective_t kData[] = {SYMCOLL_COLL_BROADCAST, SYMCOLL_COLL_REDUCE,
                                       SYMCOLL_COLL_FCOLLECT, SYMCOLL_COLL_ALLTOALL,
                                       SYMCOLL_COLL_REDUCE_SCATTER};
@@ -180,6 +186,34 @@ TEST_F(Explain, NoP2pPathIsUnsupported) {
     }
     symcoll_explain_query_t barrier = described(SYMCOLL_COLL_BARRIER, 0, kNoP2p);
     expect_refused(&barrier, SYMCOLL_ERROR_UNSUPPORTED, {"the described job", "no P2P path"});
+}
+
+// A described job with NET links is planned across its nodes, as a team of a job across nodes:
+// the node's steps chosen for the node's part and link, one PE per node moving by copies, and
+// the refusals of the calls themselves.
+TEST_F(Explain, NetLinksArePlannedAcrossNodes) {
+    for (symcoll_collective_t c : kData) {
+        SCOPED_TRACE(symcoll_collective_name(c));
+        symcoll_explanation_t two = explain(described(c, MiB, kTwoByTwo));
+        EXPECT_EQ(std::string(two.why).rfind("across 2 nodes (", 0), 0u) << two.why;
+        EXPECT_STRNE(two.algorithm, "") << two.why;
+        EXPECT_STREQ(two.link, "nvlink");
+        symcoll_explanation_t one = explain(described(c, MiB, kTwoByOne));
+        EXPECT_STREQ(one.algorithm, "");
+        EXPECT_EQ(one.source, SYMCOLL_CHOICE_FIXED);
+        EXPECT_NE(std::string(one.why).find("one PE per node: its steps are copies"),
+                  std::string::npos)
+            << one.why;
+        symcoll_explain_query_t unequal = described(c, MiB, kTwoAndOne);
+        expect_refused(&unequal, SYMCOLL_ERROR_UNSUPPORTED,
+                       {"the described job holds different numbers of PEs on its 2 nodes"});
+        symcoll_explain_query_t interleaved = described(c, MiB, kInterleaved);
+        expect_refused(&interleaved, SYMCOLL_ERROR_UNSUPPORTED, {"not contiguous in rank"});
+    }
+    symcoll_explanation_t barrier = explain(described(SYMCOLL_COLL_BARRIER, 0, kTwoAndOne));
+    EXPECT_EQ(std::string(barrier.why).rfind("across 2 nodes (node barrier", 0), 0u) << barrier.why;
+    symcoll_explanation_t alltoallv = explain(described(SYMCOLL_COLL_ALLTOALLV, MiB, kTwoByTwo));
+    EXPECT_NE(std::string(alltoallv.why).find("fixed kernels"), std::string::npos) << alltoallv.why;
 }
 
 // Before init the environment is read for the query only: the published settings, which

@@ -147,6 +147,34 @@ TEST(PerfExplain, AssumedNvlinkTeamOfDashNPEs) {
     EXPECT_EQ(table[1][2], "8");
 }
 
+// --nodes splits the assumed team into nodes of contiguous ranks (NET between them): the plan
+// across nodes, the node's part chosen for its NVLink, one PE per node moving by copies; a
+// topology file's NET links do the same, and --nodes that does not split --npes evenly fails.
+TEST(PerfExplain, AssumedNodesOfDashNodes) {
+    Explained e =
+        explain({"--npes", "8", "--nodes", "2", "--op", "reduce", "-b", "1m", "-e", "1m"});
+    ASSERT_EQ(e.rc, 0) << e.err;
+    EXPECT_NE(e.out.find("8 PEs on 2 nodes, slowest link inside a node nvlink"), std::string::npos)
+        << e.out;
+    EXPECT_NE(e.out.find("NET"), std::string::npos) << e.out;
+    EXPECT_NE(e.out.find("across 2 nodes (node reduce"), std::string::npos) << e.out;
+    e = explain({"--npes", "4", "--nodes", "4", "--op", "fcollect", "-b", "64", "-e", "64"});
+    ASSERT_EQ(e.rc, 0) << e.err;
+    EXPECT_NE(e.out.find("one PE per node: its steps are copies"), std::string::npos) << e.out;
+    std::string two =
+        write_topology("4\nX NV4 NET NET\nNV4 X NET NET\nNET NET X NV4\nNET NET NV4 X\n");
+    e = explain({"--topology-file", two.c_str(), "--op", "alltoall", "-b", "1k", "-e", "1k"});
+    EXPECT_EQ(e.rc, 0) << e.err;
+    EXPECT_NE(e.out.find("4 PEs on 2 nodes"), std::string::npos) << e.out;
+    e = explain({"--topology-file", two.c_str(), "--nodes", "2"});
+    remove(two.c_str());
+    EXPECT_EQ(e.rc, -1);
+    EXPECT_NE(e.err.find("exclude each other"), std::string::npos) << e.err;
+    e = explain({"--npes", "6", "--nodes", "4"});
+    EXPECT_EQ(e.rc, -1);
+    EXPECT_NE(e.err.find("--npes 6 does not split into --nodes 4"), std::string::npos) << e.err;
+}
+
 TEST(PerfExplain, SizesBelowOneElementPerPEAreSkipped) {
     // 8, 16 and 32 bytes hold less than one double for each of 8 PEs.
     Explained e = explain(

@@ -41,6 +41,8 @@ static void format_link(const topo_link_t *l, int self, char *out, size_t len) {
         snprintf(out, len, "NV%d", l->nvlinks);
     else if (l->cls == TOPO_PCIE_P2P)
         snprintf(out, len, "PIX");
+    else if (l->other_node)
+        snprintf(out, len, "NET");
     else
         snprintf(out, len, "-");
 }
@@ -79,7 +81,7 @@ size_t symcoll_topology_format(const symcoll_topology_t *t, char *buf, size_t le
     }
     append(buf, len, &used,
            "X = self, SAME = same GPU, NV<k> = k NVLinks (NV0: NVLink, count unknown), "
-           "PIX = PCIe P2P, - = no P2P\n");
+           "PIX = PCIe P2P, - = no P2P, NET = another node\n");
     return used;
 }
 
@@ -95,6 +97,42 @@ size_t symcoll_topology_write(const symcoll_topology_t *t, char *buf, size_t len
         append(buf, len, &used, "\n");
     }
     return used;
+}
+
+/* NET links split the PEs into nodes: symmetric, and sharing a node is transitive. */
+static int check_nodes(const symcoll_topology_t *t, char *err, size_t err_len) {
+    for (int i = 0; i < t->n_pes; i++)
+        for (int j = 0; j < t->n_pes; j++) {
+            if (t->link[i][j].other_node != t->link[j][i].other_node) {
+                snprintf(err, err_len, "row %d column %d is%s NET, row %d column %d is%s", i, j,
+                         t->link[i][j].other_node ? "" : " not", j, i,
+                         t->link[j][i].other_node ? "" : " not");
+                return -1;
+            }
+            for (int k = 0; k < t->n_pes; k++)
+                if (!t->link[i][j].other_node && !t->link[j][k].other_node &&
+                    t->link[i][k].other_node) {
+                    snprintf(err, err_len,
+                             "PE %d shares a node with PEs %d and %d (no NET between), but NET "
+                             "lies between them: NET must split the PEs into nodes",
+                             j, i, k);
+                    return -1;
+                }
+        }
+    return 0;
+}
+
+int symcoll_topology_nodes(const symcoll_topology_t *t, int *leaders) {
+    int n_nodes = 0;
+    for (int pe = 0; pe < t->n_pes; pe++) {
+        if (pe && !t->link[pe - 1][pe].other_node)
+            continue;
+        for (int k = 0; k < n_nodes; k++)
+            if (!t->link[leaders[k]][pe].other_node)
+                return 0; /* a node seen before, again after another: not contiguous */
+        leaders[n_nodes++] = pe;
+    }
+    return n_nodes;
 }
 
 static int parse_cell(const char *cell, int self, topo_link_t *out) {
@@ -114,7 +152,10 @@ static int parse_cell(const char *cell, int self, topo_link_t *out) {
         out->cls = TOPO_PCIE_P2P;
     else if (!strcmp(cell, "-"))
         out->cls = TOPO_NO_P2P;
-    else
+    else if (!strcmp(cell, "NET")) {
+        out->cls = TOPO_NO_P2P;
+        out->other_node = 1;
+    } else
         return -1;
     return self == (strcmp(cell, "X") == 0) ? 0 : -1;
 }
@@ -147,8 +188,8 @@ int symcoll_topology_parse(const char *text, symcoll_topology_t *t, char *err, s
             }
             if (parse_cell(token, i == j, &t->link[i][j]) != 0) {
                 snprintf(err, err_len,
-                         "row %d column %d: \"%s\" is not X (diagonal only), SAME, NV<k>, PIX "
-                         "or -",
+                         "row %d column %d: \"%s\" is not X (diagonal only), SAME, NV<k>, PIX, "
+                         "- or NET",
                          i, j, token);
                 goto done;
             }
@@ -158,7 +199,7 @@ int symcoll_topology_parse(const char *text, symcoll_topology_t *t, char *err, s
         snprintf(err, err_len, "unexpected entry \"%s\" after %ld rows", token, n);
         goto done;
     }
-    rc = 0;
+    rc = check_nodes(t, err, err_len);
 done:
     free(copy);
     return rc;

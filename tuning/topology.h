@@ -20,7 +20,9 @@ typedef enum {
 
 typedef struct {
     topo_class_t cls;
-    int nvlinks; /* NVLink count between the two GPUs (TOPO_NVLINK), 0 if unknown */
+    int nvlinks;    /* NVLink count between the two GPUs (TOPO_NVLINK), 0 if unknown */
+    int other_node; /* the PEs are on different nodes (cls TOPO_NO_P2P): reached through the
+                       proxy, "NET" in the text form */
 } topo_link_t;
 
 typedef struct {
@@ -39,9 +41,14 @@ size_t symcoll_topology_format(const symcoll_topology_t *t, char *buf, size_t le
  * length it needed. */
 size_t symcoll_topology_write(const symcoll_topology_t *t, char *buf, size_t len);
 /* Parses a topology given as text: first line the PE count n, then n rows of n entries,
- * each "X" (same GPU), "NV<k>" (k NVLinks), "PIX" (PCIe P2P) or "-" (no P2P). Returns 0, or
- * -1 with a message in err. */
+ * each "X" (same GPU), "NV<k>" (k NVLinks), "PIX" (PCIe P2P), "-" (no P2P) or "NET" (another
+ * node). NET must split the PEs into nodes: symmetric, and a PE shares a node with every PE it
+ * has no NET to, as they do with each other. Returns 0, or -1 with a message in err. */
 int symcoll_topology_parse(const char *text, symcoll_topology_t *t, char *err, size_t err_len);
+/* The nodes that t's NET links split its PEs into, as runs of contiguous ranks: each node's
+ * first PE into leaders (SYMCOLL_TOPO_MAX_PES of room), and the count; 1 where there is no
+ * NET; 0 where some node's PEs are not contiguous in rank (calls across nodes need them so). */
+int symcoll_topology_nodes(const symcoll_topology_t *t, int *leaders);
 
 #ifdef __cplusplus
 }
