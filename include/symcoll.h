@@ -353,8 +353,10 @@ SYMCOLL_API symcoll_status_t symcoll_moe_combine_on_stream(
  * start+stride, ... (size of them); every other PE takes part with parent or
  * SYMCOLL_TEAM_INVALID. PEs outside the new team get SYMCOLL_TEAM_INVALID in *new_team and
  * SUCCESS. If any PE rejects its arguments, the call fails on every PE and creates nothing.
- * A PE is a member of at most 6 split teams at once (teams with no PE in common share the
- * synchronization areas), and at most 62 split teams are alive at once. Errors:
+ * The new team takes one of 8 synchronization areas (WORLD and NODE hold two) that no PE holds
+ * for a team sharing a PE with it: teams with no PE in common share areas, so a PE is in at most
+ * 6 split teams at once (fewer where its teams' members hold other areas with other teams);
+ * at most 62 split teams are alive at once. Errors:
  * INVALID_ARGUMENT, OUT_OF_MEMORY (too many teams), SYMMETRY (members asked for different
  * teams), TIMEOUT, NCCL, BOOTSTRAP. */
 SYMCOLL_API symcoll_status_t symcoll_team_split_strided(symcoll_team_t parent, int start,
@@ -367,8 +369,8 @@ SYMCOLL_API int symcoll_team_translate_pe(symcoll_team_t src_team, int pe,
                                           symcoll_team_t dest_team);
 /* Called by every member of team: waits for this PE's GPU, then releases the team on this
  * PE. It exchanges nothing: the handle goes back into use only when a later split finds it free
- * on every PE, and the synchronization area when it is free on every member of the later team,
- * i.e. once every member has destroyed the team.
+ * on every PE, and the synchronization area when no PE holds it for a team sharing a PE with
+ * the later one, i.e. once every member has destroyed the team.
  * WORLD and NODE cannot be destroyed. Errors: INVALID_ARGUMENT, NOT_INITIALIZED, CUDA. */
 SYMCOLL_API symcoll_status_t symcoll_team_destroy(symcoll_team_t team);
 /* SUCCESS, or TIMEOUT with the record (collective, epoch, missing PE) in
@@ -528,8 +530,10 @@ typedef struct {
  * reduce_scatter, fcollect, alltoall, alltoallv): the choice for the node's steps, link the
  * node's (for a described job the slowest inside any node), and why starts "across N nodes
  * (the plan)"; with one PE of the team per node the data steps are copies (algorithm "", grid
- * 0 x 0, source SYMCOLL_CHOICE_FIXED); UNSUPPORTED, as the call, where the team's or job's
- * nodes hold different numbers of its PEs or are not contiguous in rank. */
+ * 0 x 0, source SYMCOLL_CHOICE_FIXED); alltoallv's are fixed kernels (algorithm "", source
+ * SYMCOLL_CHOICE_FIXED); UNSUPPORTED, as the call, where the nodes are not contiguous in rank
+ * or the team holds part of a node but more than one PE of it, and, for all but the barrier,
+ * where its nodes hold different numbers of its PEs. */
 SYMCOLL_API symcoll_status_t symcoll_explain(const symcoll_explain_query_t *query,
                                              symcoll_explanation_t *out);
 

@@ -563,8 +563,8 @@ static int finish(parser_t *p) {
                     a->nodes, a->topology_file);
     }
     if (a->npes % a->nodes != 0) {
-        return fail(p, "--npes %d does not split into --nodes %d of the same size", a->npes,
-                    a->nodes);
+        return fail(p, "--npes %d%s does not split into --nodes %d of the same size", a->npes,
+                    p->npes_given ? "" : " (the default)", a->nodes);
     }
     if (a->explain && a->ops[PERF_OP_BROADCAST] && a->root >= a->npes && a->topology_file == NULL) {
         return fail(p, "-r/--root %d out of range for %d PEs", a->root, a->npes);

@@ -179,7 +179,12 @@ int perf_explain(const perf_args_t *a, FILE *out, FILE *err) {
     if (rc == 0) {
         /* A job across nodes: symcoll_explain's why starts "across N nodes". */
         int nodes = 1;
-        if (sscanf(job.why, "across %d nodes", &nodes) == 1) {
+        if (sscanf(job.why, "across %d nodes", &nodes) == 1 && nodes == npes) {
+            fprintf(out,
+                    "# symcoll-perf --explain: %d PEs on %d nodes, one PE per node, topology "
+                    "from %s\n",
+                    npes, nodes, source);
+        } else if (nodes > 1) {
             fprintf(out,
                     "# symcoll-perf --explain: %d PEs on %d nodes, slowest link inside a node %s, "
                     "topology from %s\n",

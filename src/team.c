@@ -11,7 +11,9 @@
 #include "symcoll_sync_layout.h"
 
 static char *sync_pool; /* SYMCOLL_TEAM_SYNC_SLOTS areas of SYMCOLL_SYNC_BYTES(n_pes) */
-static uint32_t sync_slots_used;
+/* Per synchronization slot, the WORLD PEs of the team of this PE's that holds it (0: free here);
+ * a slot kept after a timeout across nodes keeps its team's. */
+static uint64_t slot_members[SYMCOLL_TEAM_SYNC_SLOTS];
 /* Each team's records, host-mapped: what device waits and alltoallv kernels leave for the host. */
 typedef struct {
     symcoll_timeout_record_t timeout;
@@ -41,10 +43,18 @@ bool symcoll_nodes_spans(const symcoll_team_state_t *t) {
     return false;
 }
 
+/* The WORLD PEs start + i * stride (i < size) as a bitmask. */
+static uint64_t members_of(int start, int stride, int size) {
+    uint64_t mask = 0;
+    for (int i = 0; i < size; i++)
+        mask |= 1ull << (start + i * stride);
+    return mask;
+}
+
 /* keep_slot: the team's synchronization slot stays out of use until finalize. */
 static void release_team(symcoll_team_state_t *t, bool keep_slot) {
     if (!keep_slot)
-        sync_slots_used &= ~(1u << t->sync_slot);
+        slot_members[t->sync_slot] = 0;
     memset(t, 0, sizeof *t);
 }
 
@@ -68,7 +78,7 @@ static symcoll_status_t setup_team(int index, int slot, int start, int stride, i
     t->overflow_device = &records_device[index].overflow;
     t->topo_class = symcoll_topology_team_class(&symcoll_g.topo, start, stride, size);
     t->in_use = true;
-    sync_slots_used |= 1u << slot;
+    slot_members[slot] = members_of(start, stride, size);
     t->sync_slot = slot;
     symcoll_status_t st = symcoll_cuda_status(cudaMemset(t->sync, 0, SYMCOLL_SYNC_BYTES(size)),
                                               "team", "cudaMemset of the synchronization area");
@@ -91,7 +101,7 @@ symcoll_status_t symcoll_teams_create_builtin(void) {
                                 (void **)&sync_pool);
     if (st != SYMCOLL_SUCCESS)
         return st;
-    sync_slots_used = 0;
+    memset(slot_members, 0, sizeof slot_members);
     int node_start = symcoll_g.my_pe - symcoll_g.local_rank;
     st = setup_team(SYMCOLL_TEAM_WORLD, 0, 0, 1, symcoll_g.n_pes);
     if (st == SYMCOLL_SUCCESS)
@@ -105,7 +115,7 @@ symcoll_status_t symcoll_teams_create_builtin(void) {
 void symcoll_teams_destroy_all(void) {
     memset(symcoll_g.teams, 0, sizeof symcoll_g.teams);
     sync_pool = NULL;
-    sync_slots_used = 0;
+    memset(slot_members, 0, sizeof slot_members);
     if (records)
         cudaFreeHost(records);
     records = records_device = NULL;
@@ -231,8 +241,9 @@ typedef struct {
     int32_t valid;               /* a member of the parent with a request that fits */
     int32_t failed;              /* rejected the call (bad arguments, or its setup failed) */
     int32_t start, stride, size; /* WORLD numbering */
-    uint32_t free_slots;
+    uint32_t free_slots;         /* agreed: free of every team that shares a PE with the new one */
     uint64_t free_handles;
+    uint64_t slot_members[SYMCOLL_TEAM_SYNC_SLOTS]; /* this PE's slot_members */
 } split_request_t;
 
 /* Whether WORLD PE pe is a member of the team of request r. */
@@ -242,10 +253,12 @@ static bool in_request(const split_request_t *r, int pe) {
 }
 
 /* Every PE's requests, gathered over WORLD; *agreed gets the common request, the handles free on
- * every PE (a handle names the team everywhere) and the synchronization slots free on every
- * member: only members signal into a team's area and count its arrivals, so teams with no PE
- * in common may share a slot (one team per local rank, each of one PE per node, on nodes of 8
- * GPUs). */
+ * every PE (a handle names the team everywhere) and the synchronization slots that no PE holds
+ * for a team sharing a PE with the new one: only a team's members signal into its area and
+ * count its arrivals, so teams with no PE in common may share a slot (one team per local rank,
+ * each of one PE per node, on nodes of 8 GPUs), while a PE's late writes into a team's area (an
+ * LL acknowledgement, a flag after a timeout) cannot reach a new team of a member that has
+ * destroyed it before this PE has. */
 static symcoll_status_t agree_on_split(const char *fn, const split_request_t *mine,
                                        split_request_t *agreed) {
     split_request_t *all = calloc((size_t)symcoll_g.n_pes, sizeof *all);
@@ -274,9 +287,11 @@ static symcoll_status_t agree_on_split(const char *fn, const split_request_t *mi
         agreed->stride = all[pe].stride;
         agreed->size = all[pe].size;
     }
+    uint64_t team = agreed->valid ? members_of(agreed->start, agreed->stride, agreed->size) : 0;
     for (int pe = 0; pe < symcoll_g.n_pes; pe++)
-        if (in_request(agreed, pe))
-            agreed->free_slots &= all[pe].free_slots;
+        for (int s = 0; s < SYMCOLL_TEAM_SYNC_SLOTS; s++)
+            if (all[pe].slot_members[s] & team)
+                agreed->free_slots &= ~(1u << s);
     free(all);
     return st;
 }
@@ -285,10 +300,8 @@ static symcoll_status_t agree_on_split(const char *fn, const split_request_t *mi
  * or SYMCOLL_TEAM_INVALID) only take part. */
 static symcoll_status_t split_request(const char *fn, symcoll_team_t parent, int start, int stride,
                                       int size, symcoll_team_t *new_team, split_request_t *mine) {
-    *mine = (split_request_t){
-        .free_slots = ~sync_slots_used & ((1u << SYMCOLL_TEAM_SYNC_SLOTS) - 1),
-        .free_handles = free_handles(),
-    };
+    *mine = (split_request_t){.free_handles = free_handles()};
+    memcpy(mine->slot_members, slot_members, sizeof slot_members);
     if (!new_team)
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT, "%s: new_team is NULL", fn);
     *new_team = SYMCOLL_TEAM_INVALID;
@@ -351,10 +364,11 @@ symcoll_status_t symcoll_team_split_strided(symcoll_team_t parent, int start, in
                                "%s: no PE is a member of parent team %d", fn, (int)parent);
     if (st == SYMCOLL_SUCCESS && (slot < 0 || index < 0))
         st = symcoll_set_error(SYMCOLL_ERROR_OUT_OF_MEMORY,
-                               "%s: too many teams at once (a PE in at most %d besides WORLD "
-                               "and NODE, fewer after teams across nodes broken by a timeout, "
-                               "and at most %d handles; destroy some first)",
-                               fn, SYMCOLL_TEAM_SYNC_SLOTS - 2, SYMCOLL_MAX_TEAMS - 2);
+                               "%s: too many teams at once (no synchronization area of the %d is "
+                               "free of every team that shares a PE with the new one, or no "
+                               "handle of the %d is free on every PE; destroy some first, on "
+                               "every member)",
+                               fn, SYMCOLL_TEAM_SYNC_SLOTS, SYMCOLL_MAX_TEAMS - 2);
     if (st != SYMCOLL_SUCCESS)
         return st;
     bool member = in_request(&agreed, symcoll_g.my_pe);
@@ -374,11 +388,13 @@ symcoll_status_t symcoll_team_destroy(symcoll_team_t team) {
         return symcoll_set_error(SYMCOLL_ERROR_INVALID_ARGUMENT,
                                  "%s: team %d is built in and cannot be destroyed", fn, (int)team);
     /* Local: the handle and synchronization area are reused only by a later split, which
-     * takes a handle free on every PE and a slot free on every member of its team, so only after
-     * every member has destroyed the team and its GPU has finished with it. */
+     * takes a handle free on every PE and a slot that no PE holds for a team sharing a PE with
+     * its own, so only after every member has destroyed the team and its GPU has finished with
+     * it. */
     st = symcoll_cuda_status(cudaDeviceSynchronize(), fn, "waiting for the device");
     /* A team across nodes broken by a timeout may leave this PE's arrivals ahead of its waits in
-     * the slot (internal.h); the split of a later team takes only slots free on every PE. */
+     * the slot (internal.h): kept, the slot stays out of every later team that shares a PE with
+     * this one. */
     release_team(t, t->record->expired == 1 && symcoll_nodes_spans(t));
     return st;
 }

@@ -394,6 +394,36 @@ TEST_F(Core, TeamsWithNoPeInCommonShareSynchronizationAreas) {
     EXPECT_EQ(symcoll_team_destroy(pair), SYMCOLL_SUCCESS) << symcoll_last_error();
 }
 
+// A member that has not yet destroyed a team (its GPU may still write into the team's area)
+// keeps the area out of every new team that shares a PE with it, though the other member has
+// destroyed it; once both have, the area is taken again.
+TEST_F(Core, AnAreaWaitsForEveryMemberOfItsTeam) {
+    if (n < 2)
+        GTEST_SKIP() << "needs 2 PEs";
+    auto area = [&](symcoll_team_t t) {
+        return symcoll_device_handle(t).team_sync - symcoll_device_handle(t).heap_base;
+    };
+    symcoll_team_t a = 12345, b = 12345, c = 12345;
+    ASSERT_EQ(symcoll_team_split_strided(SYMCOLL_TEAM_WORLD, 0, 1, 2, &a), SYMCOLL_SUCCESS)
+        << symcoll_last_error();
+    const auto a_area = me < 2 ? area(a) : 0;
+    if (me == 1)
+        EXPECT_EQ(symcoll_team_destroy(a), SYMCOLL_SUCCESS) << symcoll_last_error();
+    ASSERT_EQ(symcoll_team_split_strided(SYMCOLL_TEAM_WORLD, 1, 1, 1, &b), SYMCOLL_SUCCESS)
+        << symcoll_last_error();
+    if (me == 1)
+        EXPECT_NE(area(b), a_area) << "a new team of PE 1 took the area PE 0's team still holds";
+    if (me == 0)
+        EXPECT_EQ(symcoll_team_destroy(a), SYMCOLL_SUCCESS) << symcoll_last_error();
+    ASSERT_EQ(symcoll_team_split_strided(SYMCOLL_TEAM_WORLD, 1, 1, 1, &c), SYMCOLL_SUCCESS)
+        << symcoll_last_error();
+    if (me == 1) {
+        EXPECT_EQ(area(c), a_area) << "the area stayed out of use once both members destroyed it";
+        EXPECT_EQ(symcoll_team_destroy(c), SYMCOLL_SUCCESS) << symcoll_last_error();
+        EXPECT_EQ(symcoll_team_destroy(b), SYMCOLL_SUCCESS) << symcoll_last_error();
+    }
+}
+
 // Splitting a team that not every PE belongs to: the others take part with
 // SYMCOLL_TEAM_INVALID (or the handle, unknown to them) and get SYMCOLL_TEAM_INVALID.
 TEST_F(Core, SplitOfATeamSomePesAreNotIn) {

@@ -161,6 +161,7 @@ TEST(PerfExplain, AssumedNodesOfDashNodes) {
     e = explain({"--npes", "4", "--nodes", "4", "--op", "fcollect", "-b", "64", "-e", "64"});
     ASSERT_EQ(e.rc, 0) << e.err;
     EXPECT_NE(e.out.find("one PE per node: its steps are copies"), std::string::npos) << e.out;
+    EXPECT_NE(e.out.find("4 PEs on 4 nodes, one PE per node"), std::string::npos) << e.out;
     std::string two =
         write_topology("4\nX NV4 NET NET\nNV4 X NET NET\nNET NET X NV4\nNET NET NV4 X\n");
     e = explain({"--topology-file", two.c_str(), "--op", "alltoall", "-b", "1k", "-e", "1k"});
@@ -173,6 +174,9 @@ TEST(PerfExplain, AssumedNodesOfDashNodes) {
     e = explain({"--npes", "6", "--nodes", "4"});
     EXPECT_EQ(e.rc, -1);
     EXPECT_NE(e.err.find("--npes 6 does not split into --nodes 4"), std::string::npos) << e.err;
+    e = explain({"--nodes", "3"});
+    EXPECT_EQ(e.rc, -1);
+    EXPECT_NE(e.err.find("--npes 2 (the default) does not split"), std::string::npos) << e.err;
 }
 
 TEST(PerfExplain, SizesBelowOneElementPerPEAreSkipped) {
