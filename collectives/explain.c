@@ -104,9 +104,8 @@ static void across_nodes(symcoll_collective_t collective, const symcoll_nodes_la
 static topo_class_t nodes_class(const symcoll_topology_t *topo, const symcoll_nodes_layout_t *job) {
     topo_class_t worst = TOPO_SAME_GPU;
     for (int k = 0; k < job->n_nodes; k++) {
-        int end = k + 1 < job->n_nodes ? job->leaders[k + 1] : job->n_pes;
         topo_class_t c =
-            symcoll_topology_team_class(topo, job->leaders[k], 1, end - job->leaders[k]);
+            symcoll_topology_team_class(topo, job->leaders[k], 1, symcoll_nodes_size(job, k));
         worst = c > worst ? c : worst;
     }
     return worst;

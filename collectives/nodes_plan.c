@@ -24,7 +24,7 @@ static int node_of(const symcoll_nodes_layout_t *job, int pe) {
     return k;
 }
 
-static int node_size(const symcoll_nodes_layout_t *job, int k) {
+int symcoll_nodes_size(const symcoll_nodes_layout_t *job, int k) {
     int end = k + 1 < job->n_nodes ? job->leaders[k + 1] : job->n_pes;
     return end - job->leaders[k];
 }
@@ -45,13 +45,13 @@ symcoll_status_t symcoll_nodes_runs_in(const char *fn, const char *whose,
             continue;
         if (*runs) {
             int run = i - first[*runs - 1];
-            if (run != 1 && run != node_size(job, node))
+            if (run != 1 && run != symcoll_nodes_size(job, node))
                 return symcoll_set_error(
                     SYMCOLL_ERROR_UNSUPPORTED,
                     "%s: %s (start %d, stride %d, size %d) spans nodes and holds %d of the %d PEs "
                     "of node %d: calls across nodes need one PE of each of its nodes or whole "
                     "nodes",
-                    fn, whose, start, stride, size, run, node_size(job, node), node);
+                    fn, whose, start, stride, size, run, symcoll_nodes_size(job, node), node);
         }
         if (i < size)
             first[(*runs)++] = i;

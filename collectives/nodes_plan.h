@@ -40,6 +40,9 @@ typedef struct {
     const int *leaders;
 } symcoll_nodes_layout_t;
 
+/* The PEs of node k of a job laid out as job (its nodes contiguous in rank). */
+int symcoll_nodes_size(const symcoll_nodes_layout_t *job, int k);
+
 /* The PEs start + i * stride (i < size) of a job laid out as job (whose: the team in messages,
  * "team 3") are consecutive in rank on each node (its runs): the rank of each run's first PE
  * into first[] (SYMCOLL_MAX_PES of them) and how many runs; UNSUPPORTED, naming fn, unless the

@@ -43,10 +43,10 @@ static char *assumed_text(int npes, int nodes) {
         return NULL;
     }
     size_t len = (size_t)snprintf(text, cap, "%d\n", npes);
+    const int per_node = npes / nodes;
     for (int i = 0; i < npes; i++) {
         for (int j = 0; j < npes; j++) {
             const char *sep = j + 1 < npes ? " " : "\n";
-            const int per_node = npes / nodes;
             len += i == j ? (size_t)snprintf(text + len, cap - len, "X%s", sep)
                    : i / per_node != j / per_node
                        ? (size_t)snprintf(text + len, cap - len, "NET%s", sep)
