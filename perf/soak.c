@@ -3,8 +3,8 @@
  * with uniform counts), some captured into a CUDA graph and replayed, put_signal to the next
  * PE, and halo exchanges. Every PE draws the same sequence, so the PEs issue the same calls in
  * the same order. Each round checks every result against the CPU reference. Ten times over the
- * run a fixed probe (8-byte reduces) is timed; the run fails if it slowed down, if device
- * memory or file descriptors leaked, or on any wrong element. */
+ * run a fixed probe (8-byte reduces, the fastest of a few timings) is timed; the run fails if it
+ * slowed down, if device memory or file descriptors leaked, or on any wrong element. */
 #include "soak.h"
 
 #include <dirent.h>
@@ -31,6 +31,9 @@
 #define SOAK_GRAPH_REPLAYS 3
 #define SOAK_WINDOWS 10
 #define SOAK_PROBE_CALLS 100
+/* A single timing of PEs sharing a GPU drifts by a third between windows (another client's
+ * time slice); the fastest of a few is what the machine does and still grows with a slowdown. */
+#define SOAK_PROBE_TIMINGS 5
 
 typedef struct {
     symcoll_team_t team;
@@ -238,20 +241,25 @@ static int run_round(soak_t *s) {
     return 0;
 }
 
-/* The probe: SOAK_PROBE_CALLS back-to-back 8-byte float sums on lane 0, per call. */
+/* The probe: the fastest of SOAK_PROBE_TIMINGS timings of SOAK_PROBE_CALLS back-to-back 8-byte
+ * float sums on lane 0, per call. */
 static int probe(soak_t *s, double *us) {
     lane_t *l = &s->lanes[0];
     perf_call_t c = {
         .op = PERF_OP_REDUCE, .type = SYMCOLL_FLOAT32, .redop = SYMCOLL_SUM, .count = 2};
-    PERF_SYMCOLL(symcoll_barrier_on_stream(l->team, l->stream));
-    PERF_CUDA(cudaEventRecord(l->start, l->stream));
-    for (int i = 0; i < SOAK_PROBE_CALLS; i++)
-        PERF_SYMCOLL(perf_call_enqueue(&c, l->team, l->dst, l->src, l->stream));
-    PERF_CUDA(cudaEventRecord(l->stop, l->stream));
-    PERF_CUDA(cudaEventSynchronize(l->stop));
-    float ms;
-    PERF_CUDA(cudaEventElapsedTime(&ms, l->start, l->stop));
-    *us = 1e3 * ms / SOAK_PROBE_CALLS;
+    for (int t = 0; t < SOAK_PROBE_TIMINGS; t++) {
+        PERF_SYMCOLL(symcoll_barrier_on_stream(l->team, l->stream));
+        PERF_CUDA(cudaEventRecord(l->start, l->stream));
+        for (int i = 0; i < SOAK_PROBE_CALLS; i++)
+            PERF_SYMCOLL(perf_call_enqueue(&c, l->team, l->dst, l->src, l->stream));
+        PERF_CUDA(cudaEventRecord(l->stop, l->stream));
+        PERF_CUDA(cudaEventSynchronize(l->stop));
+        float ms;
+        PERF_CUDA(cudaEventElapsedTime(&ms, l->start, l->stop));
+        double per_call = 1e3 * ms / SOAK_PROBE_CALLS;
+        if (t == 0 || per_call < *us)
+            *us = per_call;
+    }
     return 0;
 }
 
