@@ -3,8 +3,9 @@
  * with uniform counts), some captured into a CUDA graph and replayed, put_signal to the next
  * PE, and halo exchanges. Every PE draws the same sequence, so the PEs issue the same calls in
  * the same order. Each round checks every result against the CPU reference. Ten times over the
- * run a fixed probe (8-byte reduces, the fastest of a few timings) is timed; the run fails if it
- * slowed down, if device memory or file descriptors leaked, or on any wrong element. */
+ * run a fixed probe (8-byte reduces, the fastest of a few timings) is timed; the run fails if the
+ * later probes are slower than the earlier ones, if device memory or file descriptors leaked, or
+ * on any wrong element. */
 #include "soak.h"
 
 #include <dirent.h>
@@ -29,7 +30,6 @@
 #define SOAK_HALO_WIDTH 2
 #define SOAK_HALO_CELLS (SOAK_HALO_X * (SOAK_HALO_Y + 2 * SOAK_HALO_WIDTH))
 #define SOAK_GRAPH_REPLAYS 3
-#define SOAK_WINDOWS 10
 #define SOAK_PROBE_CALLS 100
 /* A single timing of PEs sharing a GPU drifts by a third between windows (another client's
  * time slice); the fastest of a few is what the machine does and still grows with a slowdown. */
@@ -357,14 +357,14 @@ static int lane_fini(lane_t *l) {
 
 /* The run itself, between the lanes' setup and teardown. */
 static int soak_run(soak_t *s, double seconds, bool *passed) {
-    double start = seconds_now(), probes[SOAK_WINDOWS + 1];
+    double start = seconds_now();
     perf_soak_result_t r = {0};
     int window = -1;
-    if (probe(s, &probes[0]) != 0)
+    if (probe(s, &r.probe_us[r.probes++]) != 0)
         return -1;
     for (;;) {
-        int mine = (int)((seconds_now() - start) / seconds * SOAK_WINDOWS), agreed;
-        mine = mine < SOAK_WINDOWS ? mine : SOAK_WINDOWS;
+        int mine = (int)((seconds_now() - start) / seconds * PERF_SOAK_WINDOWS), agreed;
+        mine = mine < PERF_SOAK_WINDOWS ? mine : PERF_SOAK_WINDOWS;
         if (run_round(s) != 0 || agreed_window(s, mine, &agreed) != 0)
             return -1;
         if (s->rounds == PERF_SOAK_WARMUP_ROUNDS) {
@@ -375,15 +375,15 @@ static int soak_run(soak_t *s, double seconds, bool *passed) {
         if (agreed == window)
             continue;
         window = agreed;
-        if (window > 0 && probe(s, &probes[window]) != 0)
+        if (window > 0 && probe(s, &r.probe_us[r.probes++]) != 0)
             return -1;
         if (s->me == 0)
             printf("soak %5.0f s: %lld rounds, %lld calls (%lld graph replays, %lld puts, %lld "
                    "halo exchanges), %lld wrong, probe %.2f us\n",
                    seconds_now() - start, s->rounds, s->calls, s->replays, s->puts, s->halos,
-                   s->wrong, probes[window]);
+                   s->wrong, r.probe_us[r.probes - 1]);
         fflush(stdout);
-        if (window >= SOAK_WINDOWS)
+        if (window >= PERF_SOAK_WINDOWS)
             break;
     }
     r.fds_after = open_fds();
@@ -391,8 +391,6 @@ static int soak_run(soak_t *s, double seconds, bool *passed) {
         return -1;
     r.rounds = s->rounds;
     r.wrong = s->wrong;
-    r.first_probe_us = probes[0];
-    r.last_probe_us = probes[SOAK_WINDOWS];
     *passed = perf_soak_passed(&r);
     char leaks[160];
     if (perf_soak_leaks_checked(&r))
@@ -402,11 +400,12 @@ static int soak_run(soak_t *s, double seconds, bool *passed) {
         snprintf(leaks, sizeof leaks,
                  "leaks not checked (the run ended within the %d warm-up rounds)",
                  PERF_SOAK_WARMUP_ROUNDS);
-    printf("soak PE %d: %s: %.0f s, %lld rounds, %lld calls, %lld wrong; %s; probe %.2f -> %.2f us "
-           "(x%.2f, limit x%.2f)\n",
-           s->me, *passed ? "PASS" : "FAIL", seconds_now() - start, s->rounds, s->calls, s->wrong,
-           leaks, probes[0], probes[SOAK_WINDOWS], probes[SOAK_WINDOWS] / probes[0],
-           PERF_SOAK_SLOWDOWN_LIMIT);
+    printf(
+        "soak PE %d: %s: %.0f s, %lld rounds, %lld calls, %lld wrong; %s; probe %.2f -> %.2f us, "
+        "later half over earlier x%.2f (limit x%.2f)\n",
+        s->me, *passed ? "PASS" : "FAIL", seconds_now() - start, s->rounds, s->calls, s->wrong,
+        leaks, r.probe_us[0], r.probe_us[r.probes - 1], perf_soak_slowdown(&r),
+        PERF_SOAK_SLOWDOWN_LIMIT);
     return 0;
 }
 

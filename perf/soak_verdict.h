@@ -13,7 +13,10 @@ extern "C" {
 
 /* Rounds before the leak baseline: graphs and pools exist by then. */
 #define PERF_SOAK_WARMUP_ROUNDS 50
-/* The last probe over the first may be at most this. */
+/* The probe is timed at the start and at each of the windows the run reaches. */
+#define PERF_SOAK_WINDOWS 10
+#define PERF_SOAK_MAX_PROBES (PERF_SOAK_WINDOWS + 1)
+/* perf_soak_slowdown may be at most this. */
 #define PERF_SOAK_SLOWDOWN_LIMIT 1.25
 
 /* Counts span 2^0 .. 2^(PERF_SOAK_COUNT_SCALES - 1) elements before they are cut to a buffer. */
@@ -27,8 +30,14 @@ typedef struct {
     long long rounds, wrong;
     int fds_before, fds_after;      /* open file descriptors after the warm-up rounds, at the end */
     size_t free_before, free_after; /* free device memory, likewise */
-    double first_probe_us, last_probe_us;
+    int probes;                     /* timings in probe_us, in the order taken (2 or more) */
+    double probe_us[PERF_SOAK_MAX_PROBES];
 } perf_soak_result_t;
+
+/* The median of the later half of the probes over the median of the earlier half (the middle
+ * one of an odd count left out): a slowdown that grows over the run shows there, where one slow
+ * timing of PEs sharing a GPU (another client's time slice) does not. 1 below two probes. */
+double perf_soak_slowdown(const perf_soak_result_t *r);
 
 /* Whether the leaks were measured: a run that ends within the warm-up rounds has no baseline. */
 bool perf_soak_leaks_checked(const perf_soak_result_t *r);
