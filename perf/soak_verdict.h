@@ -34,9 +34,14 @@ typedef struct {
     double probe_us[PERF_SOAK_MAX_PROBES];
 } perf_soak_result_t;
 
-/* The median of the later half of the probes over the median of the earlier half (the middle
- * one of an odd count left out): a slowdown that grows over the run shows there, where one slow
- * timing of PEs sharing a GPU (another client's time slice) does not. 1 below two probes. */
+/* The medians of the earlier and the later half of the probes (the middle one of an odd count
+ * left out; with one probe, its timing for both; with none, 0 for both). One slow timing of
+ * PEs sharing a GPU (another client's time slice) moves neither. The price: a slowdown shows only
+ * once it covers most of the later half, so a steady one must grow by about 45% from the first
+ * probe to the last to pass the limit, and one that sets in within the first or the last fifth of
+ * the run is not seen. */
+void perf_soak_probe_medians(const perf_soak_result_t *r, double *earlier_us, double *later_us);
+/* The later median over the earlier one (1 without probes). */
 double perf_soak_slowdown(const perf_soak_result_t *r);
 
 /* Whether the leaks were measured: a run that ends within the warm-up rounds has no baseline. */

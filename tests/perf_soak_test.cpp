@@ -60,8 +60,24 @@ TEST(PerfSoak, SlowdownIsTheLaterHalfsMedianOverTheEarlierHalfs) {
     EXPECT_DOUBLE_EQ(perf_soak_slowdown(&r), 3.0);
     set_probes(&r, {4, 5});
     EXPECT_DOUBLE_EQ(perf_soak_slowdown(&r), 1.25);
+    set_probes(&r, {1, 100, 1});
+    EXPECT_DOUBLE_EQ(perf_soak_slowdown(&r), 1.0);
     set_probes(&r, {4});
     EXPECT_DOUBLE_EQ(perf_soak_slowdown(&r), 1.0);
+    set_probes(&r, {});
+    EXPECT_DOUBLE_EQ(perf_soak_slowdown(&r), 1.0);
+    double earlier, later;
+    set_probes(&r, {2, 4, 6, 12});
+    perf_soak_probe_medians(&r, &earlier, &later);
+    EXPECT_DOUBLE_EQ(earlier, 3.0);
+    EXPECT_DOUBLE_EQ(later, 9.0);
+}
+
+// A lone slow probe, however slow, moves no median (a mean of the halves would fail this).
+TEST(PerfSoak, ALoneSlowProbeMovesNoMedian) {
+    perf_soak_result_t r = clean_run();
+    set_probes(&r, {5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 50});
+    EXPECT_TRUE(perf_soak_passed(&r));
 }
 
 // Two PEs sharing the H200 under MPS (ctest soak_gpu): one timing per probe moved 3.90-6.25 us
