@@ -161,13 +161,17 @@ int main(int argc, char **argv) {
             proxied[s] = median(p);
         }
     }
+    // Read before the transport closes: the string is libucp's.
+    symcoll_ucx_capabilities_t caps = {};
+    ok = ok && symcoll_ucx_capabilities(ucx.t, &caps) == SYMCOLL_SUCCESS;
+    std::string version = ok ? caps.version : "";
     proxy.close();
     ok = ucx.close(ok) && ok;
     if (!ok)
         std::fprintf(stderr, "PE %d: %s\n", boot->rank, symcoll_last_error());
     if (ok && boot->rank == 0)
-        print_bandwidth((std::string("PE 0 to PE 1 of another node; ucx_put: pinned host to "
-                                     "pinned host, proxy_put: GPU to GPU, ") +
+        print_bandwidth((std::string("PE 0 to PE 1 of another node, UCX ") + version +
+                         "; ucx_put: pinned host to pinned host, proxy_put: GPU to GPU, " +
                          (symcoll_proxy_direct(symcoll_g.proxy) ? "direct" : "staged"))
                             .c_str(),
                         sizes, total, raw, proxied);

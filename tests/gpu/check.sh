@@ -27,6 +27,9 @@
 #   nodes_ab  with BASE_BUILD: AB_ROUNDS (default 4) rounds, on 2 nodes of 1 PE, of BASE_BUILD's
 #             symcoll-perf and then this build's, in stream and in graph mode, each compared
 #             point by point with the one before it (the nodes sweep's operations and sizes)
+#   nodes_bw  BW_ROUNDS (default 3) runs of nodes_put_bandwidth on 2 nodes of 1 PE (64 KiB to
+#             16 MiB, 256 MiB a point, 3 pairs of raw UCX then the proxy each): each run's table,
+#             then per size the median ratio to raw UCX over every pair and the pairs below 0.8
 #   python    the Python package's GPU tests (python/tests/test_gpu.py) with NP and 4 PEs, each
 #             under symcoll-run, mpirun and torchrun (init over a gloo process group); then
 #             python -m symcoll.bench with NP PEs and with one PE under torchrun (NCCL and
@@ -38,7 +41,7 @@
 # NCCL columns. Logs go to LOG_DIR (default gpu-logs); a summary is printed last. TESTS (a
 # ctest -R regex) narrows the ctest steps (suite, the labels of wide), to split them over runs.
 set -u
-[ $# -ge 1 ] || { sed -n '2,39p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,42p' "$0"; exit 2; }
 B=$(cd "$1" && pwd) || exit 2
 L=$(mkdir -p "${2:-gpu-logs}" && cd "${2:-gpu-logs}" && pwd) || exit 2
 STEPS=${3:-suite,wide,sanitize,perf}
@@ -310,9 +313,35 @@ nodes_ab() {
   done
 }
 
+# The ratio of each pair of the nodes_put_bandwidth logs $@ ('# SIZE RATIO...' lines), pooled:
+# per size, the pairs, their median and how many fell below 0.8.
+pooled_ratios() {
+  sed -n 's/^\[0\] # *\([0-9][0-9]*\) /\1 /p' "$@" |
+    awk '{ for (i = 2; i <= NF; i++) print $1, $i }' | sort -k1,1n -k2,2g |
+    awk '{ v[$1] = v[$1] " " $2; n[$1]++; if ($2 < 0.8) low[$1]++ }
+         END { for (s in n) { split(v[s], a, " "); k = n[s]
+                 m = k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+                 printf "%12d %6d %7.2f %6d\n", s, k, m, low[s] } }' | sort -n
+}
+
+nodes_bw() {
+  share_for 2
+  local r log
+  echo "== proxy put against raw UCX, 2 nodes of 1 PE${SHARE:+, MPS 50 %}: ${BW_ROUNDS:-3} runs"
+  for r in $(seq "${BW_ROUNDS:-3}"); do
+    log=$L/nodes-bw-$r.txt
+    CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 timeout 300 "$RUN" -n 2 --nodes 2 --tag-output \
+      --timeout 280 "$B/tests/nodes_put_bandwidth" 16777216 268435456 3 > "$log" 2>&1
+    echo "run $r: rc=$?"
+    grep -E '^\[0\] ' "$log" | grep -vE '^\[0\] # *([0-9]|medians)'
+  done
+  echo "       bytes  pairs  median  below 0.8   (ratio of raw UCX's time to the proxy's, every run)"
+  pooled_ratios "$L"/nodes-bw-*.txt
+}
+
 for step in ${STEPS//,/ }; do
   case $step in
-    suite | wide | sanitize | perf | ab | nomps | floor | nodes | nodes_ab) $step ;;
+    suite | wide | sanitize | perf | ab | nomps | floor | nodes | nodes_ab | nodes_bw) $step ;;
     python) python_tests ;;
     *) echo "check.sh: unknown step '$step'"; exit 2 ;;
   esac
